@@ -1,0 +1,1 @@
+"""One module per ``newsforagers`` sub-command (see :mod:`newsforagers.cli`)."""

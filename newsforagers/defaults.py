@@ -1,0 +1,47 @@
+"""Every ``FORAGERS_*`` default, in one place (constants only, no logic).
+
+The paper constants come from Palotai, Farkas & Lőrincz, "Selection in scale-free small
+world" (Alg. 1-12), Palotai, Mandusitz & Lőrincz (2003) and Mouton & Marteau (2008).
+docs/settings.md documents each one.
+"""
+
+# Weblog (selection paper, Alg. 1 and 6).
+FORAGERS_WEBLOG_SIZE = 100
+FORAGERS_WEBLOG_START_SIZE = 10
+FORAGERS_WEBLOG_BETA = 0.3
+
+# Paths (Alg. 11-12).
+FORAGERS_PATH_STEPS = 100
+
+# Linear value and TD(0) (Alg. 3-4).
+FORAGERS_TD_ALPHA = 0.1
+FORAGERS_TD_GAMMA = 0.9
+
+# Reinforcing agent (Alg. 7 and the 2003 paper's worked example).
+FORAGERS_REWARD = 100.0
+FORAGERS_SEND_COST = 1.0
+# The worked example of the 2003 paper charges the cost of a send even when it is rewarded
+# (sends E and F, F novel: 100 - 1 - 1 = 98); Alg. 7 of the selection paper sends REWARD
+# alone. True reproduces the worked example.
+FORAGERS_REWARDED_SEND_PAYS_COST = True
+FORAGERS_NOVELTY_WINDOW = 24 * 3600.0  # seconds: "not older than 24 hours"
+
+# Forager score and population (Alg. 7-8).
+FORAGERS_SCORE_INIT = 100.0
+FORAGERS_SCORE_PER_SEND = -0.05
+FORAGERS_SCORE_PER_REWARD = 1.0
+FORAGERS_SPLIT_SCORE = 200.0
+FORAGERS_RETIRE_SCORE = 0.0
+FORAGERS_MIN = 2
+FORAGERS_MAX = 16
+
+# Energy population control (Mouton & Marteau 2008).
+FORAGERS_ENERGY_C = 0.5
+FORAGERS_ENERGY_G = 10.0
+FORAGERS_ENERGY_INIT = 1.0
+FORAGERS_ENERGY_LB = 2
+FORAGERS_ENERGY_UB = 16
+
+# Text state (PrTFIDF over PDDP clusters).
+FORAGERS_N_CLUSTERS = 50
+FORAGERS_TANH_SCALE = 40.0

@@ -1,0 +1,239 @@
+"""Population policies: they decide splits, retirements and teleports; they never act.
+
+- :class:`ScorePolicy` — Alg. 8 ("Manage Forager") of the selection paper (Palotai, Farkas &
+  Lőrincz) and the 2003 paper: split at score ≥ MAX_SCORE = 200 while there are fewer than
+  MAX_FORAGER = 16 foragers (both parts restart at 100); retire at score ≤ MIN_SCORE = 0 while
+  there are more than MIN_FORAGER = 2.
+- :class:`EnergyModel` and :class:`EnergyPolicy` — Mouton & Marteau (2008), "Population
+  control for multi-agent based topical crawlers": a sigmoid energy variation
+  ``Δe = (G + C) / (1 + exp(−λ·(r − R))) − C`` with the self-balancing threshold R read at rank
+  ``n* = n / (C/G + 1)`` of the past relevances, λ = h(r_m, r_M, R), an energy buffer on pages,
+  bounds UB/LB, ⌊E⌋ clones and teleporting of dying agents to pages with energy remnants.
+
+The paper prints ``r + R`` in the exponent, but its own step approximation g(r, R) (−C for
+r ≤ R, G above) centres the sigmoid at r = R, so we use ``r − R``; and it writes
+Prob(r > R)/Prob(r ≤ R) = G/|C| where a zero expected energy gives C/G — its n* and its
+example (C = 0.5, G = 10: about one page in twenty-one gains energy) agree with C/G.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+from typing import Hashable, Literal, Mapping
+
+from newsforagers import defaults
+
+DecisionKind = Literal["split", "retire", "teleport"]
+
+
+@dataclass(frozen=True)
+class Decision:
+    kind: DecisionKind
+    forager: str
+    clones: int = 0               # split: how many new foragers
+    energy: float | None = None   # energy policy: each part's energy after a split
+    target: Hashable | None = None  # teleport: the page to jump to (None: no remnant left)
+
+
+class ScorePolicy:
+    """Alg. 8: split at ``split_score`` under ``max_foragers``; retire at ``retire_score``."""
+
+    def __init__(
+        self,
+        split_score: float = defaults.FORAGERS_SPLIT_SCORE,
+        retire_score: float = defaults.FORAGERS_RETIRE_SCORE,
+        min_foragers: int = defaults.FORAGERS_MIN,
+        max_foragers: int = defaults.FORAGERS_MAX,
+        reset_score: float = defaults.FORAGERS_SCORE_INIT,
+    ):
+        if not 1 <= min_foragers <= max_foragers:
+            raise ValueError(
+                f"population bounds must satisfy 1 <= MIN ({min_foragers!r}) <= MAX ({max_foragers!r})."
+            )
+        if not retire_score < reset_score < split_score:
+            raise ValueError(
+                f"scores must satisfy retire ({retire_score!r}) < reset ({reset_score!r}) "
+                f"< split ({split_score!r})."
+            )
+        self.split_score = split_score
+        self.retire_score = retire_score
+        self.min_foragers = min_foragers
+        self.max_foragers = max_foragers
+        self.reset_score = reset_score
+
+    def decide(self, forager: str, score: float, population: int) -> Decision | None:
+        if not math.isfinite(score):
+            raise ValueError(f"score of forager {forager!r} ({score!r}) must be finite.")
+        if score >= self.split_score and population < self.max_foragers:
+            return Decision("split", forager, clones=1)
+        if score <= self.retire_score and population > self.min_foragers:
+            return Decision("retire", forager)
+        return None
+
+    def decide_all(self, scores: Mapping[str, float]) -> list[Decision]:
+        """Decisions for every forager in turn, counting each one's effect on the population
+        so that applying them all keeps the population within [MIN, MAX]."""
+        population = len(scores)
+        decisions = []
+        for forager, score in scores.items():
+            decision = self.decide(forager, score, population)
+            if decision is not None:
+                population += 1 if decision.kind == "split" else -1
+                decisions.append(decision)
+        return decisions
+
+
+def _sigmoid(x: float) -> float:
+    # Stable for large |x|: exp never overflows.
+    if x >= 0:
+        return 1.0 / (1.0 + math.exp(-x))
+    z = math.exp(x)
+    return z / (1.0 + z)
+
+
+def energy_variation(r: float, threshold: float, lam: float, C: float, G: float) -> float:
+    """Mouton & Marteau's ``Δe = f(r, R) = (G + C)·σ(λ·(r − R)) − C``.
+
+    With λ infinite (all past relevances equal) this is the step g(r, R): −C for r ≤ R, G above.
+    """
+    if math.isinf(lam):
+        return G if r > threshold else -C
+    return (G + C) * _sigmoid(lam * (r - threshold)) - C
+
+
+def steepness(r_min: float, r_max: float, threshold: float) -> float:
+    """λ = h(r_m, r_M, R) as printed in the paper::
+
+        8/(R − r_m) ≤ r_M − R  →  λ = 8/(R − r_m)
+        8/(R − r_m) > r_M − R  →  λ = 8/(r_M − R)
+
+    A side of zero width (R at the minimum or the maximum) leaves only the other side;
+    both zero (every relevance equal) gives λ = ∞, the step function.
+    """
+    low, high = threshold - r_min, r_max - threshold
+    if low <= 0 and high <= 0:
+        return math.inf
+    if low <= 0:
+        return 8.0 / high
+    if high <= 0:
+        return 8.0 / low
+    return 8.0 / low if 8.0 / low <= high else 8.0 / high
+
+
+class EnergyModel:
+    """The self-balancing energy function: R and λ from the history of relevances."""
+
+    def __init__(self, C: float = defaults.FORAGERS_ENERGY_C, G: float = defaults.FORAGERS_ENERGY_G):
+        if not (C > 0 and G > 0 and math.isfinite(C) and math.isfinite(G)):
+            raise ValueError(f"energy C ({C!r}) and G ({G!r}) must be finite and > 0.")
+        self.C = float(C)
+        self.G = float(G)
+        self._history: list[float] = []  # sorted ascending
+
+    def __len__(self) -> int:
+        return len(self._history)
+
+    def observe(self, relevance: float) -> None:
+        if not math.isfinite(relevance):
+            raise ValueError(f"relevance ({relevance!r}) must be finite.")
+        bisect.insort(self._history, float(relevance))
+
+    def threshold(self) -> float:
+        """R = r_{n*}, the relevance of rank ``n* = n/(C/G + 1)`` (1-based, ascending)."""
+        n = len(self._history)
+        if n == 0:
+            raise ValueError("the energy threshold needs at least one observed relevance.")
+        rank = n / (self.C / self.G + 1.0)
+        index = min(n - 1, max(0, int(round(rank)) - 1))
+        return self._history[index]
+
+    def energy(self, relevance: float) -> float:
+        """Δe of a page of this relevance given the history (which should include it)."""
+        R = self.threshold()
+        lam = steepness(self._history[0], self._history[-1], R)
+        return energy_variation(relevance, R, lam, self.C, self.G)
+
+
+class EnergyPolicy:
+    """Alg. 2 of Mouton & Marteau (energy conservation): per-forager energy, page buffers.
+
+    ``visit`` is called for each page a forager fetches; it returns the decisions the colony
+    should act on. Two deliberate tightenings keep the population inside [LB, UB] exactly (the
+    paper's buffer bounds it only approximately, its Fig. 5 shows it riding on UB): clones are
+    capped at ``UB − population``, and a dying forager teleports instead of dying while the
+    population is at LB or below (the paper: below LB).
+    """
+
+    def __init__(
+        self,
+        C: float = defaults.FORAGERS_ENERGY_C,
+        G: float = defaults.FORAGERS_ENERGY_G,
+        lower_bound: int = defaults.FORAGERS_ENERGY_LB,
+        upper_bound: int = defaults.FORAGERS_ENERGY_UB,
+        initial_energy: float = defaults.FORAGERS_ENERGY_INIT,
+    ):
+        if not 1 <= lower_bound <= upper_bound:
+            raise ValueError(
+                f"energy bounds must satisfy 1 <= LB ({lower_bound!r}) <= UB ({upper_bound!r})."
+            )
+        self.model = EnergyModel(C, G)
+        self.lower_bound = lower_bound
+        self.upper_bound = upper_bound
+        self.initial_energy = float(initial_energy)
+        self.energies: dict[str, float] = {}
+        self.page_energy: dict[Hashable, float] = {}  # the buffer: energy left on pages
+        # Pages first seen with r > R (the step model g's "relevant" pages) and with Δe > 0
+        # (the sigmoid's gainers); the paper expects about C/(G + C) of pages for both.
+        self.relevant_pages = 0
+        self.gaining_pages = 0
+
+    @property
+    def population(self) -> int:
+        return len(self.energies)
+
+    def register(self, forager: str, energy: float | None = None) -> None:
+        self.energies[forager] = self.initial_energy if energy is None else float(energy)
+
+    def forget(self, forager: str) -> None:
+        self.energies.pop(forager, None)
+
+    def remnants(self) -> dict[Hashable, float]:
+        """Pages still holding positive energy (teleport targets)."""
+        return {page: e for page, e in self.page_energy.items() if e > 0}
+
+    def visit(self, forager: str, page: Hashable, relevance: float) -> list[Decision]:
+        """update_energy() then reproduce() for one fetched page."""
+        if forager not in self.energies:
+            raise KeyError(f"forager {forager!r} is not registered with the energy policy.")
+        C = self.model.C
+        if page not in self.page_energy:
+            self.model.observe(relevance)
+            delta = self.model.energy(relevance)
+            self.page_energy[page] = delta
+            self.relevant_pages += relevance > self.model.threshold()
+            self.gaining_pages += delta > 0
+        if self.population > self.upper_bound:
+            self.energies[forager] -= abs(C)
+        else:
+            self.energies[forager] += self.page_energy[page]
+            self.page_energy[page] = 0.0
+        return self._reproduce(forager)
+
+    def _reproduce(self, forager: str) -> list[Decision]:
+        energy = self.energies[forager]
+        if energy > 1:
+            clones = min(math.floor(energy), self.upper_bound - self.population)
+            if clones <= 0:
+                return []
+            share = energy / math.floor(energy)
+            self.energies[forager] = share
+            return [Decision("split", forager, clones=clones, energy=share)]
+        if energy < 0:
+            if self.population <= self.lower_bound:
+                remnants = self.remnants()
+                target = max(remnants, key=remnants.get) if remnants else None
+                return [Decision("teleport", forager, target=target)]
+            return [Decision("retire", forager)]
+        return []

@@ -1,0 +1,66 @@
+import pytest
+
+from newsforagers.learning import ReinforcingAgent, RewardRules, judge_send, step_profit
+
+HOUR = 3600.0
+
+
+def test_worked_example_of_the_2003_paper_gives_profit_98():
+    # At URL D the forager sends E and F; E is not novel, F is: reward 100, two costs of 1.
+    agent = ReinforcingAgent()
+    agent.register("f1")
+    agent.seen.add("E")
+    outcomes = [agent.receive("f1", "E", 2 * HOUR), agent.receive("f1", "F", 2 * HOUR)]
+    assert [o.rewarded for o in outcomes] == [False, True]
+    assert step_profit(outcomes) == 98
+
+
+def test_algorithm_7_variant_does_not_charge_a_rewarded_send():
+    rules = RewardRules(rewarded_send_pays_cost=False)
+    outcomes = [judge_send(rules, False, 0.0), judge_send(rules, True, 0.0)]
+    assert step_profit(outcomes) == 99
+
+
+def test_only_the_first_sender_is_paid():
+    agent = ReinforcingAgent()
+    for name in ("a", "b"):
+        agent.register(name)
+    first = agent.receive("a", "doc", 60.0)
+    second = agent.receive("b", "doc", 60.0)
+    assert first.rewarded and not second.rewarded
+    assert second.profit == -1
+
+
+def test_age_limit_is_24_hours_inclusive_and_old_documents_are_not_remembered():
+    agent = ReinforcingAgent()
+    agent.register("a")
+    assert agent.receive("a", "edge", 24 * HOUR).rewarded
+    old = agent.receive("a", "old", 24 * HOUR + 1)
+    assert not old.rewarded and "old" not in agent.seen
+
+
+def test_scores_start_at_100_lose_005_per_send_gain_1_per_reward():
+    agent = ReinforcingAgent()
+    agent.register("a")
+    assert agent.scores["a"] == 100
+    for i in range(20):
+        agent.receive("a", f"doc{i}", 25 * HOUR)  # all too old: 20 sends, no reward
+    assert agent.scores["a"] == pytest.approx(99.0)
+    agent.receive("a", "fresh", 0.0)
+    assert agent.scores["a"] == pytest.approx(99.0 - 0.05 + 1)
+    agent.reset("a")
+    assert agent.scores["a"] == 100
+
+
+def test_unknown_forager_and_bad_numbers_are_errors():
+    agent = ReinforcingAgent()
+    with pytest.raises(KeyError, match="not registered"):
+        agent.receive("ghost", "doc", 0.0)
+    agent.register("a")
+    with pytest.raises(ValueError, match="finite"):
+        agent.receive("a", "doc", float("nan"))
+    assert agent.scores["a"] == 100
+    with pytest.raises(ValueError, match="novelty_window"):
+        RewardRules(novelty_window=0)
+    with pytest.raises(ValueError, match="finite"):
+        RewardRules(reward=float("inf"))
