@@ -140,15 +140,10 @@ def pddp(X, n_clusters: int, random_state=None) -> np.ndarray:
         Bad ``X`` or ``n_clusters``, or fewer splittable leaves than needed: a leaf with fewer
         than 2 documents or with identical documents (zero scatter) cannot be split.
     """
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-    else:
-        X = np.asarray(X, dtype=np.float64)
-        if X.ndim != 2:
-            raise ValueError(f"pddp: X must be 2-dimensional, got shape {X.shape}")
-        X = sp.csr_matrix(X)
-    if X.ndim != 2:
-        raise ValueError(f"pddp: X must be 2-dimensional, got shape {X.shape}")
+    shape = X.shape if sp.issparse(X) else np.shape(X)
+    if len(shape) != 2:
+        raise ValueError(f"pddp: X must be 2-dimensional, got shape {shape}")
+    X = sp.csr_matrix(X, dtype=np.float64)
     if not np.isfinite(X.data).all():
         raise ValueError("pddp: X contains NaN or infinite values")
     n_docs = X.shape[0]

@@ -1,0 +1,122 @@
+"""The one place that reads ``FORAGERS_*`` settings: parsed once, validated, immutable.
+
+``ForagersConfig.from_settings(settings)`` accepts a Scrapy ``Settings`` object or any
+mapping; a missing key takes its default from :mod:`newsforagers.defaults`; a bad value raises
+``ValueError`` naming the setting, the value and the valid range.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+from newsforagers import defaults
+from newsforagers.learning import RewardRules
+
+
+def _default(name: str) -> Any:
+    return getattr(defaults, f"FORAGERS_{name.upper()}")
+
+
+@dataclass(frozen=True)
+class ForagersConfig:
+    weblog_size: int = _default("weblog_size")
+    weblog_start_size: int = _default("weblog_start_size")
+    weblog_beta: float = _default("weblog_beta")
+    path_steps: int = _default("path_steps")
+    td_alpha: float = _default("td_alpha")
+    td_gamma: float = _default("td_gamma")
+    reward: float = _default("reward")
+    send_cost: float = _default("send_cost")
+    rewarded_send_pays_cost: bool = _default("rewarded_send_pays_cost")
+    novelty_window: float = _default("novelty_window")
+    score_init: float = _default("score_init")
+    score_per_send: float = _default("score_per_send")
+    score_per_reward: float = _default("score_per_reward")
+    split_score: float = _default("split_score")
+    retire_score: float = _default("retire_score")
+    min: int = _default("min")
+    max: int = _default("max")
+    energy_c: float = _default("energy_c")
+    energy_g: float = _default("energy_g")
+    energy_init: float = _default("energy_init")
+    energy_lb: int = _default("energy_lb")
+    energy_ub: int = _default("energy_ub")
+    n_clusters: int = _default("n_clusters")
+    tanh_scale: float = _default("tanh_scale")
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> "ForagersConfig":
+        values = {}
+        for f in fields(cls):
+            key = f"FORAGERS_{f.name.upper()}"
+            raw = settings.get(key)
+            values[f.name] = f.default if raw is None else _coerce(key, raw, type(f.default))
+        config = cls(**values)
+        config.validate()
+        return config
+
+    def validate(self) -> None:
+        def need(ok: bool, name: str, value: Any, valid: str) -> None:
+            if not ok:
+                raise ValueError(f"FORAGERS_{name.upper()} ({value!r}) must be {valid}.")
+
+        need(self.weblog_size >= 1, "weblog_size", self.weblog_size, "at least 1")
+        need(1 <= self.weblog_start_size <= self.weblog_size, "weblog_start_size",
+             self.weblog_start_size, f"between 1 and FORAGERS_WEBLOG_SIZE ({self.weblog_size})")
+        need(0 < self.weblog_beta <= 1, "weblog_beta", self.weblog_beta, "in (0, 1]")
+        need(self.path_steps >= 1, "path_steps", self.path_steps, "at least 1")
+        need(0 < self.td_alpha <= 1, "td_alpha", self.td_alpha, "in (0, 1]")
+        need(0 <= self.td_gamma < 1, "td_gamma", self.td_gamma, "in [0, 1)")
+        need(self.send_cost >= 0, "send_cost", self.send_cost, ">= 0")
+        need(self.novelty_window > 0, "novelty_window", self.novelty_window, "> 0 seconds")
+        need(self.retire_score < self.score_init < self.split_score, "score_init", self.score_init,
+             f"between FORAGERS_RETIRE_SCORE ({self.retire_score}) and FORAGERS_SPLIT_SCORE "
+             f"({self.split_score})")
+        need(1 <= self.min <= self.max, "min", self.min, f"between 1 and FORAGERS_MAX ({self.max})")
+        need(self.energy_c > 0, "energy_c", self.energy_c, "> 0")
+        need(self.energy_g > 0, "energy_g", self.energy_g, "> 0")
+        need(1 <= self.energy_lb <= self.energy_ub, "energy_lb", self.energy_lb,
+             f"between 1 and FORAGERS_ENERGY_UB ({self.energy_ub})")
+        need(self.n_clusters >= 1, "n_clusters", self.n_clusters, "at least 1")
+        need(self.tanh_scale > 0, "tanh_scale", self.tanh_scale, "> 0")
+
+    def reward_rules(self) -> RewardRules:
+        return RewardRules(
+            reward=self.reward, send_cost=self.send_cost,
+            rewarded_send_pays_cost=self.rewarded_send_pays_cost,
+            novelty_window=self.novelty_window, score_init=self.score_init,
+            score_per_send=self.score_per_send, score_per_reward=self.score_per_reward,
+        )
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _coerce(key: str, raw: Any, kind: type) -> Any:
+    """Settings arrive as strings from ``-s KEY=VALUE``; turn them into the default's type."""
+    try:
+        if kind is bool:
+            if isinstance(raw, bool):
+                return raw
+            text = str(raw).strip().lower()
+            if text in _TRUE | _FALSE:
+                return text in _TRUE
+            raise ValueError
+        if kind is int:
+            if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
+                raise ValueError
+            return int(str(raw).strip()) if not isinstance(raw, (int, float)) else int(raw)
+        if kind is float:
+            if isinstance(raw, bool):
+                raise ValueError
+            value = float(raw)
+            if not math.isfinite(value):
+                raise ValueError
+            return value
+        return raw
+    except (TypeError, ValueError):
+        expected = "true or false" if kind is bool else f"a finite {kind.__name__}"
+        raise ValueError(f"{key} ({raw!r}) must be {expected}.") from None

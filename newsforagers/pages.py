@@ -1,0 +1,638 @@
+"""Read a downloaded page: title, visible text, links and publication date.
+
+This is what a forager learns from a page it downloads or probes (selection paper, Sect. 3.1):
+the links it can follow next, the text its state vector is computed from, and the publication
+date that decides whether the page is a candidate for sending (Alg. 5, "not older than 24
+hours"). :class:`SentMemory` is the other half of Alg. 5, the forager's "previously selected
+relevant pages".
+
+Everything here is a pure function of its inputs (no clock, no I/O, no Scrapy import): a
+Scrapy ``TextResponse`` is read through its ``url``, ``text`` and ``headers`` attributes, so
+any object with those attributes works too. See docs/pages.md for the choices made.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+import lxml.html
+from htmldate import find_date
+from parsel import Selector
+from w3lib.encoding import html_to_unicode
+from w3lib.url import safe_url_string
+
+from newsforagers import defaults
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "DEFAULT_FUTURE_SKEW",
+    "DEFAULT_SENT_MEMORY_SIZE",
+    "NotHTML",
+    "Page",
+    "SentMemory",
+    "is_candidate",
+    "read_page",
+    "read_response",
+]
+
+#: A page dated up to this far in the future still counts as published: server and page
+#: clocks drift, and sites stamp a story a few minutes ahead when it is scheduled.
+DEFAULT_FUTURE_SKEW = timedelta(minutes=5)
+
+#: How many sent URLs a :class:`SentMemory` keeps by default. A page older than the novelty
+#: window can never be a candidate again, so the memory only has to cover one window's worth
+#: of sends; this is far more than a forager sends in 24 hours on any site we measured.
+DEFAULT_SENT_MEMORY_SIZE = 50_000
+
+_NOVELTY_WINDOW = timedelta(seconds=defaults.FORAGERS_NOVELTY_WINDOW)
+
+# htmldate rejects dates before its MIN_DATE (1995-01-01); explicit timestamps read here get
+# the same floor so both routes agree on what is implausible.
+_EARLIEST = datetime(1995, 1, 1, tzinfo=UTC)
+
+_HTMLDATE_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
+
+_HTML_CONTENT_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+
+# Subtrees whose text a reader never sees, or sees on every page of the site (navigation,
+# asides, footers): boilerplate would only blur the page's text state.
+_NOISE_TAGS = frozenset(
+    {
+        "aside",
+        "button",
+        "canvas",
+        "embed",
+        "footer",
+        "head",
+        "iframe",
+        "math",
+        "nav",
+        "noscript",
+        "object",
+        "script",
+        "select",
+        "style",
+        "svg",
+        "template",
+        "textarea",
+    }
+)
+
+# Tags that break a line when rendered: their text must not run into their neighbours'
+# ("<p>end</p><p>Start" is two words), while inline tags may split a word ("<b>W</b>ord").
+_BLOCK_TAGS = frozenset(
+    {
+        "address",
+        "article",
+        "blockquote",
+        "br",
+        "caption",
+        "dd",
+        "details",
+        "dialog",
+        "div",
+        "dl",
+        "dt",
+        "fieldset",
+        "figcaption",
+        "figure",
+        "form",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "header",
+        "hgroup",
+        "hr",
+        "img",
+        "legend",
+        "li",
+        "main",
+        "ol",
+        "p",
+        "pre",
+        "section",
+        "summary",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "ul",
+    }
+)
+
+# Only publication markers: modified dates ("article:modified_time", "dateModified") would
+# make an old story look new after a typo fix.
+_META_PUBLISHED_XPATH = (
+    "//meta[@property='article:published_time' or @name='article:published_time']/@content"
+    " | //*[@itemprop='datePublished']/@content"
+    " | //*[@itemprop='datePublished']/@datetime"
+)
+_TIME_MARKED_XPATH = (
+    "//time[@datetime][@pubdate or starts-with(@class, 'entry-date')"
+    " or contains(@class, 'published')]/@datetime"
+)
+_TIME_CONTENT_XPATH = "//article//time/@datetime | //main//time/@datetime"
+_TIME_ANY_XPATH = (
+    "//body//time[not(ancestor::nav or ancestor::aside or ancestor::footer)]/@datetime"
+)
+_JSON_LD_XPATH = "//script[@type='application/ld+json']/text()"
+# A JSON-LD block is walked breadth-first up to this many nodes: enough for any real
+# article's metadata, and a bound on hostile or huge blocks.
+_JSON_LD_MAX_NODES = 2_000
+
+_ItemT = TypeVar("_ItemT")
+
+
+class NotHTML(ValueError):
+    """The downloaded body is not an HTML page (binary, image, feed, plain text...).
+
+    Callers count these and skip the page; ``reason`` says why, for the log.
+    """
+
+    def __init__(self, url: str, reason: str) -> None:
+        super().__init__(f"{url}: not an HTML page ({reason})")
+        self.url = url
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """What a forager reads from one page.
+
+    ``links`` are absolute, fragment-free http(s) URLs, deduplicated in document order.
+    ``published`` is a timezone-aware UTC datetime, or None when the page carries no
+    plausible publication date. ``date_source`` tells where it came from: ``"meta"``,
+    ``"json-ld"``, ``"time"`` (explicit full timestamps), ``"htmldate"`` or ``"url"``.
+    """
+
+    url: str
+    title: str
+    text: str
+    links: tuple[str, ...]
+    published: datetime | None
+    date_source: str | None = None
+
+
+def read_page(
+    url: str,
+    html: str | bytes,
+    *,
+    headers: Mapping[Any, Any] | None = None,
+) -> Page:
+    """Read the page at ``url`` whose body is ``html``.
+
+    ``html`` may be text or the raw body; raw bytes are decoded from the ``Content-Type``
+    charset in ``headers``, a BOM or the page's ``<meta charset>``. ``headers`` (a plain
+    mapping or Scrapy ``Headers``) is optional; a ``Content-Type`` that is not HTML, or a
+    body that looks binary, raises :class:`NotHTML`. Malformed HTML never raises: it is
+    read as a browser would repair it.
+    """
+    content_type = _content_type(headers)
+    if content_type is not None and content_type not in _HTML_CONTENT_TYPES:
+        raise NotHTML(url, f"content type {content_type!r}")
+    if isinstance(html, (bytes, bytearray)):
+        if b"\x00" in html[:1024]:
+            raise NotHTML(url, "binary body")
+        _, html = html_to_unicode(_header(headers, "Content-Type"), bytes(html))
+    return _read(url, Selector(text=html, type="html"))
+
+
+def read_response(response: Any) -> Page:
+    """Read a Scrapy ``TextResponse`` (or any object with ``url``, ``text``, ``headers``).
+
+    A response without text (Scrapy's binary ``Response``) or whose ``Content-Type`` is not
+    HTML raises :class:`NotHTML`. The response's own selector is reused when it has one, so a
+    spider that already queried the response does not pay for a second parse.
+    """
+    url = response.url
+    content_type = _content_type(getattr(response, "headers", None))
+    if content_type is not None and content_type not in _HTML_CONTENT_TYPES:
+        raise NotHTML(url, f"content type {content_type!r}")
+    # Scrapy's binary Response raises AttributeError on .text: getattr turns that into None.
+    text = getattr(response, "text", None)
+    if not isinstance(text, str):
+        raise NotHTML(url, "binary body")
+    selector = getattr(response, "selector", None)
+    if not isinstance(selector, Selector) or selector.type != "html":
+        selector = Selector(text=text, type="html")
+    return _read(url, selector)
+
+
+def is_candidate(
+    published: datetime | None,
+    now: datetime,
+    window: timedelta = _NOVELTY_WINDOW,
+    *,
+    skew: timedelta = DEFAULT_FUTURE_SKEW,
+) -> bool:
+    """Whether a page published at ``published`` may be sent at time ``now`` (Alg. 5).
+
+    True when ``now - window <= published <= now + skew``: "not older than 24 hours", both
+    ends inclusive. A page dated more than ``skew`` in the future is not a candidate: its
+    date is wrong (or it is an announcement, not news), and a reinforcing agent would not
+    reward it either. An undated page (None) is never a candidate.
+
+    Raises ValueError for naive datetimes (a naive clock is a bug, not a time zone choice)
+    and for a negative window or skew.
+    """
+    if now.tzinfo is None or now.utcoffset() is None:
+        raise ValueError(f"now ({now!r}) must be timezone-aware.")
+    if window < timedelta(0):
+        raise ValueError(f"window ({window!r}) must not be negative.")
+    if skew < timedelta(0):
+        raise ValueError(f"skew ({skew!r}) must not be negative.")
+    if published is None:
+        return False
+    if published.tzinfo is None or published.utcoffset() is None:
+        raise ValueError(f"published ({published!r}) must be timezone-aware.")
+    return now - window <= published <= now + skew
+
+
+class SentMemory:
+    """The forager's memory of the pages it has sent: ``previousPages`` of Alg. 5.
+
+    Alg. 5 (selection paper, "Document Relevancy at a forager") sends the pages that are not
+    older than 24 hours and not in ``previousPages``, then adds them to it. The paper's set
+    grows forever; this one keeps at most ``max_entries`` URLs and forgets the oldest sends
+    first. Forgetting is safe once a URL's page has left the novelty window, because it can
+    no longer be a candidate; an entry forgotten sooner can at worst be sent once more (one
+    send cost, no reward).
+
+    Pages are keyed by URL without fragment. Items may be :class:`Page` objects or URLs.
+    """
+
+    def __init__(self, max_entries: int = DEFAULT_SENT_MEMORY_SIZE) -> None:
+        if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
+            raise ValueError(f"max_entries ({max_entries!r}) must be an integer of at least 1.")
+        self._max_entries = max_entries
+        # OrderedDict rather than dict: popping the oldest key is O(1) here, while a plain
+        # dict rescans its deleted slots from the front on every eviction.
+        self._sent: OrderedDict[str, None] = OrderedDict()
+
+    @property
+    def max_entries(self) -> int:
+        return self._max_entries
+
+    def select(
+        self,
+        items: Iterable[_ItemT],
+        *,
+        now: datetime | None = None,
+        window: timedelta = _NOVELTY_WINDOW,
+        skew: timedelta = DEFAULT_FUTURE_SKEW,
+    ) -> list[_ItemT]:
+        """Return the items not sent before, in input order, and remember them as sent.
+
+        Duplicates within ``items`` are returned once. Without ``now`` every item is taken
+        as a candidate (the caller has filtered dates). With ``now``, this is the whole of
+        Alg. 5: :class:`Page` items that fail :func:`is_candidate` are dropped (and not
+        remembered); a bare URL then raises ValueError, since it has no date to check.
+        """
+        selected: list[_ItemT] = []
+        for item in items:
+            if now is not None:
+                if not isinstance(item, Page):
+                    raise ValueError(
+                        f"select(now=...) needs Page items to check dates, got {item!r}."
+                    )
+                if not is_candidate(item.published, now, window, skew=skew):
+                    continue
+            key = _memory_key(item)
+            if key in self._sent:
+                continue
+            self._remember(key)
+            selected.append(item)
+        return selected
+
+    def to_list(self) -> list[str]:
+        """The remembered URLs, oldest send first (JSON-friendly, for persistence)."""
+        return list(self._sent)
+
+    @classmethod
+    def from_list(
+        cls, urls: Iterable[str], max_entries: int = DEFAULT_SENT_MEMORY_SIZE
+    ) -> SentMemory:
+        """Rebuild a memory from :meth:`to_list`; beyond ``max_entries``, the newest are kept."""
+        memory = cls(max_entries)
+        for url in urls:
+            memory._remember(_memory_key(url))
+        return memory
+
+    def __contains__(self, item: object) -> bool:
+        if not isinstance(item, (Page, str)):
+            return False
+        return _memory_key(item) in self._sent
+
+    def __len__(self) -> int:
+        return len(self._sent)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)}/{self._max_entries} sent)"
+
+    def _remember(self, key: str) -> None:
+        if key in self._sent:
+            return
+        self._sent[key] = None
+        while len(self._sent) > self._max_entries:
+            self._sent.popitem(last=False)
+
+
+def _memory_key(item: object) -> str:
+    url = item.url if isinstance(item, Page) else item
+    if not isinstance(url, str):
+        raise TypeError(f"expected a Page or a URL string, got {item!r}")
+    return urldefrag(url).url
+
+
+def _read(url: str, selector: Selector) -> Page:
+    published, source = _published(url, selector)
+    return Page(
+        url=url,
+        title=_title(selector),
+        text=_visible_text(selector.root),
+        links=_links(url, selector),
+        published=published,
+        date_source=source,
+    )
+
+
+def _normalise_space(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _title(selector: Selector) -> str:
+    for xpath in (
+        "string((//title[not(ancestor::svg)])[1])",
+        "string((//meta[@property='og:title' or @name='og:title']/@content)[1])",
+        "string((//h1)[1])",
+    ):
+        title = _normalise_space(selector.xpath(xpath).get(default=""))
+        if title:
+            return title
+    return ""
+
+
+def _visible_text(root: Any) -> str:
+    if root is None:
+        return ""
+    bodies = root.xpath("//body")
+    if not bodies:
+        return ""
+    parts: list[str] = []
+    # An explicit stack rather than recursion: parsel parses with huge_tree, so a broken page
+    # can nest far deeper than Python's recursion limit. Strings on the stack are text to
+    # emit (tails, block separators), elements are subtrees to open.
+    stack: list[Any] = [bodies[0]]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            parts.append(node)
+            continue
+        tag = node.tag
+        # Comments and processing instructions have a non-string tag; their tail is pushed
+        # by the parent like any other child's.
+        if not isinstance(tag, str) or tag in _NOISE_TAGS:
+            continue
+        if node.get("hidden") is not None or node.get("aria-hidden") == "true":
+            continue
+        block = tag in _BLOCK_TAGS
+        if block:
+            parts.append(" ")
+            stack.append(" ")
+        if node.text:
+            parts.append(node.text)
+        for child in reversed(node):
+            if child.tail:
+                stack.append(child.tail)
+            stack.append(child)
+    return _normalise_space("".join(parts))
+
+
+def _links(url: str, selector: Selector) -> tuple[str, ...]:
+    base = url
+    base_href = selector.xpath("(//base/@href)[1]").get()
+    if base_href and base_href.strip():
+        try:
+            base = urljoin(url, base_href.strip())
+        except ValueError:
+            pass
+    links: dict[str, None] = {}
+    seen_hrefs: set[str] = set()
+    for href in selector.xpath("//a/@href | //area/@href").getall():
+        # Navigation menus repeat the same hrefs many times: resolving each once matters.
+        if href in seen_hrefs:
+            continue
+        seen_hrefs.add(href)
+        link = _absolute_link(base, href)
+        if link is not None:
+            links[link] = None
+    return tuple(links)
+
+
+def _absolute_link(base: str, href: str) -> str | None:
+    # Browsers drop tabs and newlines anywhere in a URL and trim surrounding whitespace.
+    href = href.strip().replace("\t", "").replace("\n", "").replace("\r", "")
+    try:
+        absolute = urldefrag(urljoin(base, href)).url
+        parts = urlsplit(absolute)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return None
+        # The form Scrapy gives request.url, so the same page has the same URL everywhere
+        # (frontier, memories, the reinforcing agent's seen set).
+        return safe_url_string(absolute)
+    except ValueError:
+        # Unparsable hosts and ports ("http://[::1", "http://a:99999") are not links.
+        return None
+
+
+def _published(url: str, selector: Selector) -> tuple[datetime | None, str | None]:
+    """The publication time and where it was found.
+
+    htmldate 1.11 keeps the time of day and the offset when its source has them, but it
+    answers from a date in the page's canonical URL before it looks at the page's metadata,
+    which turns "14:30+02:00" into midnight. So explicit full timestamps from publication
+    markers come first, then htmldate's answer, then a date in the page's own URL.
+    """
+    for source, values in (
+        ("meta", selector.xpath(_META_PUBLISHED_XPATH).getall()),
+        ("json-ld", _json_ld_published(selector)),
+        ("time", _time_values(selector)),
+    ):
+        for value in values:
+            published = _parse_timestamp(value)
+            if published is not None:
+                return published, source
+    root = selector.root
+    if root is not None:
+        published = _htmldate(root)
+        if published is not None:
+            return published, "htmldate"
+    published = _htmldate_url(url)
+    if published is not None:
+        return published, "url"
+    return None, None
+
+
+def _time_values(selector: Selector) -> list[str]:
+    # <time> elements in boxes of other stories ("most read", "related") carry those
+    # stories' dates; marked publication times and times inside the article come first.
+    for xpath in (_TIME_MARKED_XPATH, _TIME_CONTENT_XPATH, _TIME_ANY_XPATH):
+        values = selector.xpath(xpath).getall()
+        if values:
+            return values
+    return []
+
+
+def _json_ld_published(selector: Selector) -> list[str]:
+    values: list[str] = []
+    for block in selector.xpath(_JSON_LD_XPATH).getall():
+        try:
+            data = json.loads(block)
+        except (ValueError, RecursionError):
+            continue
+        queue: list[Any] = [data]
+        visited = 0
+        while queue and visited < _JSON_LD_MAX_NODES:
+            node = queue.pop(0)
+            visited += 1
+            if isinstance(node, dict):
+                value = node.get("datePublished")
+                if isinstance(value, str):
+                    values.append(value)
+                elif isinstance(value, list):
+                    values.extend(v for v in value if isinstance(v, str))
+                queue.extend(v for v in node.values() if isinstance(v, (dict, list)))
+            elif isinstance(node, list):
+                queue.extend(v for v in node if isinstance(v, (dict, list)))
+    return values
+
+
+def _parse_timestamp(value: str) -> datetime | None:
+    """An ISO 8601 or RFC 2822 timestamp with a time of day, as aware UTC; else None.
+
+    A bare date is not a full timestamp: it is left to htmldate, which weighs it against
+    the page's other date cues.
+    """
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        date.fromisoformat(value)
+        return None
+    except ValueError:
+        pass
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        # Some sites write HTTP-style dates ("Tue, 05 Mar 2024 14:30:00 GMT"), of which
+        # htmldate keeps only the day. Without a colon there is no time of day to gain.
+        if ":" not in value:
+            return None
+        try:
+            parsed = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+    return _as_utc(parsed)
+
+
+def _as_utc(parsed: datetime) -> datetime | None:
+    if parsed.tzinfo is None or parsed.utcoffset() is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    try:
+        parsed = parsed.astimezone(UTC)
+    except OverflowError:
+        return None
+    if parsed < _EARLIEST:
+        return None
+    return parsed
+
+
+def _htmldate(root: Any) -> datetime | None:
+    # A parsed tree, never a string: htmldate downloads a str argument that looks like a URL.
+    # Given a tree it prunes a deep copy, so the caller's (e.g. response.selector) is intact.
+    try:
+        found = find_date(
+            root,
+            original_date=True,
+            extensive_search=False,
+            outputformat=_HTMLDATE_FORMAT,
+        )
+    except Exception:  # noqa: BLE001 - heuristics over arbitrary web pages: no date, no crash
+        logger.debug("htmldate failed on a page", exc_info=True)
+        return None
+    return _parse_htmldate(found)
+
+
+def _htmldate_url(url: str) -> datetime | None:
+    # A date needs digits: skip htmldate's (cheap but not free) pipeline for most URLs.
+    if not any(ch.isdigit() for ch in url):
+        return None
+    try:
+        # An empty document makes htmldate answer from the URL alone, through its public API.
+        found = find_date(
+            lxml.html.document_fromstring("<html><body></body></html>"),
+            url=url,
+            original_date=True,
+            extensive_search=False,
+            outputformat=_HTMLDATE_FORMAT,
+        )
+    except Exception:  # noqa: BLE001 - same contract as _htmldate
+        logger.debug("htmldate failed on URL %s", url, exc_info=True)
+        return None
+    return _parse_htmldate(found)
+
+
+def _parse_htmldate(found: str | None) -> datetime | None:
+    if not found:
+        return None
+    try:
+        # With our output format htmldate writes "+0200" when its source had an offset and
+        # nothing when it did not (a bare date comes back as "T00:00:00").
+        parsed = datetime.fromisoformat(found)
+    except ValueError:
+        return None
+    return _as_utc(parsed)
+
+
+def _content_type(headers: Mapping[Any, Any] | None) -> str | None:
+    value = _header(headers, "Content-Type")
+    if value is None:
+        return None
+    media_type = value.split(";", 1)[0].strip().lower()
+    return media_type or None
+
+
+def _header(headers: Mapping[Any, Any] | None, name: str) -> str | None:
+    """The last value of header ``name`` in a plain mapping or Scrapy ``Headers``."""
+    if not headers:
+        return None
+    wanted = name.lower()
+    for key, value in headers.items():
+        if isinstance(key, bytes):
+            key = key.decode("latin-1")
+        if str(key).lower() != wanted:
+            continue
+        # Scrapy Headers hold a list of byte strings per name.
+        if isinstance(value, (list, tuple)):
+            if not value:
+                return None
+            value = value[-1]
+        if isinstance(value, bytes):
+            value = value.decode("latin-1")
+        return str(value)
+    return None

@@ -1,0 +1,53 @@
+"""The replay's request log: one JSON object per served request.
+
+It is the ground truth for "downloaded" in the benchmark, so every request is written, and
+flushed at once so that a reader (a benchmark, a test) sees it while the server runs. Each
+line::
+
+    {"sim_time": "2024-01-03T10:00:00+00:00", "wall_time": 1717000000.123, "method": "GET",
+     "path": "/section/world/?page=2", "status": 200, "bytes": 5120, "forager": "f3"}
+
+``forager`` is the ``X-Forager`` request header (null when absent), so each request can be
+attributed to the forager that made it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Callable, Iterator
+
+FORAGER_HEADER = "X-Forager"
+
+Record = dict
+
+
+class RequestLog:
+    """Writes records to ``path`` (if given) and hands them to ``observers``."""
+
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path) if path is not None else None
+        self._file = open(self.path, "a", encoding="utf-8") if self.path is not None else None
+        self.observers: list[Callable[[Record], None]] = []
+        self.count = 0
+
+    def write(self, record: Record) -> None:
+        self.count += 1
+        if self._file is not None:
+            self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
+            self._file.flush()
+        for observer in self.observers:
+            observer(record)
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def read_log(path: str | Path) -> Iterator[Record]:
+    """The records of a request log, skipping a last line still being written."""
+    with open(path, encoding="utf-8") as lines:
+        for line in lines:
+            if line.endswith("\n"):
+                yield json.loads(line)

@@ -1,0 +1,405 @@
+"""Pages of the replay site and the twisted.web resource that serves them.
+
+:class:`PageBuilder` maps a request URI and a simulated time to a :class:`Page`. A page is a
+pure function of a small key (how many of the articles it could list are published), so
+rendered pages are cached per (URI, key): between two publications every request is a
+dictionary hit, which is what lets one Python process serve hundreds of requests a second.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import re
+import weakref
+import zlib
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+from typing import Callable
+from urllib.parse import parse_qsl, quote_plus
+
+from twisted.web import resource, server
+from twisted.web.http import datetimeToString, stringToDatetime
+
+from . import render
+from .clock import SimClock
+from .index import Front, ReplayArticle, SiteIndex
+from .log import RequestLog
+
+PROFILES = ("hard", "easy")
+PER_PAGE = 20  # stories per front page
+FEATURED = 5  # featured stories on the home page (one per busiest section)
+LATEST = 30  # the easy profile's home "latest" list
+FEATURE_REFRESH = 3600.0  # simulated seconds between two editions of the featured block
+NAV_SECTIONS = 10  # sections in the navigation bar of every page
+ARCHIVE_FLOOR = date(1990, 1, 1)  # the calendar trap reaches back to here
+CACHE_LIMIT = 50_000
+GZIP_LEVEL = 6
+
+_ARCHIVE = re.compile(r"^/archive/(\d{4})/(\d{2})/(\d{2})/$")
+_GZIP = re.compile(rb"(?:^|[\s,])gzip(?:$|[\s,;])")
+_HTML = b"text/html; charset=utf-8"
+
+
+@dataclass(eq=False)
+class Page:
+    status: int
+    body: bytes
+    last_modified: float | None = None  # simulated POSIX seconds
+    content_type: bytes = _HTML
+    _etag: bytes | None = None
+    _gzip: bytes | None = None
+
+    @property
+    def etag(self) -> bytes:
+        if self._etag is None:
+            self._etag = b'"%s"' % hashlib.blake2b(self.body, digest_size=10).hexdigest().encode()
+        return self._etag
+
+    def gzipped(self) -> bytes:
+        if self._gzip is None:
+            self._gzip = gzip.compress(self.body, GZIP_LEVEL, mtime=0)
+        return self._gzip
+
+
+class PageBuilder:
+    """Every page of the site at a given simulated time, cached."""
+
+    def __init__(self, index: SiteIndex, profile: str = "hard", site_name: str | None = None):
+        if profile not in PROFILES:
+            raise ValueError(f"profile ({profile!r}) must be one of {', '.join(PROFILES)}.")
+        self.index = index
+        self.profile = profile
+        self.site_name = site_name or f"{index.host} (replay)"
+        self.tz = index.tz
+        self._body = render.BodyRenderer()
+        self._bodies: dict[int, str] = {}
+        self._cache: dict[str, tuple[tuple, Page]] = {}
+        self._vocabulary: list[str] | None = None
+        self._nav_fronts = index.sections[:NAV_SECTIONS]
+        self._nav_first = sorted(f.first_ts for f in self._nav_fronts)
+        self._featured_fronts = index.sections[:FEATURED]
+        self._footer = [("/", "Home"), ("/search?q=news", "Search")]
+        self._robots = Page(200, render.robots_txt().encode(), content_type=b"text/plain; charset=utf-8")
+
+    # -- entry point ------------------------------------------------------------------------
+
+    def get(self, uri: str, now: float) -> Page:
+        """The page at ``uri`` (path and query, as sent) at simulated time ``now``."""
+        if uri.startswith(("http://", "https://")):  # absolute-form request target
+            uri = "/" + uri.split("/", 3)[3] if uri.count("/") >= 3 else "/"
+        i = self.index.by_path.get(uri)
+        if i is not None:
+            return self._article(uri, i, now)
+        path, _, query = uri.partition("?")
+        if path == "/":
+            return self._home(uri, query, now)
+        if path.startswith(("/section/", "/author/")):
+            front = self.index.fronts.get(path)
+            if front is not None:
+                return self._front(uri, front, query, now)
+        elif path.startswith("/archive/"):
+            return self._archive(uri, path, query, now)
+        elif path == "/search":
+            return self._search(uri, query, now)
+        elif path == "/robots.txt" and not query:
+            return self._robots
+        return self.not_found(uri)
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _cached(self, uri: str, key: tuple, build: Callable[[], Page]) -> Page:
+        hit = self._cache.get(uri)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        page = build()
+        if len(self._cache) >= CACHE_LIMIT:
+            # Oldest entries first: dicts keep insertion order.
+            for stale in list(self._cache)[: CACHE_LIMIT // 10]:
+                del self._cache[stale]
+        self._cache.pop(uri, None)
+        self._cache[uri] = (key, page)
+        return page
+
+    def _nav(self, now: float) -> list[tuple[str, str]]:
+        return [(f.path, f.name) for f in self._nav_fronts if f.first_ts <= now]
+
+    def _nav_key(self, now: float) -> int:
+        return sum(1 for t in self._nav_first if t <= now)
+
+    def _html(self, title: str, main: str, now: float, head: str = "") -> bytes:
+        return render.layout(self.site_name, title, main, self._nav(now), self._footer,
+                             head).encode("utf-8")
+
+    def _story(self, i: int) -> tuple[str, str, datetime]:
+        a = self.index.articles[i]
+        return a.path, a.title, a.published
+
+    def local_day(self, ts: float) -> date:
+        return datetime.fromtimestamp(ts, self.tz).date()
+
+    def archive_path(self, day: date) -> str:
+        return f"/archive/{day.year:04d}/{day.month:02d}/{day.day:02d}/"
+
+    def _day_start(self, day: date) -> float:
+        return datetime(day.year, day.month, day.day, tzinfo=self.tz).timestamp()
+
+    def not_found(self, uri: str, now: float | None = None) -> Page:
+        main = render.not_found_main(uri)
+        body = render.layout(self.site_name, "Not found", main, [], self._footer).encode("utf-8")
+        return Page(404, body)
+
+    @staticmethod
+    def _page_number(query: str) -> int | None:
+        """1 for no query, N for ``page=N``; None for anything else (a 404)."""
+        if not query:
+            return 1
+        params = parse_qsl(query, keep_blank_values=True)
+        if len(params) != 1 or params[0][0] != "page" or not params[0][1].isdigit():
+            return None
+        number = int(params[0][1])
+        return number if number >= 1 else None
+
+    # -- pages --------------------------------------------------------------------------------
+
+    def _article(self, uri: str, i: int, now: float) -> Page:
+        index = self.index
+        if index.ts[i] > now:
+            return self.not_found(uri)
+        n_links = len(index.visible_links(i, now))
+        return self._cached(uri, ("a", n_links, self._nav_key(now)),
+                            lambda: self._render_article(index.articles[i], now))
+
+    def _render_article(self, a: ReplayArticle, now: float) -> Page:
+        index = self.index
+        body = self._bodies.get(a.index)
+        if body is None:
+            body = self._bodies[a.index] = self._body(a.body)
+        links = index.visible_links(a.index, now)
+        related = [(index.articles[j].path, index.articles[j].title) for j in links]
+        most_read = [(index.articles[j].path, index.articles[j].title)
+                     for j in index.most_read[a.index]]
+        combos = []
+        for section in a.sections:
+            for author in a.authors:
+                path = index.combo_path(section, author)
+                if path is not None and len(combos) < 6:
+                    combos.append((path, f"{section} by {author}"))
+        day = self.local_day(a.ts)
+        main = render.article_main(
+            a.title, a.published, a.summary, body, index.authors_of(a), index.sections_of(a),
+            combos, related, most_read, (self.archive_path(day), f"More from {day:%B} {day.day}, {day:%Y}"))
+        head = render.article_head(a.title, a.published, a.authors, a.sections, a.path, a.summary)
+        # A link to a later article that has appeared since is the only change an article
+        # page ever sees; Last-Modified moves with it so a conditional GET stays truthful.
+        modified = max([a.ts] + [index.ts[j] for j in links])
+        return Page(200, self._html(a.title, main, now, head), modified)
+
+    def _front(self, uri: str, front: Front, query: str, now: float) -> Page:
+        number = self._page_number(query)
+        visible = front.visible(now)
+        if number is None or visible == 0:
+            return self.not_found(uri)
+        end = visible - (number - 1) * PER_PAGE  # members[:end] are on this page or older
+        if end <= 0:
+            return self.not_found(uri)
+        return self._cached(uri, ("f", visible, self._nav_key(now)),
+                            lambda: self._render_front(front, number, end, now))
+
+    def _render_front(self, front: Front, number: int, end: int, now: float) -> Page:
+        ids = front.members[max(0, end - PER_PAGE):end][::-1]
+        newer = None
+        if number == 2:
+            newer = front.path
+        elif number > 2:
+            newer = f"{front.path}?page={number - 1}"
+        older = f"{front.path}?page={number + 1}" if end > PER_PAGE else None
+        subs = [(sub.path, sub.name) for sub in front.subfronts if sub.first_ts <= now]
+        if front.kind == "section":
+            heading, sub_heading = front.name, "By author"
+        elif front.kind == "author":
+            heading, sub_heading = f"Stories by {front.name}", "By section"
+        else:
+            heading, sub_heading = front.name, ""
+        main = render.front_main(heading, [self._story(i) for i in ids], newer, older, subs,
+                                 sub_heading)
+        title = heading if number == 1 else f"{heading} (page {number})"
+        return Page(200, self._html(title, main, now), self.index.ts[ids[0]])
+
+    def _home(self, uri: str, query: str, now: float) -> Page:
+        if query:
+            return self.not_found(uri)
+        # The featured block is an edition, refreshed every FEATURE_REFRESH simulated seconds,
+        # so polling the home page is not a feed of the busiest sections.
+        edition = (now // FEATURE_REFRESH) * FEATURE_REFRESH
+        key = ("h", self.index.visible_count(edition), self._nav_key(now),
+               self.local_day(now).toordinal())
+        if self.profile == "easy":
+            key += (self.index.visible_count(now),)
+        return self._cached(uri, key, lambda: self._render_home(edition, now))
+
+    def _render_home(self, edition: float, now: float) -> Page:
+        featured: list[int] = []
+        for front in self._featured_fronts:
+            k = front.visible(edition)
+            if k and front.members[k - 1] not in featured:
+                featured.append(front.members[k - 1])
+        latest = None
+        listed = list(featured)
+        if self.profile == "easy":
+            n = self.index.visible_count(now)
+            ids = list(range(n - 1, max(-1, n - 1 - LATEST), -1))
+            latest = [self._story(i) for i in ids]
+            listed += ids
+        sections = [(f.path, f.name) for f in self.index.sections if f.first_ts <= edition
+                    or (self.profile == "easy" and f.first_ts <= now)]
+        today = self.local_day(now)
+        sections.append((self.archive_path(today), "Today's archive"))
+        main = render.home_main([self._story(i) for i in featured], latest, sections)
+        modified = max((self.index.ts[i] for i in listed), default=None)
+        return Page(200, self._html("Home", main, now), modified)
+
+    def _archive(self, uri: str, path: str, query: str, now: float) -> Page:
+        match = _ARCHIVE.match(path)
+        if match is None or query:
+            return self.not_found(uri)
+        try:
+            day = date(*map(int, match.groups()))
+        except ValueError:
+            return self.not_found(uri)
+        start = self._day_start(day)
+        if day < ARCHIVE_FLOOR or start > now:
+            return self.not_found(uri)
+        end = self._day_start(day + timedelta(days=1))
+        lo, hi = self.index.day_range(start, end, now)
+        has_next = end <= now
+        return self._cached(uri, ("d", hi - lo, has_next, self._nav_key(now)),
+                            lambda: self._render_archive(day, lo, hi, has_next, now))
+
+    def _render_archive(self, day: date, lo: int, hi: int, has_next: bool, now: float) -> Page:
+        prev_day = day - timedelta(days=1)
+        prev = self.archive_path(prev_day) if prev_day >= ARCHIVE_FLOOR else None
+        next_day = day + timedelta(days=1)
+        next_ = self.archive_path(next_day) if has_next else None
+        stories = [self._story(i) for i in range(hi - 1, lo - 1, -1)]
+        label = f"{day:%A} {day:%B} {day.day}, {day:%Y}"
+        main = render.archive_main(label, stories, prev, next_)
+        # The page changes when a story of the day is published or when the next day begins.
+        modified = max([self.index.ts[hi - 1]] if hi > lo else [self._day_start(day)])
+        if has_next:
+            modified = max(modified, self._day_start(next_day))
+        return Page(200, self._html(f"Archive {day.isoformat()}", main, now), modified)
+
+    def _search(self, uri: str, query: str, now: float) -> Page:
+        params = dict(parse_qsl(query, keep_blank_values=True))
+        q = params.get("q", "").strip()
+        page_param = params.get("page", "1")
+        number = int(page_param) if page_param.isdigit() and int(page_param) >= 1 else 1
+        words = self.vocabulary()
+        seed = zlib.crc32(f"{q}\x00{number}".encode())
+        more = [(f"/search?q={quote_plus(q)}&page={number + 1}", "More results")]
+        for k in range(3):
+            word = words[(seed >> (k * 9)) % len(words)]
+            refined = f"{q} {word}".strip()
+            more.append((f"/search?q={quote_plus(refined)}", refined))
+        more.append((f"/search?q={quote_plus(q)}&sort=newest&page={number}", "Newest first"))
+        main = render.search_main(q, number, more)
+        return Page(200, self._html(f"Search {q}", main, now))
+
+    def vocabulary(self) -> list[str]:
+        if self._vocabulary is None:
+            words = {w.lower() for a in self.index.articles[:2000]
+                     for w in re.findall(r"[A-Za-z]{4,}", a.title)}
+            words.update(f.name.lower() for f in self.index.sections)
+            self._vocabulary = sorted(words) or ["news"]
+        return self._vocabulary
+
+
+class ReplayResource(resource.Resource):
+    """The whole site as one leaf resource: routing is a dictionary lookup, not a tree walk."""
+
+    isLeaf = True
+
+    def __init__(self, pages: PageBuilder, clock: SimClock):
+        super().__init__()
+        self.pages = pages
+        self.clock = clock
+
+    def render(self, request: server.Request) -> bytes:
+        now = self.clock.now_ts()
+        request.replay_sim_ts = now
+        request.setHeader(b"date", datetimeToString(now))
+        if request.method not in (b"GET", b"HEAD"):
+            request.setResponseCode(405)
+            request.setHeader(b"allow", b"GET, HEAD")
+            return b""
+        page = self.pages.get(request.uri.decode("utf-8", "replace"), now)
+        request.setResponseCode(page.status)
+        request.setHeader(b"content-type", page.content_type)
+        if page.status != 200:
+            return page.body
+        request.setHeader(b"cache-control", b"no-cache")
+        request.setHeader(b"vary", b"Accept-Encoding")
+        request.setHeader(b"etag", page.etag)
+        if page.last_modified is not None:
+            request.setHeader(b"last-modified", datetimeToString(page.last_modified))
+        if self._not_modified(request, page):
+            request.setResponseCode(304)
+            return b""
+        accepted = request.getHeader(b"accept-encoding")
+        if accepted and _GZIP.search(accepted):
+            request.setHeader(b"content-encoding", b"gzip")
+            return page.gzipped()
+        return page.body
+
+    @staticmethod
+    def _not_modified(request: server.Request, page: Page) -> bool:
+        tags = request.getHeader(b"if-none-match")
+        if tags is not None:  # it takes precedence over If-Modified-Since (RFC 9110 13.2.2)
+            return tags.strip() == b"*" or page.etag in [t.strip() for t in tags.split(b",")]
+        since = request.getHeader(b"if-modified-since")
+        if since is None or page.last_modified is None:
+            return False
+        try:
+            since_ts = stringToDatetime(since)
+        except (ValueError, IndexError, KeyError):
+            return False
+        return int(page.last_modified) <= since_ts
+
+
+class ReplayHTTPSite(server.Site):
+    """twisted.web ``Site`` that writes the replay's request log and can drop its connections."""
+
+    def __init__(self, root: ReplayResource, clock: SimClock, request_log: RequestLog, reactor):
+        super().__init__(root, reactor=reactor)
+        self.clock = clock
+        self.request_log = request_log
+        self.displayTracebacks = False
+        self.noisy = False
+        self._protocols: weakref.WeakSet = weakref.WeakSet()
+
+    def buildProtocol(self, addr):
+        protocol = super().buildProtocol(addr)
+        self._protocols.add(protocol)
+        return protocol
+
+    def drop_connections(self) -> None:
+        for protocol in list(self._protocols):
+            transport = getattr(protocol, "transport", None)
+            if transport is not None:
+                transport.loseConnection()
+
+    def log(self, request) -> None:
+        sim = getattr(request, "replay_sim_ts", None)
+        if sim is None:
+            sim = self.clock.now_ts()
+        forager = request.getHeader(b"x-forager")
+        self.request_log.write({
+            "sim_time": datetime.fromtimestamp(sim, timezone.utc).isoformat(),
+            "wall_time": round(self.clock.wall(), 6),
+            "method": request.method.decode("latin-1"),
+            "path": request.uri.decode("utf-8", "replace"),
+            "status": request.code,
+            "bytes": request.sentLength,
+            "forager": forager.decode("utf-8", "replace") if forager is not None else None,
+        })

@@ -1,0 +1,471 @@
+"""Tests for newsforagers.pages: reading title, text, links and dates; Alg. 5's memory."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import htmldate.utils
+import lxml.html
+import pytest
+from htmldate import find_date
+from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
+
+from newsforagers.pages import (
+    DEFAULT_FUTURE_SKEW,
+    NotHTML,
+    Page,
+    SentMemory,
+    is_candidate,
+    read_page,
+    read_response,
+)
+
+URL = "https://news.example.org/world/story-17"
+
+
+def page(body: str = "", head: str = "") -> str:
+    return f"<!DOCTYPE html><html><head>{head}</head><body>{body}</body></html>"
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """htmldate downloads a string argument that looks like a URL; nothing here may."""
+
+    def refuse(url):
+        raise AssertionError(f"network access attempted: {url}")
+
+    monkeypatch.setattr(htmldate.utils, "fetch_url", refuse)
+
+
+# --- title ------------------------------------------------------------------------------
+
+
+def test_title_from_title_element_with_whitespace_normalised():
+    html = page("<h1>Headline</h1>", "<title>\n  Storm  hits\tthe\u00a0coast | News </title>")
+    assert read_page(URL, html).title == "Storm hits the coast | News"
+
+
+def test_title_falls_back_to_og_title_then_h1():
+    og = '<title>   </title><meta property="og:title" content=" Open  Graph ">'
+    assert read_page(URL, page("<h1>H</h1>", og)).title == "Open Graph"
+    assert read_page(URL, page("<h1> First <em>one</em></h1><h1>Second</h1>")).title == (
+        "First one"
+    )
+    assert read_page(URL, page("<p>no title at all</p>")).title == ""
+
+
+def test_title_ignores_svg_titles():
+    html = page('<svg><title>icon</title></svg><h1>Real</h1>')
+    assert read_page(URL, html).title == "Real"
+
+
+# --- text -------------------------------------------------------------------------------
+
+
+def test_text_is_visible_body_text_without_noise():
+    html = page(
+        "<nav><a href='/'>Home</a> <a href='/world'>World</a></nav>"
+        "<h1>Storm</h1><p>The <b>st</b>orm hit &amp; left.</p><p>Second<br>line</p>"
+        "<script>var tracking = 1;</script><style>p {color: red}</style>"
+        "<noscript>Enable JavaScript</noscript><template><p>tpl</p></template>"
+        "<div hidden>secret</div><span aria-hidden='true'>icon</span>"
+        "<!-- a comment -->after comment"
+        "<aside>Most read</aside><footer>© 2025 Example</footer>",
+        "<title>Not body text</title>",
+    )
+    assert read_page(URL, html).text == (
+        "Storm The storm hit & left. Second line after comment"
+    )
+
+
+def test_text_keeps_blocks_apart_and_inline_words_together():
+    html = page("<div>one</div><div>two</div><p>th<i>re</i>e</p><ul><li>a</li><li>b</li></ul>")
+    assert read_page(URL, html).text == "one two three a b"
+
+
+# --- links ------------------------------------------------------------------------------
+
+
+def test_links_are_absolute_fragment_free_deduplicated_http_only():
+    html = page(
+        '<a href="/world/a">1</a>'
+        '<a href="b?x=1#comments">2</a>'
+        '<a href="../c">3</a>'
+        '<a href="/world/a#top">dup</a>'
+        '<a href="  /world/d\n ">space</a>'
+        '<a href="//cdn.example.net/e">protocol-relative</a>'
+        '<a href="HTTPS://other.example.com/f">upper scheme</a>'
+        '<a href="mailto:desk@example.org">mail</a>'
+        '<a href="javascript:void(0)">js</a>'
+        '<a href="tel:+3612345">tel</a>'
+        '<a href="ftp://files.example.org/g">ftp</a>'
+        '<a href="data:text/html,hi">data</a>'
+        '<a href="http://[::1">bad host</a>'
+        '<a href="http:///nohost">no host</a>'
+        "<a>no href</a>"
+        '<map><area href="/world/h"></map>'
+        '<a href="/world/a">dup again</a>'
+    )
+    assert read_page(URL, html).links == (
+        "https://news.example.org/world/a",
+        "https://news.example.org/world/b?x=1",
+        "https://news.example.org/c",
+        "https://news.example.org/world/d",
+        "https://cdn.example.net/e",
+        "https://other.example.com/f",
+        "https://news.example.org/world/h",
+    )
+
+
+def test_links_respect_base_href_even_when_relative():
+    absolute = page('<a href="a">a</a><a href="/b">b</a>', '<base href="https://cdn.example.net/x/">')
+    assert read_page(URL, absolute).links == (
+        "https://cdn.example.net/x/a",
+        "https://cdn.example.net/b",
+    )
+    relative = page('<a href="a">a</a>', '<base href="/archive/2024/">')
+    assert read_page(URL, relative).links == ("https://news.example.org/archive/2024/a",)
+
+
+def test_links_are_in_the_form_scrapy_requests_use():
+    html = page('<a href="/caf\u00e9 noir?q=\u00fc">x</a><a href="#top">self</a><a href="">self</a>')
+    assert read_page(URL, html).links == (
+        "https://news.example.org/caf%C3%A9%20noir?q=%C3%BC",
+        URL,
+    )
+
+
+# --- publication date -------------------------------------------------------------------
+
+
+def test_date_from_article_published_time_keeps_time_and_offset():
+    html = page(
+        "<p>x</p>",
+        '<meta property="article:modified_time" content="2024-03-07T09:00:00+02:00">'
+        '<meta property="article:published_time" content="2024-03-05T14:30:00+02:00">',
+    )
+    result = read_page(URL, html)
+    assert result.published == datetime(2024, 3, 5, 12, 30, tzinfo=UTC)
+    assert result.published.tzinfo is UTC
+    assert result.date_source == "meta"
+
+
+def test_naive_timestamp_is_taken_as_utc():
+    html = page("", '<meta property="article:published_time" content="2024-03-05T14:30:00">')
+    assert read_page(URL, html).published == datetime(2024, 3, 5, 14, 30, tzinfo=UTC)
+
+
+def test_http_style_timestamp_in_meta_keeps_its_time():
+    html = page("", '<meta name="article:published_time" content="Tue, 05 Mar 2024 14:30:00 GMT">')
+    assert read_page(URL, html).published == datetime(2024, 3, 5, 14, 30, tzinfo=UTC)
+
+
+def test_date_from_json_ld_graph():
+    html = page(
+        "<p>x</p>",
+        '<script type="application/ld+json">{not json</script>'
+        '<script type="application/ld+json">'
+        '{"@context": "https://schema.org", "@graph": [{"@type": "WebSite"},'
+        ' {"@type": "NewsArticle", "dateModified": "2024-03-06T10:00:00Z",'
+        ' "datePublished": "2024-03-05T14:30:00.250-05:00"}]}</script>',
+    )
+    result = read_page(URL, html)
+    assert result.published == datetime(2024, 3, 5, 19, 30, 0, 250_000, tzinfo=UTC)
+    assert result.date_source == "json-ld"
+
+
+def test_date_from_time_element_prefers_the_article_over_other_boxes():
+    html = page(
+        '<aside><h2>Most read</h2><time datetime="2023-01-01T08:00:00Z">old</time></aside>'
+        '<div class="promo"><time datetime="2023-02-02T08:00:00Z">older story</time></div>'
+        '<article><h1>Story</h1><time datetime="2024-03-05T14:30:00+01:00">5 March</time>'
+        "<p>Body.</p></article>"
+    )
+    result = read_page(URL, html)
+    assert result.published == datetime(2024, 3, 5, 13, 30, tzinfo=UTC)
+    assert result.date_source == "time"
+
+
+def test_explicit_timestamp_beats_a_date_in_the_canonical_url():
+    # htmldate alone answers "2024-03-05T00:00:00" here: it reads the canonical URL first.
+    head = (
+        '<link rel="canonical" href="https://news.example.org/2024/03/05/story/">'
+        '<meta property="article:published_time" content="2024-03-05T22:45:00+00:00">'
+    )
+    tree = lxml.html.document_fromstring(page("<p>x</p>", head))
+    assert find_date(tree, original_date=True, extensive_search=False,
+                     outputformat="%Y-%m-%dT%H:%M:%S%z") == "2024-03-05T00:00:00"
+    assert read_page(URL, page("<p>x</p>", head)).published == datetime(
+        2024, 3, 5, 22, 45, tzinfo=UTC
+    )
+
+
+def test_htmldate_answers_when_there_is_no_full_timestamp():
+    bare_meta = page("<p>x</p>", '<meta property="article:published_time" content="2024-03-05">')
+    result = read_page(URL, bare_meta)
+    assert result.published == datetime(2024, 3, 5, tzinfo=UTC)
+    assert result.date_source == "htmldate"
+
+    byline = page("<article><p class='byline'>Published on March 5, 2024.</p><p>Body</p></article>")
+    result = read_page(URL, byline)
+    assert result.published == datetime(2024, 3, 5, tzinfo=UTC)
+    assert result.date_source == "htmldate"
+
+
+def test_date_only_in_url_is_the_fallback():
+    result = read_page("https://news.example.org/2024/03/05/storm-hits/", page("<p>Body.</p>"))
+    assert result.published == datetime(2024, 3, 5, tzinfo=UTC)
+    assert result.date_source == "url"
+
+
+def test_page_without_date_gives_none():
+    result = read_page(URL, page("<h1>Story</h1><p>Body without any date.</p>", "<title>T</title>"))
+    assert result.published is None
+    assert result.date_source is None
+
+
+def test_copyright_footer_is_not_a_publication_date():
+    html = page(
+        "<h1>About us</h1><p>We write about the river and the harbour.</p>"
+        "<footer><p>Copyright \u00a9 2025 Example News. All rights reserved.</p></footer>",
+        "<title>About us</title>",
+    )
+    assert read_page(URL, html).published is None
+    # Why extensive_search stays off: the opportunistic search takes the footer's year.
+    assert find_date(html, original_date=True, extensive_search=True) == "2025-01-01"
+    assert find_date(html, original_date=True, extensive_search=False) is None
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "0001-01-01T00:00:00Z",  # before htmldate's plausible range
+        "1990-06-01T12:00:00Z",
+        "2024-13-45T99:00:00Z",  # not a date at all
+        "9999-12-31T23:59:59-05:00",  # past datetime.max once in UTC
+        "yesterday at noon",
+        "",
+    ],
+)
+def test_implausible_or_unparsable_dates_give_none(value):
+    html = page("<p>Body.</p>", f'<meta property="article:published_time" content="{value}">')
+    assert read_page(URL, html).published is None
+
+
+def test_explicit_future_timestamp_is_read_and_left_to_is_candidate():
+    # htmldate rejects dates after today (real clock); a replay's simulated clock may be
+    # ahead of it, so explicit timestamps are not capped here.
+    html = page("", '<meta property="article:published_time" content="2099-03-05T14:30:00Z">')
+    published = read_page(URL, html).published
+    assert published == datetime(2099, 3, 5, 14, 30, tzinfo=UTC)
+    assert not is_candidate(published, datetime(2099, 3, 5, 14, 0, tzinfo=UTC))
+
+
+# --- robustness -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<html><head><title>Trunc",
+        '<html><head><meta property="article:published_time" content="2024-03-05T14:3',
+        "<p>unclosed <b>tags <i>everywhere <a href='/x'>link",
+        "</div></p><<<>>> &bogus; <a href=>",
+        "text\x00with\x00nulls and \x01\x02 control characters",
+        "<div>" * 5_000 + "deep" + "</div>" * 5_000,
+        "https://news.example.org/looks-like-a-url",
+        "\ufeff<html><body>bom</body></html>",
+        "<?xml version='1.0' encoding='utf-8'?><html><body><p>decl</p></body></html>",
+        "<frameset><frame src='/a'></frameset>",
+    ],
+)
+def test_malformed_html_never_raises(html):
+    result = read_page(URL, html)
+    assert isinstance(result, Page)
+    assert result.url == URL
+
+
+def test_deeply_nested_text_is_read():
+    html = "<div>" * 5_000 + "deep" + "</div>" * 5_000
+    assert "deep" in read_page(URL, html).text
+
+
+@pytest.mark.parametrize("body", ["", b"", "   \n "])
+def test_empty_body_gives_an_empty_page(body):
+    assert read_page(URL, body) == Page(URL, "", "", (), None, None)
+
+
+def test_empty_body_still_gets_the_url_date():
+    result = read_page("https://news.example.org/2024/03/05/a/", "")
+    assert result.published == datetime(2024, 3, 5, tzinfo=UTC)
+
+
+def test_bytes_are_decoded_with_the_declared_charset():
+    body = page("<p>Caf\u00e9 na\u00efve</p>").encode("latin-1")
+    result = read_page(URL, body, headers={"content-type": "text/html; charset=ISO-8859-1"})
+    assert result.text == "Caf\u00e9 na\u00efve"
+
+
+def test_read_page_refuses_non_html():
+    with pytest.raises(NotHTML, match="binary body"):
+        read_page(URL, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    with pytest.raises(NotHTML, match="image/png"):
+        read_page(URL, "<p>x</p>", headers={"Content-Type": "image/png"})
+
+
+# --- Scrapy responses -------------------------------------------------------------------
+
+
+def test_read_response_reads_an_html_response_like_read_page():
+    html = page(
+        '<article><h1>Story</h1><p>Body.</p><a href="/next">next</a></article>',
+        '<title>Story</title><meta property="article:published_time" content="2024-03-05T14:30:00Z">',
+    )
+    response = HtmlResponse(URL, body=html.encode(), encoding="utf-8",
+                            headers={"Content-Type": "text/html; charset=utf-8"})
+    assert read_response(response) == read_page(URL, html)
+
+
+def test_read_response_leaves_the_response_selector_intact():
+    html = page("<iframe src='/x'></iframe><p>Published March 5, 2024</p><svg></svg>")
+    response = HtmlResponse(URL, body=html.encode(), encoding="utf-8")
+    before = response.selector.get()
+    result = read_response(response)
+    assert result.date_source == "htmldate"
+    assert response.selector.get() == before
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        Response(URL, body=b"\x89PNG\r\n\x1a\n\x00\x00", headers={"Content-Type": "image/png"}),
+        Response(URL, body=b"\x00\x01\x02binary"),
+        TextResponse(URL, body=b"plain words", encoding="utf-8",
+                     headers={"Content-Type": "text/plain"}),
+        XmlResponse(URL, body=b"<rss><channel/></rss>", encoding="utf-8",
+                    headers={"Content-Type": "application/rss+xml"}),
+    ],
+    ids=["image", "binary", "text-plain", "rss"],
+)
+def test_read_response_refuses_non_html(response):
+    with pytest.raises(NotHTML) as excinfo:
+        read_response(response)
+    assert excinfo.value.url == URL
+    assert isinstance(excinfo.value, ValueError)
+
+
+# --- is_candidate -----------------------------------------------------------------------
+
+NOW = datetime(2024, 3, 6, 12, 0, tzinfo=UTC)
+
+
+def test_candidate_window_is_inclusive_at_exactly_24_hours():
+    assert is_candidate(NOW - timedelta(hours=24), NOW)
+    assert not is_candidate(NOW - timedelta(hours=24, microseconds=1), NOW)
+    assert is_candidate(NOW, NOW)
+    assert is_candidate(NOW - timedelta(hours=1), NOW, window=timedelta(hours=1))
+    assert not is_candidate(NOW - timedelta(hours=2), NOW, window=timedelta(hours=1))
+
+
+def test_future_dates_are_candidates_only_within_the_skew():
+    assert DEFAULT_FUTURE_SKEW == timedelta(minutes=5)
+    assert is_candidate(NOW + timedelta(minutes=5), NOW)
+    assert not is_candidate(NOW + timedelta(minutes=5, microseconds=1), NOW)
+    assert not is_candidate(NOW + timedelta(days=1), NOW)
+    assert not is_candidate(NOW + timedelta(seconds=1), NOW, skew=timedelta(0))
+
+
+def test_candidate_compares_instants_across_time_zones():
+    budapest = timezone(timedelta(hours=1))
+    assert is_candidate(datetime(2024, 3, 5, 13, 0, tzinfo=budapest), NOW)  # 12:00 UTC
+    assert not is_candidate(datetime(2024, 3, 5, 12, 59, tzinfo=budapest), NOW)
+
+
+def test_undated_page_is_never_a_candidate():
+    assert not is_candidate(None, NOW)
+
+
+def test_naive_datetimes_and_negative_spans_are_rejected():
+    with pytest.raises(ValueError, match="now"):
+        is_candidate(NOW, NOW.replace(tzinfo=None))
+    with pytest.raises(ValueError, match="now"):
+        is_candidate(None, NOW.replace(tzinfo=None))
+    with pytest.raises(ValueError, match="published"):
+        is_candidate(NOW.replace(tzinfo=None), NOW)
+    with pytest.raises(ValueError, match="window"):
+        is_candidate(NOW, NOW, window=timedelta(hours=-1))
+    with pytest.raises(ValueError, match="skew"):
+        is_candidate(NOW, NOW, skew=timedelta(minutes=-1))
+
+
+# --- SentMemory (Alg. 5) ----------------------------------------------------------------
+
+
+def dated(url: str, published: datetime | None) -> Page:
+    return Page(url=url, title="", text="", links=(), published=published)
+
+
+def test_select_returns_unsent_items_once_and_remembers_them():
+    memory = SentMemory()
+    assert memory.select(["https://a/1", "https://a/2", "https://a/1"]) == [
+        "https://a/1",
+        "https://a/2",
+    ]
+    assert memory.select(["https://a/2", "https://a/3"]) == ["https://a/3"]
+    assert memory.select(["https://a/1#comments"]) == []
+    assert len(memory) == 3
+    assert "https://a/1" in memory
+    assert "https://a/9" not in memory
+    assert 42 not in memory
+
+
+def test_pages_and_urls_share_one_memory():
+    memory = SentMemory()
+    story = dated("https://a/story", NOW)
+    assert memory.select([story]) == [story]
+    assert "https://a/story" in memory
+    assert story in memory
+    assert memory.select(["https://a/story"]) == []
+
+
+def test_select_with_now_is_algorithm_5():
+    memory = SentMemory()
+    fresh = dated("https://a/fresh", NOW - timedelta(hours=2))
+    stale = dated("https://a/stale", NOW - timedelta(hours=25))
+    undated = dated("https://a/undated", None)
+    assert memory.select([fresh, stale, undated], now=NOW) == [fresh]
+    # Pages that were not relevant are not remembered: they were never sent.
+    assert "https://a/stale" not in memory
+    assert memory.select([fresh], now=NOW) == []
+    with pytest.raises(ValueError, match="Page items"):
+        memory.select(["https://a/url"], now=NOW)
+
+
+def test_memory_is_bounded_and_forgets_the_oldest_first():
+    memory = SentMemory(max_entries=3)
+    memory.select(["u1", "u2", "u3"])
+    memory.select(["u4"])
+    assert len(memory) == 3
+    assert memory.to_list() == ["u2", "u3", "u4"]
+    # A forgotten URL can be sent again; a remembered one is not refreshed by a lookup.
+    assert memory.select(["u1", "u2"]) == ["u1"]
+    assert memory.to_list() == ["u3", "u4", "u1"]
+
+
+def test_memory_round_trips_through_a_list():
+    memory = SentMemory(max_entries=10)
+    memory.select([f"https://a/{i}" for i in range(5)])
+    restored = SentMemory.from_list(memory.to_list(), max_entries=10)
+    assert restored.to_list() == memory.to_list()
+    assert restored.select(["https://a/4", "https://a/5"]) == ["https://a/5"]
+    # A smaller bound keeps the newest sends.
+    assert SentMemory.from_list(memory.to_list(), max_entries=2).to_list() == [
+        "https://a/3",
+        "https://a/4",
+    ]
+
+
+@pytest.mark.parametrize("bad", [0, -1, 2.5, "10", True])
+def test_memory_bound_must_be_a_positive_integer(bad):
+    with pytest.raises(ValueError, match="max_entries"):
+        SentMemory(max_entries=bad)
