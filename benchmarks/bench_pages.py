@@ -34,7 +34,9 @@ def _sentence(rng: random.Random) -> str:
     return " ".join(words).capitalize() + "."
 
 
-def make_article(rng: random.Random, index: int, kind: str, target_bytes: int = 10_000) -> tuple[str, str]:
+def make_article(
+    rng: random.Random, index: int, kind: str, target_bytes: int = 10_000
+) -> tuple[str, str]:
     """One article page of about ``target_bytes``; returns (url, html)."""
     section = rng.choice(_SECTIONS)
     published = datetime(2024, 3, 5, tzinfo=UTC) + timedelta(minutes=rng.randint(0, 60 * 24 * 30))
@@ -50,7 +52,10 @@ def make_article(rng: random.Random, index: int, kind: str, target_bytes: int = 
             f'{{"@type": "NewsArticle", "headline": "{title}", "datePublished": "{stamp}"}}'
             "</script>"
         )
-        byline = f'<p class=byline>By Staff Writer, <time datetime="{stamp}">{published:%d %B %Y}</time></p>'
+        byline = (
+            f'<p class=byline>By Staff Writer, <time datetime="{stamp}">'
+            f"{published:%d %B %Y}</time></p>"
+        )
     elif kind == "text":
         byline = f"<p class=byline>By Staff Writer. Published {published:%B %d, %Y}.</p>"
     nav = "".join(f'<li><a href="/{s}/">{s.title()}</a></li>' for s in _SECTIONS)
@@ -72,7 +77,8 @@ def make_article(rng: random.Random, index: int, kind: str, target_bytes: int = 
         f"<header><nav><ul>{nav}</ul></nav></header>"
         f"<main><article><h1>{title}</h1>{byline}{''.join(body_parts)}</article>"
         f"<aside><h2>Most read</h2><ul>{related}</ul></aside></main>"
-        "<footer><p>© 2025 Example News. <a href='mailto:desk@example.org'>Contact</a></p></footer>"
+        "<footer><p>© 2025 Example News. "
+        "<a href='mailto:desk@example.org'>Contact</a></p></footer>"
         "<script>window.analytics = {page: 1};</script></body></html>"
     )
     return url, html

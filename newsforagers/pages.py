@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -200,7 +200,7 @@ def read_page(
     charset in ``headers``, a BOM or the page's ``<meta charset>``. ``headers`` (a plain
     mapping or Scrapy ``Headers``) is optional; a ``Content-Type`` that is not HTML, or a
     body that looks binary, raises :class:`NotHTML`. Malformed HTML never raises: it is
-    read as a browser would repair it.
+    read as lxml's HTML parser repairs it.
     """
     content_type = _content_type(headers)
     if content_type is not None and content_type not in _HTML_CONTENT_TYPES:
@@ -244,8 +244,8 @@ def is_candidate(
 
     True when ``now - window <= published <= now + skew``: "not older than 24 hours", both
     ends inclusive. A page dated more than ``skew`` in the future is not a candidate: its
-    date is wrong (or it is an announcement, not news), and a reinforcing agent would not
-    reward it either. An undated page (None) is never a candidate.
+    date is wrong, or it announces an event rather than reporting news; sending it would
+    spend a send on a date nobody can check yet. An undated page (None) is never one.
 
     Raises ValueError for naive datetimes (a naive clock is a bug, not a time zone choice)
     and for a negative window or skew.
@@ -468,12 +468,12 @@ def _published(url: str, selector: Selector) -> tuple[datetime | None, str | Non
     which turns "14:30+02:00" into midnight. So explicit full timestamps from publication
     markers come first, then htmldate's answer, then a date in the page's own URL.
     """
-    for source, values in (
-        ("meta", selector.xpath(_META_PUBLISHED_XPATH).getall()),
-        ("json-ld", _json_ld_published(selector)),
-        ("time", _time_values(selector)),
+    for source, candidates in (
+        ("meta", _meta_values),
+        ("json-ld", _json_ld_published),
+        ("time", _time_values),
     ):
-        for value in values:
+        for value in candidates(selector):
             published = _parse_timestamp(value)
             if published is not None:
                 return published, source
@@ -486,6 +486,10 @@ def _published(url: str, selector: Selector) -> tuple[datetime | None, str | Non
     if published is not None:
         return published, "url"
     return None, None
+
+
+def _meta_values(selector: Selector) -> list[str]:
+    return selector.xpath(_META_PUBLISHED_XPATH).getall()
 
 
 def _time_values(selector: Selector) -> list[str]:
@@ -505,10 +509,10 @@ def _json_ld_published(selector: Selector) -> list[str]:
             data = json.loads(block)
         except (ValueError, RecursionError):
             continue
-        queue: list[Any] = [data]
+        queue: deque[Any] = deque([data])
         visited = 0
         while queue and visited < _JSON_LD_MAX_NODES:
-            node = queue.pop(0)
+            node = queue.popleft()
             visited += 1
             if isinstance(node, dict):
                 value = node.get("datePublished")

@@ -41,6 +41,10 @@ logger = logging.getLogger(__name__)
 # The fitted attribute whose presence means "fitted".
 _FITTED = "p_class_given_word_"
 
+# Below this share of fitted documents with any "Yes" component, the state is nearly the
+# constant -1 and the value w·s cannot tell pages apart: fit says so.
+_DEGENERATE_YES_FRACTION = 0.05
+
 
 def _check_texts(texts, name: str) -> list[str]:
     """A list of the texts; TypeError naming the first one that is not a ``str``."""
@@ -57,11 +61,16 @@ def _check_texts(texts, name: str) -> list[str]:
     return texts
 
 
-def _check_tanh_scale(scale) -> float:
-    if isinstance(scale, bool) or not isinstance(scale, (int, float, np.number)) \
-            or not math.isfinite(scale) or scale <= 0:
+def _check_squashing(scale, offset) -> tuple[float, float]:
+    def is_number(value):
+        return (not isinstance(value, bool) and isinstance(value, (int, float, np.number))
+                and math.isfinite(value))
+
+    if not is_number(scale) or scale <= 0:
         raise ValueError(f"tanh_scale ({scale!r}) must be a finite number higher than 0.")
-    return float(scale)
+    if not is_number(offset) or not 0 <= offset <= 1:
+        raise ValueError(f"tanh_offset ({offset!r}) must be a number between 0 and 1.")
+    return float(scale), float(offset)
 
 
 class StateEncoder(TransformerMixin, BaseEstimator):
@@ -70,9 +79,9 @@ class StateEncoder(TransformerMixin, BaseEstimator):
     ``fit(texts)`` counts terms with a scikit-learn ``CountVectorizer``, clusters the
     documents' L2-normalised tf-idf rows into ``n_clusters`` leaves by PDDP (Boley 1998),
     and trains PrTFIDF (Joachims 1997) on those clusters plus one general class.
-    ``transform(texts)`` returns ``tanh((p(C|d) - 0.5) · tanh_scale)`` for the ``n_clusters``
-    cluster classes, float32 of shape (n, n_clusters); the general class is dropped, as in
-    the papers.
+    ``transform(texts)`` returns ``tanh((p(C|d) - tanh_offset) · tanh_scale)`` for the
+    ``n_clusters`` cluster classes, float32 of shape (n, n_clusters); the general class is
+    dropped, as in the papers.
 
     Parameters
     ----------
@@ -94,6 +103,10 @@ class StateEncoder(TransformerMixin, BaseEstimator):
         general class is weighted like one average cluster: ``P(general) = 1/(k+1)``.
     tanh_scale : float, default 40
         The slope of the squashing (footnote 2 of the evolution paper: 40).
+    tanh_offset : float, default 0.5
+        The probability mapped to 0 (footnote 2: 0.5). With 50 clusters that share much of
+        their vocabulary, p(C|d) rarely reaches 0.5 and the paper's mapping leaves the state
+        at -1 almost everywhere; ``yes_fraction_`` measures it (see docs/algorithms-text.md).
 
     Attributes
     ----------
@@ -114,11 +127,15 @@ class StateEncoder(TransformerMixin, BaseEstimator):
         Fitted texts without any vocabulary word.
     n_general_texts_ : int
         Texts the general class was trained on.
+    yes_fraction_ : float
+        Share of the clustered documents whose state has at least one component above 0
+        (a "Yes"), with the squashing in force at fit time. Near 0 means a nearly constant
+        state.
     """
 
     def __init__(self, n_clusters=FORAGERS_N_CLUSTERS, random_state=None, max_features=20000,
                  min_df=2, stop_words="english", general_texts=None,
-                 tanh_scale=FORAGERS_TANH_SCALE):
+                 tanh_scale=FORAGERS_TANH_SCALE, tanh_offset=0.5):
         self.n_clusters = n_clusters
         self.random_state = random_state
         self.max_features = max_features
@@ -126,6 +143,7 @@ class StateEncoder(TransformerMixin, BaseEstimator):
         self.stop_words = stop_words
         self.general_texts = general_texts
         self.tanh_scale = tanh_scale
+        self.tanh_offset = tanh_offset
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -141,7 +159,7 @@ class StateEncoder(TransformerMixin, BaseEstimator):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
             raise ValueError(f"n_clusters ({k!r}) must be an integer higher than 0.")
         k = int(k)
-        _check_tanh_scale(self.tanh_scale)
+        scale, offset = _check_squashing(self.tanh_scale, self.tanh_offset)
         texts = _check_texts(texts, "texts")
         n_texts = len(texts)
         if n_texts < k:
@@ -189,6 +207,17 @@ class StateEncoder(TransformerMixin, BaseEstimator):
         prior = class_prior(np.append(sizes, used.size / k))
         p_word_class = np.vstack([p_word_cluster, p_word_general[None, :]])
 
+        p_class_word = class_given_word(p_word_class, prior)
+        p_fitted, _ = class_given_document(counts, p_class_word)
+        yes_fraction = float((p_fitted[:, :k] > offset).any(axis=1).mean())
+        if yes_fraction < _DEGENERATE_YES_FRACTION:
+            logger.warning(
+                "StateEncoder.fit: only %.1f%% of the fitted documents get any state component "
+                "above 0 with tanh((p - %g) * %g): the state is nearly constant -1 (median "
+                "largest p(C|d) = %.3f); a lower tanh_offset keeps it informative",
+                100 * yes_fraction, offset, scale, float(np.median(p_fitted[:, :k].max(axis=1))),
+            )
+
         labels = np.full(n_texts, -1, dtype=np.int64)
         labels[used] = clusters
         self.vectorizer_ = vectorizer
@@ -196,10 +225,11 @@ class StateEncoder(TransformerMixin, BaseEstimator):
         self.labels_ = labels
         self.cluster_sizes_ = sizes
         self.class_prior_ = prior
-        self.p_class_given_word_ = class_given_word(p_word_class, prior)
+        self.p_class_given_word_ = p_class_word
         self.n_documents_ = int(used.size)
         self.n_unknown_ = int(n_texts - used.size)
         self.n_general_texts_ = n_general
+        self.yes_fraction_ = yes_fraction
         return self
 
     def _general_class(self, vectorizer, p_word_document):
@@ -220,10 +250,11 @@ class StateEncoder(TransformerMixin, BaseEstimator):
     # -- encoding ----------------------------------------------------------------------------
 
     def transform(self, texts) -> np.ndarray:
-        """States ``tanh((p(C|d) - 0.5) · tanh_scale)``: float32, shape (n, n_clusters).
+        """States ``tanh((p(C|d) - tanh_offset) · tanh_scale)``: float32, shape (n, n_clusters).
 
         A text without any vocabulary word (an empty or non-text page) has no evidence for
-        any cluster: it goes wholly to the general class, so its state is all -1.
+        any cluster: it goes wholly to the general class, so its state is
+        ``tanh(-tanh_offset · tanh_scale)``, -1.0 with the papers' values.
         """
         states, _ = self.transform_with_unknown(texts)
         return states
@@ -234,7 +265,7 @@ class StateEncoder(TransformerMixin, BaseEstimator):
         One vectorisation for callers that both encode pages and count the unknown ones.
         """
         check_is_fitted(self, _FITTED)
-        scale = _check_tanh_scale(self.tanh_scale)
+        scale, offset = _check_squashing(self.tanh_scale, self.tanh_offset)
         texts = _check_texts(texts, "texts")
         k = self.n_clusters_
         if not texts:
@@ -243,7 +274,7 @@ class StateEncoder(TransformerMixin, BaseEstimator):
                                         self.p_class_given_word_)
         # Rows without evidence are zero for every cluster: all mass on the general class,
         # which is the column dropped below.
-        states = np.tanh((p[:, :k] - 0.5) * scale).astype(np.float32)
+        states = np.tanh((p[:, :k] - offset) * scale).astype(np.float32)
         if not np.isfinite(states).all():
             raise FloatingPointError("StateEncoder.transform produced a non-finite state")
         unknown = ~known

@@ -8,7 +8,8 @@ A leaf holding the documents ``M`` (one row per document) with centroid ``w`` is
 the hyperplane through ``w`` orthogonal to the leading right singular vector ``u`` of the
 centred matrix ``M - e wᵀ``: document ``d`` goes left when ``(d - w)·u <= 0`` and right
 otherwise. The leaf cut next is always the one with the largest scatter
-``‖M - e wᵀ‖_F² = Σ_d ‖d - w‖²``. The centred matrix is never formed: it would be dense.
+``‖M - e wᵀ‖_F² = Σ_d ‖d - w‖²``. The centred matrix is never formed: it would be
+dense.
 """
 
 from __future__ import annotations

@@ -60,7 +60,8 @@ def word_given_class(p_word_document, labels, n_classes: int) -> np.ndarray:
         raise ValueError(f"PrTFIDF: labels must lie in 0 .. {n_classes - 1}")
     sizes = np.bincount(labels, minlength=n_classes)
     if (sizes == 0).any():
-        raise ValueError(f"PrTFIDF: class(es) {np.flatnonzero(sizes == 0).tolist()} have no document")
+        empty = np.flatnonzero(sizes == 0).tolist()
+        raise ValueError(f"PrTFIDF: class(es) {empty} have no document")
     membership = sp.csr_matrix(
         (np.ones(labels.size), (labels, np.arange(labels.size))),
         shape=(n_classes, labels.size),

@@ -1,0 +1,99 @@
+"""``newsforagers replay CORPUS``: serve a corpus as a live news site on loopback.
+
+The first line on stdout is, for programs that start the command (``--port 0``)::
+
+    serving http://127.0.0.1:PORT/ sim_now=2024-01-01T08:59:00+00:00 speed=600 profile=hard articles=2412
+
+(the URL is the second word), then a ``sim_now=... published=K/N requests=R`` line every
+``--status-every`` wall seconds. SIGINT or SIGTERM stop the server and the command exits 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "serve a corpus as a live news site on 127.0.0.1 with an accelerated clock"
+
+
+def _iso(value: str):
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an ISO 8601 date") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+
+
+def _positive(value: str) -> float:
+    number = float(value)
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"{value!r} must be higher than 0")
+    return number
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("corpus", help="a .jsonl or .jsonl.gz corpus (see docs/replay.md)")
+    parser.add_argument("--profile", choices=("hard", "easy"), default="hard",
+                        help="hard: featured home, no global latest list (default); "
+                        "easy: adds a home 'latest 30' list")
+    parser.add_argument("--speed", type=_positive, default=600.0,
+                        help="simulated seconds per wall second (default 600)")
+    parser.add_argument("--start", type=_iso, default=None,
+                        help="simulated start, ISO 8601 (default: just before the first article)")
+    parser.add_argument("--retime", type=_positive, default=None, metavar="RATE",
+                        help="re-space the articles to RATE per simulated day")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the retimed schedule and the 'most read' boxes")
+    parser.add_argument("--host", default="127.0.0.1", help="loopback address (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one (default 8080)")
+    parser.add_argument("--log", default=None, metavar="FILE", help="JSON-lines request log")
+    parser.add_argument("--truth", default=None, metavar="FILE",
+                        help="write the served articles (path, simulated publication, sections) "
+                        "as JSON lines")
+    parser.add_argument("--status-every", type=_positive, default=30.0, metavar="SECONDS",
+                        help="wall seconds between two status lines (default 30)")
+
+
+def run(args: argparse.Namespace) -> int:
+    import sys
+
+    from twisted.internet import reactor, task
+
+    from newsforagers.corpus import CorpusError, load_corpus
+    from newsforagers.replay.server import ReplaySite, is_loopback
+
+    if not is_loopback(args.host):
+        print(f"replay: --host {args.host!r} is not a loopback address", file=sys.stderr)
+        return 2
+    try:
+        corpus = load_corpus(args.corpus)
+        site = ReplaySite(corpus, profile=args.profile, speed=args.speed, start=args.start,
+                          retime=args.retime, log_path=args.log, seed=args.seed)
+    except (CorpusError, ValueError) as exc:
+        print(f"replay: {exc}", file=sys.stderr)
+        return 2
+    if args.truth:
+        site.write_truth(args.truth)
+    try:
+        site.listen(reactor, host=args.host, port=args.port)
+    except Exception as exc:  # CannotListenError and friends: report, do not trace back
+        print(f"replay: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        return 2
+    print(f"serving {site.url} sim_now={site.clock.now().isoformat()} speed={args.speed:g} "
+          f"profile={args.profile} articles={len(site.articles)}", flush=True)
+
+    def status() -> None:
+        now = site.clock.now_ts()
+        print(f"sim_now={site.clock.now().isoformat()} "
+              f"published={site.index.visible_count(now)}/{len(site.articles)} "
+              f"requests={site.request_count}", flush=True)
+
+    ticker = task.LoopingCall(status)
+    ticker.start(args.status_every, now=False)
+    reactor.addSystemEventTrigger("before", "shutdown", ticker.stop)
+    reactor.addSystemEventTrigger("before", "shutdown", site.stop)
+    # The default reactor stops on SIGINT and SIGTERM; shutdown triggers then close the port
+    # and the log.
+    reactor.run()
+    return 0
