@@ -31,6 +31,8 @@ class ForagersConfig:
     send_cost: float = _default("send_cost")
     rewarded_send_pays_cost: bool = _default("rewarded_send_pays_cost")
     novelty_window: float = _default("novelty_window")
+    future_skew: float = _default("future_skew")
+    sent_memory_size: int = _default("sent_memory_size")
     score_init: float = _default("score_init")
     score_per_send: float = _default("score_per_send")
     score_per_reward: float = _default("score_per_reward")
@@ -71,6 +73,8 @@ class ForagersConfig:
         need(0 <= self.td_gamma < 1, "td_gamma", self.td_gamma, "in [0, 1)")
         need(self.send_cost >= 0, "send_cost", self.send_cost, ">= 0")
         need(self.novelty_window > 0, "novelty_window", self.novelty_window, "> 0 seconds")
+        need(self.future_skew >= 0, "future_skew", self.future_skew, ">= 0 seconds")
+        need(self.sent_memory_size >= 1, "sent_memory_size", self.sent_memory_size, "at least 1")
         need(self.retire_score < self.score_init < self.split_score, "score_init", self.score_init,
              f"between FORAGERS_RETIRE_SCORE ({self.retire_score}) and FORAGERS_SPLIT_SCORE "
              f"({self.split_score})")
@@ -86,7 +90,8 @@ class ForagersConfig:
         return RewardRules(
             reward=self.reward, send_cost=self.send_cost,
             rewarded_send_pays_cost=self.rewarded_send_pays_cost,
-            novelty_window=self.novelty_window, score_init=self.score_init,
+            novelty_window=self.novelty_window, future_skew=self.future_skew,
+            score_init=self.score_init,
             score_per_send=self.score_per_send, score_per_reward=self.score_per_reward,
         )
 

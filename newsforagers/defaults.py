@@ -25,6 +25,11 @@ FORAGERS_SEND_COST = 1.0
 # alone. True reproduces the worked example.
 FORAGERS_REWARDED_SEND_PAYS_COST = True
 FORAGERS_NOVELTY_WINDOW = 24 * 3600.0  # seconds: "not older than 24 hours"
+# A document dated further than this ahead of the site's clock is neither sent nor rewarded:
+# clocks disagree by a little, a date days ahead is a bad date.
+FORAGERS_FUTURE_SKEW = 300.0  # seconds
+# Alg. 5's "previously sent" memory of a forager, bounded (oldest sends forgotten first).
+FORAGERS_SENT_MEMORY_SIZE = 50_000
 
 # Forager score and population (Alg. 7-8).
 FORAGERS_SCORE_INIT = 100.0

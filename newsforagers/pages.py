@@ -46,12 +46,12 @@ __all__ = [
 
 #: A page dated up to this far in the future still counts as published: server and page
 #: clocks drift, and sites stamp a story a few minutes ahead when it is scheduled.
-DEFAULT_FUTURE_SKEW = timedelta(minutes=5)
+DEFAULT_FUTURE_SKEW = timedelta(seconds=defaults.FORAGERS_FUTURE_SKEW)
 
 #: How many sent URLs a :class:`SentMemory` keeps by default. A page older than the novelty
 #: window can never be a candidate again, so the memory only has to cover one window's worth
 #: of sends; this is far more than a forager sends in 24 hours on any site we measured.
-DEFAULT_SENT_MEMORY_SIZE = 50_000
+DEFAULT_SENT_MEMORY_SIZE = defaults.FORAGERS_SENT_MEMORY_SIZE
 
 _NOVELTY_WINDOW = timedelta(seconds=defaults.FORAGERS_NOVELTY_WINDOW)
 
@@ -303,15 +303,18 @@ class SentMemory:
         Alg. 5: :class:`Page` items that fail :func:`is_candidate` are dropped (and not
         remembered); a bare URL then raises ValueError, since it has no date to check.
         """
-        selected: list[_ItemT] = []
-        for item in items:
-            if now is not None:
+        if now is not None:
+            # Checked before anything is remembered, so a bad batch leaves the memory as it was.
+            items = list(items)
+            for item in items:
                 if not isinstance(item, Page):
                     raise ValueError(
                         f"select(now=...) needs Page items to check dates, got {item!r}."
                     )
-                if not is_candidate(item.published, now, window, skew=skew):
-                    continue
+        selected: list[_ItemT] = []
+        for item in items:
+            if now is not None and not is_candidate(item.published, now, window, skew=skew):
+                continue
             key = _memory_key(item)
             if key in self._sent:
                 continue

@@ -450,7 +450,8 @@ def test_select_with_now_is_algorithm_5():
     assert "https://a/stale" not in memory
     assert memory.select([fresh], now=NOW) == []
     with pytest.raises(ValueError, match="Page items"):
-        memory.select(["https://a/url"], now=NOW)
+        memory.select([dated("https://a/other", NOW), "https://a/url"], now=NOW)
+    assert "https://a/other" not in memory
 
 
 def test_memory_is_bounded_and_forgets_the_oldest_first():

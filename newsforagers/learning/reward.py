@@ -28,16 +28,19 @@ class RewardRules:
     send_cost: float = defaults.FORAGERS_SEND_COST
     rewarded_send_pays_cost: bool = defaults.FORAGERS_REWARDED_SEND_PAYS_COST
     novelty_window: float = defaults.FORAGERS_NOVELTY_WINDOW  # seconds
+    future_skew: float = defaults.FORAGERS_FUTURE_SKEW  # seconds a date may lie ahead
     score_init: float = defaults.FORAGERS_SCORE_INIT
     score_per_send: float = defaults.FORAGERS_SCORE_PER_SEND
     score_per_reward: float = defaults.FORAGERS_SCORE_PER_REWARD
 
     def __post_init__(self):
-        for name in ("reward", "send_cost", "novelty_window", "score_init",
+        for name in ("reward", "send_cost", "novelty_window", "future_skew", "score_init",
                      "score_per_send", "score_per_reward"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise ValueError(f"reward rule {name} ({value!r}) must be a finite number.")
+        if self.future_skew < 0:
+            raise ValueError(f"reward rule future_skew ({self.future_skew!r}) must be >= 0.")
         if self.send_cost < 0:
             raise ValueError(f"reward rule send_cost ({self.send_cost!r}) must be >= 0.")
         if self.novelty_window <= 0:
@@ -59,15 +62,21 @@ def judge_send(rules: RewardRules, first_sender: bool, age_seconds: float) -> Se
     """Alg. 7 for one send: ``first_sender`` is True when the agent has not seen the document.
 
     ``age_seconds`` is the document's age on the site's clock at the send; a document older
-    than the novelty window is never rewarded (and, by Alg. 7, never enters the seen set).
+    than the novelty window, or dated more than ``future_skew`` ahead of the clock, is never
+    rewarded (and, by Alg. 7, never enters the seen set).
     """
     if not math.isfinite(age_seconds):
         raise ValueError(f"document age ({age_seconds!r}) must be finite.")
-    relevant = first_sender and age_seconds <= rules.novelty_window
+    relevant = first_sender and in_window(rules, age_seconds)
     if relevant:
         profit = rules.reward - (rules.send_cost if rules.rewarded_send_pays_cost else 0.0)
         return SendOutcome(True, profit, rules.score_per_send + rules.score_per_reward)
     return SendOutcome(False, -rules.send_cost, rules.score_per_send)
+
+
+def in_window(rules: RewardRules, age_seconds: float) -> bool:
+    """True when a document of this age may be rewarded: −future_skew ≤ age ≤ window."""
+    return -rules.future_skew <= age_seconds <= rules.novelty_window
 
 
 def step_profit(outcomes: Iterable[SendOutcome]) -> float:

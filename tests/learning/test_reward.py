@@ -39,6 +39,12 @@ def test_age_limit_is_24_hours_inclusive_and_old_documents_are_not_remembered():
     assert not old.rewarded and "old" not in agent.seen
 
 
+def test_documents_dated_ahead_of_the_clock_are_not_rewarded():
+    rules = RewardRules()  # future_skew 300 s
+    assert judge_send(rules, True, -300.0).rewarded
+    assert not judge_send(rules, True, -301.0).rewarded
+
+
 def test_scores_start_at_100_lose_005_per_send_gain_1_per_reward():
     agent = ReinforcingAgent()
     agent.register("a")
