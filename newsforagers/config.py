@@ -47,6 +47,16 @@ class ForagersConfig:
     energy_ub: int = _default("energy_ub")
     n_clusters: int = _default("n_clusters")
     tanh_scale: float = _default("tanh_scale")
+    store: str = _default("store")
+    clock: str = _default("clock")
+    bootstrap_pages: int = _default("bootstrap_pages")
+    reuse_states: bool = _default("reuse_states")
+    state_cache_size: int = _default("state_cache_size")
+    step_timeout: float = _default("step_timeout")
+    start_failures: int = _default("start_failures")
+    max_paths: int = _default("max_paths")
+    seed: int = _default("seed")
+    item_text: bool = _default("item_text")
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> "ForagersConfig":
@@ -85,6 +95,16 @@ class ForagersConfig:
              f"between 1 and FORAGERS_ENERGY_UB ({self.energy_ub})")
         need(self.n_clusters >= 1, "n_clusters", self.n_clusters, "at least 1")
         need(self.tanh_scale > 0, "tanh_scale", self.tanh_scale, "> 0")
+        need(self.store.startswith(("memory://", "sqlite:///")), "store", self.store,
+             "a store URL: memory:// or sqlite:///PATH")
+        need(self.clock in ("site", "system"), "clock", self.clock, "'site' or 'system'")
+        need(self.bootstrap_pages >= self.n_clusters, "bootstrap_pages", self.bootstrap_pages,
+             f"at least FORAGERS_N_CLUSTERS ({self.n_clusters})")
+        need(self.state_cache_size >= 0, "state_cache_size", self.state_cache_size, ">= 0")
+        need(self.step_timeout > 0, "step_timeout", self.step_timeout, "> 0 seconds")
+        need(self.start_failures >= 1, "start_failures", self.start_failures, "at least 1")
+        need(self.max_paths >= 0, "max_paths", self.max_paths, ">= 0 (0: no limit)")
+        need(self.seed >= -1, "seed", self.seed, ">= 0, or -1 for fresh entropy")
 
     def reward_rules(self) -> RewardRules:
         return RewardRules(
@@ -121,7 +141,11 @@ def _coerce(key: str, raw: Any, kind: type) -> Any:
             if not math.isfinite(value):
                 raise ValueError
             return value
+        if kind is str:
+            if not isinstance(raw, str):
+                raise ValueError
+            return raw.strip()
         return raw
     except (TypeError, ValueError):
-        expected = "true or false" if kind is bool else f"a finite {kind.__name__}"
+        expected = {bool: "true or false", str: "a string"}.get(kind, f"a finite {kind.__name__}")
         raise ValueError(f"{key} ({raw!r}) must be {expected}.") from None

@@ -50,3 +50,28 @@ FORAGERS_ENERGY_UB = 16
 # Text state (PrTFIDF over PDDP clusters).
 FORAGERS_N_CLUSTERS = 50
 FORAGERS_TANH_SCALE = 40.0
+
+# Running foragers under Scrapy.
+# The colony store: memory:// or sqlite:///PATH (the embedded default, relative to the
+# directory the crawl runs in).
+FORAGERS_STORE = "sqlite:///.newsforagers/colony.db"
+# Whose clock decides a document's age and an item's found_at: "site" (the response's Date
+# header, falling back to the system clock when a response has none) or "system".
+FORAGERS_CLOCK = "site"
+# Without -a model=..., a forager fits its state encoder on its first N probed pages and
+# walks in random order until then.
+FORAGERS_BOOTSTRAP_PAGES = 500
+# Alg. 2: reuse the stored state of a dated page (an article cannot change) instead of
+# downloading it again.
+FORAGERS_REUSE_STATES = True
+FORAGERS_STATE_CACHE_SIZE = 100_000
+# Seconds a step may wait for its page and probes before the missing ones count as failed.
+FORAGERS_STEP_TIMEOUT = 60.0
+# A start URL that fails this many times in a row leaves the weblog.
+FORAGERS_START_FAILURES = 3
+# Stop a forager after this many paths (0: never; news monitoring runs until stopped).
+FORAGERS_MAX_PATHS = 0
+# Seed of the forager's random generator (-1: fresh entropy every run).
+FORAGERS_SEED = -1
+# Put the page's visible text in output items (field "text").
+FORAGERS_ITEM_TEXT = True

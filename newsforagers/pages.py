@@ -177,7 +177,8 @@ class Page:
     ``links`` are absolute, fragment-free http(s) URLs, deduplicated in document order.
     ``published`` is a timezone-aware UTC datetime, or None when the page carries no
     plausible publication date. ``date_source`` tells where it came from: ``"meta"``,
-    ``"json-ld"``, ``"time"`` (explicit full timestamps), ``"htmldate"`` or ``"url"``.
+    ``"json-ld"``, ``"time"`` (explicit full timestamps), ``"htmldate"`` or ``"url"``; a page
+    with several dated items and no page-level date is a listing (``"listing"``, undated).
     """
 
     url: str
@@ -476,7 +477,13 @@ def _published(url: str, selector: Selector) -> tuple[datetime | None, str | Non
         ("json-ld", _json_ld_published),
         ("time", _time_values),
     ):
-        for value in candidates(selector):
+        values = candidates(selector)
+        if source == "time" and _is_listing(selector, values):
+            # Several dated items and no page-level date: a front, a tag page or an
+            # archive. Its newest item's date is not its publication date, and neither is
+            # a date in its URL (/archive/2024/01/02/), so htmldate is not asked either.
+            return None, "listing"
+        for value in values:
             published = _parse_timestamp(value)
             if published is not None:
                 return published, source
@@ -489,6 +496,12 @@ def _published(url: str, selector: Selector) -> tuple[datetime | None, str | Non
     if published is not None:
         return published, "url"
     return None, None
+
+
+def _is_listing(selector: Selector, time_values: list[str]) -> bool:
+    if selector.xpath(_TIME_MARKED_XPATH):
+        return False
+    return len(set(time_values)) >= 2
 
 
 def _meta_values(selector: Selector) -> list[str]:

@@ -484,3 +484,18 @@ def test_memory_round_trips_through_a_list():
 def test_memory_bound_must_be_a_positive_integer(bad):
     with pytest.raises(ValueError, match="max_entries"):
         SentMemory(max_entries=bad)
+
+
+def test_a_listing_of_dated_items_is_not_a_dated_page():
+    # A section front: many <time> elements, no page-level date, a date in its URL.
+    items = "".join(
+        f'<li><a href="/2024/01/01/story-{i}/">Story {i}</a> '
+        f'<time datetime="2024-01-01T1{i}:00:00+00:00">Jan 1</time></li>' for i in range(5)
+    )
+    html = f"<html><head><title>Politics</title></head><body><main><ul>{items}</ul></main></body></html>"
+    page = read_page("https://news.example/archive/2024/01/01/", html)
+    assert page.published is None and page.date_source == "listing"
+    assert len(page.links) == 5
+    # one dated story among undated links is still that story's date
+    single = html.replace(items, items.split("</li>")[0] + "</li>")
+    assert read_page("https://news.example/x/", single).date_source == "time"

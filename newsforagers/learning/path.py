@@ -104,6 +104,15 @@ class ForagerPath:
         self._take(url, self._rows[index])
         return url
 
+    def choose_next_url(self, url: str) -> str | None:
+        """Take a given frontier URL as the next step (random order while states are unknown)."""
+        index = self._frontier_index.get(url)
+        if self.finished or index is None or not self._alive[index]:
+            return None
+        self._alive[index] = False
+        self._take(url, self._rows[index])
+        return url
+
     @property
     def finished(self) -> bool:
         return len(self.steps) >= self.max_steps or self.frontier_size == 0

@@ -93,6 +93,12 @@ class Weblog:
             raise ValueError("the weblog is empty: there is no starting URL to choose.")
         return starts[int(rng.integers(len(starts)))]
 
+    def remove(self, url: str) -> bool:
+        """Drop a URL (e.g. a start URL that cannot be downloaded); True if it was there."""
+        before = len(self._entries)
+        self._entries = [e for e in self._entries if e[0] != url]
+        return len(self._entries) < before
+
     # -- learning -----------------------------------------------------------------------
 
     def update(self, urls: Sequence[str], profits: Sequence[float]) -> None:

@@ -1,0 +1,20 @@
+"""``ForagersAddon``: enables newsforagers with one line.
+
+``ADDONS = {"newsforagers.addon.ForagersAddon": 0}`` (the ``forager`` spider sets it itself)
+installs the forager scheduler and the reinforcing-agent pipeline and gives every
+``FORAGERS_*`` setting its default at add-on priority, so project, spider and command-line
+settings still win.
+"""
+
+from __future__ import annotations
+
+from newsforagers import defaults
+
+
+class ForagersAddon:
+    def update_settings(self, settings) -> None:
+        settings.set("SCHEDULER", "newsforagers.scheduler.ForagerScheduler", "addon")
+        settings["ITEM_PIPELINES"]["newsforagers.pipelines.ReinforcingAgentPipeline"] = 100
+        for name in dir(defaults):
+            if name.startswith("FORAGERS_"):
+                settings.set(name, getattr(defaults, name), "addon")

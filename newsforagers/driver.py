@@ -1,0 +1,125 @@
+"""The thin layer between Scrapy and a :class:`~newsforagers.forager.Forager`.
+
+The scheduler asks it for step requests and whether the step barrier holds; the spider's
+callbacks hand it what pages say; the reinforcing agent's ``reward_received`` signal comes
+back through it. It turns the forager's URLs into Scrapy requests, its counters into stats,
+and keeps its long-term memory in ``spider.state`` (persisted by Scrapy's SpiderState
+extension under JOBDIR).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from scrapy import Request
+
+from newsforagers import signals as forager_signals
+from newsforagers.forager import Forager
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+STATE_KEY = "forager"
+
+
+class ForagerDriver:
+    def __init__(self, crawler: Crawler, spider: Any, forager: Forager, step_timeout: float, max_paths: int):
+        self.crawler = crawler
+        self.spider = spider
+        self.forager = forager
+        self.step_timeout = step_timeout
+        self.max_paths = max_paths
+        self._restored = False
+        self._saved_paths = -1
+        crawler.signals.connect(self.reward_received, signal=forager_signals.reward_received)
+
+    @property
+    def name(self) -> str:
+        return self.forager.name
+
+    @property
+    def done(self) -> bool:
+        if self.max_paths and self.forager.counters.paths >= self.max_paths and not self.forager.busy:
+            return True
+        return self.forager.done
+
+    @property
+    def busy(self) -> bool:
+        return self.forager.busy
+
+    # -- the scheduler's side ------------------------------------------------------------
+
+    def next_step_request(self) -> Request | None:
+        if not self._restored:
+            self._restore()
+        paths_before = self.forager.counters.paths
+        url = self.forager.next_step()
+        if self.forager.counters.paths != paths_before:
+            self._path_finished()
+        if self.max_paths and self.forager.counters.paths >= self.max_paths:
+            return None
+        self._update_stats()
+        if url is None:
+            if self.forager.done and len(self.forager.weblog) == 0:
+                logger.error("forager %s: no starting URL left in the weblog; stopping", self.name)
+            return None
+        step = self.forager.step
+        return self.spider.make_request(url, "step", step.path_id, step.index)
+
+    def abandon_step(self) -> int:
+        return self.forager.abandon_step()
+
+    # -- the reinforcing agent's answers ---------------------------------------------------
+
+    def reward_received(self, forager: str, path: int, step: int, profit: float, rewarded: bool, **kwargs) -> None:
+        if forager == self.name:
+            self.forager.on_reward(path, step, profit, rewarded)
+
+    # -- state and stats -------------------------------------------------------------------
+
+    def _restore(self) -> None:
+        self._restored = True
+        state = self._spider_state()
+        saved = state.get(STATE_KEY)
+        if saved:
+            try:
+                self.forager.restore(saved)
+                logger.info("forager %s: resumed with a weblog of %d URLs", self.name, len(self.forager.weblog))
+            except (KeyError, TypeError, ValueError) as exc:
+                logger.error("forager %s: saved state unusable (%s); starting from the seeds", self.name, exc)
+        self.save_state()
+
+    def _spider_state(self) -> dict:
+        state = getattr(self.spider, "state", None)
+        if not isinstance(state, dict):
+            state = {}
+            self.spider.state = state
+        return state
+
+    def save_state(self) -> None:
+        self._spider_state()[STATE_KEY] = self.forager.to_state()
+
+    def _path_finished(self) -> None:
+        path = self.forager.last_path
+        self.save_state()
+        self.crawler.signals.send_catch_log(
+            forager_signals.path_finished, forager=self.name, path=path["id"],
+            steps=path["steps"], profit=path["profit"],
+        )
+
+    def _update_stats(self) -> None:
+        stats = self.crawler.stats
+        counters = asdict(self.forager.counters)
+        td_updates = counters.pop("td_updates")
+        td_error_sum = counters.pop("td_error_abs_sum")
+        for key, value in counters.items():
+            stats.set_value(f"newsforagers/{key}", value)
+        stats.set_value("newsforagers/td_updates", td_updates)
+        if td_updates:
+            stats.set_value("newsforagers/td_error_mean_abs", td_error_sum / td_updates)
+        stats.set_value("newsforagers/weight_norm", float((self.forager.weights ** 2).sum() ** 0.5))
+        stats.set_value("newsforagers/weblog_size", len(self.forager.weblog))

@@ -1,0 +1,377 @@
+"""The forager's mind at run time: weblog, weights, the current path and its step barrier.
+
+This is the part of a forager that the Scrapy scheduler and spider share (the scheduler asks
+it for the next step, the spider tells it what a downloaded page says). It never imports
+Scrapy: URLs, texts and dates in, URLs and numbers out, with the learning core doing the
+maths (Alg. 1-5 and 10-12 of the selection paper).
+
+A step goes: ``next_step()`` → the scheduler downloads the step page → ``on_step_page()``
+returns the probes to download (links not visited in this path, minus pages whose stored
+state can be reused, Alg. 2) → each probe ends in ``on_probe_page()`` or ``on_probe_failed()``
+→ when the last one is in, the batch of probe texts is featurised at once, the frontier
+grows, the TD step (Alg. 4) uses the step's profit, and ``next_step()`` may choose again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Callable, Protocol, Sequence
+
+import numpy as np
+
+from newsforagers.config import ForagersConfig
+from newsforagers.learning import Weblog, random_weights, td_error, td_step
+from newsforagers.learning.path import ForagerPath
+from newsforagers.pages import SentMemory, is_candidate
+
+logger = logging.getLogger(__name__)
+
+MODES = ("wlrl", "wl", "rl")
+
+
+class Encoder(Protocol):
+    def transform(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+@dataclass
+class ForagerCounters:
+    steps: int = 0
+    paths: int = 0
+    probes: int = 0
+    probe_failures: int = 0
+    reused_states: int = 0
+    sent: int = 0
+    rewarded: int = 0
+    late_rewards: int = 0
+    td_updates: int = 0
+    td_error_abs_sum: float = 0.0
+    start_failures: int = 0
+    td_overflows: int = 0
+
+
+@dataclass
+class _Probe:
+    url: str
+    text: str | None = None
+    published: datetime | None = None
+    done: bool = False
+
+
+@dataclass
+class _Step:
+    """The step in progress: its page, its probes and the batch waiting to be featurised."""
+
+    url: str
+    index: int
+    path_id: int
+    page_done: bool = False
+    probes: dict[str, _Probe] = field(default_factory=dict)
+    step_text: str | None = None
+    reused: list[tuple[str, np.ndarray]] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return self.page_done and all(p.done for p in self.probes.values())
+
+
+class Forager:
+    """One forager (a spider's mind). ``rng`` drives every random choice it makes."""
+
+    def __init__(
+        self,
+        name: str,
+        config: ForagersConfig,
+        weblog: Weblog,
+        weights: np.ndarray,
+        rng: np.random.Generator,
+        mode: str = "wlrl",
+        encoder: Encoder | None = None,
+        bootstrap: Callable[[list[str]], Encoder] | None = None,
+        bootstrap_pages: int = 500,
+        reuse_states: bool = True,
+        state_cache_size: int = 100_000,
+        max_start_failures: int = 3,
+    ):
+        if mode not in MODES:
+            raise ValueError(f"forager mode ({mode!r}) must be one of {', '.join(MODES)}.")
+        if encoder is None and bootstrap is None:
+            raise ValueError("a forager needs a state encoder or a way to bootstrap one.")
+        self.name = name
+        self.config = config
+        self.weblog = weblog
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.rng = rng
+        self.mode = mode
+        self.encoder = encoder
+        self._bootstrap = bootstrap
+        self.bootstrap_pages = bootstrap_pages
+        self._bootstrap_texts: list[str] = []
+        self.reuse_states = reuse_states
+        self.path = ForagerPath(k=config.n_clusters, max_steps=config.path_steps)
+        self.sent = SentMemory(config.sent_memory_size)
+        self.counters = ForagerCounters()
+        self.path_id = 0
+        self.step: _Step | None = None
+        self.retired = False
+        self.last_path: dict | None = None
+        # Alg. 2: state vectors of probed pages by URL, with their publication date; bounded
+        self._states: OrderedDict[str, tuple[np.ndarray, datetime | None]] = OrderedDict()
+        self._state_cache_size = state_cache_size
+        self._start_failures: dict[str, int] = {}
+        self._max_start_failures = max_start_failures
+
+    # -- the scheduler's side ----------------------------------------------------------
+
+    @property
+    def busy(self) -> bool:
+        """True while the current step waits for its page or probes (the step barrier)."""
+        return self.step is not None and not self.step.complete
+
+    @property
+    def done(self) -> bool:
+        """Nothing left to do: retired, or no starting URL left in the weblog."""
+        return self.retired or len(self.weblog) == 0
+
+    def next_step(self) -> str | None:
+        """The URL of the next step, or None while the barrier holds or the forager is done."""
+        if self.done or self.busy:
+            return None
+        if self.step is not None:
+            self._finish_step()
+        if self.path.steps and not self.path.finished:
+            url = self.path.choose_next(self.weights) if self.encoder is not None else self._random_next()
+            if url is not None:
+                return self._begin_step(url)
+        return self._begin_path()
+
+    def _random_next(self) -> str | None:
+        # Before the encoder is fitted every state is unknown: random order (bootstrap).
+        frontier = self.path.frontier()
+        if not frontier or self.path.finished:
+            return None
+        url = frontier[int(self.rng.integers(len(frontier)))]
+        return self.path.choose_next_url(url)
+
+    def _begin_path(self) -> str | None:
+        if self.path.steps:
+            self._end_path()
+        if self.done:
+            return None
+        start = self.weblog.choose_start(self.rng)
+        self.path_id += 1
+        cached = self._states.get(start)
+        self.path.begin(start, None if cached is None else cached[0])
+        return self._begin_step(start)
+
+    def _end_path(self) -> None:
+        """Alg. 1 after a path (not for RL foragers, whose weblog is fixed)."""
+        self.counters.paths += 1
+        self.last_path = {"id": self.path_id, "steps": len(self.path.steps),
+                          "profit": float(sum(self.path.profits))}
+        if self.mode != "rl":
+            self.weblog.update(self.path.steps, self.path.profits)
+
+    def _begin_step(self, url: str) -> str:
+        self.step = _Step(url=url, index=len(self.path.steps) - 1, path_id=self.path_id)
+        self.counters.steps += 1
+        return url
+
+    # -- the spider's side ---------------------------------------------------------------
+
+    def on_step_page(self, url: str, text: str, links: Sequence[str]) -> list[str]:
+        """The step page arrived: return the probes to download (Alg. 12)."""
+        step = self._current(url)
+        if step is None:
+            return []
+        self._start_failures.pop(url, None)
+        if self.path.step_states[-1] is None:
+            step.step_text = text
+        probes = []
+        for link in dict.fromkeys(links):
+            if link in self.path.visited or link in step.probes or self.path.state_of(link) is not None:
+                continue
+            cached = self._states.get(link)
+            if self.reuse_states and cached is not None and self._cannot_have_changed(cached[1]):
+                step.reused.append((link, cached[0]))
+                self.counters.reused_states += 1
+                continue
+            step.probes[link] = _Probe(link)
+            probes.append(link)
+        step.page_done = True
+        return probes
+
+    def on_step_failed(self, url: str) -> None:
+        """The step page could not be downloaded; a start URL failing again and again leaves
+        the weblog (an unreachable seed must not be retried forever)."""
+        step = self._current(url)
+        if step is None:
+            return
+        step.page_done = True
+        if step.index == 0:
+            self.counters.start_failures += 1
+            failures = self._start_failures.get(url, 0) + 1
+            self._start_failures[url] = failures
+            if failures >= self._max_start_failures:
+                self.weblog.remove(url)
+                logger.warning("forager %s: start URL %s failed %d times, removed from the weblog",
+                               self.name, url, failures)
+
+    def on_probe_page(self, url: str, text: str, published: datetime | None) -> None:
+        probe = self._probe(url)
+        if probe is not None:
+            probe.text, probe.published, probe.done = text, published, True
+            self.counters.probes += 1
+
+    def on_probe_failed(self, url: str) -> None:
+        probe = self._probe(url)
+        if probe is not None:
+            probe.done = True
+            self.counters.probe_failures += 1
+
+    def abandon_step(self) -> int:
+        """Count the step's page and probes still missing as failed; return how many."""
+        step = self.step
+        if step is None:
+            return 0
+        missing = 0
+        if not step.page_done:
+            step.page_done = True
+            missing += 1
+        for probe in step.probes.values():
+            if not probe.done:
+                probe.done = True
+                missing += 1
+                self.counters.probe_failures += 1
+        return missing
+
+    def should_send(self, url: str, published: datetime | None, now: datetime) -> bool:
+        """Alg. 5: a candidate (≤ 24 h old, not dated ahead) not sent before by this forager."""
+        window = timedelta(seconds=self.config.novelty_window)
+        skew = timedelta(seconds=self.config.future_skew)
+        if not is_candidate(published, now, window, skew=skew) or url in self.sent:
+            return False
+        self.sent.select([url])
+        self.counters.sent += 1
+        return True
+
+    def on_reward(self, path_id: int, step_index: int, profit: float, rewarded: bool) -> None:
+        """The reinforcing agent's answer for one send made at ``step_index`` of path ``path_id``."""
+        if rewarded:
+            self.counters.rewarded += 1
+        if path_id != self.path_id or not 0 <= step_index < len(self.path.steps):
+            self.counters.late_rewards += 1
+            return
+        self.path.profits[step_index] += float(profit)
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _current(self, url: str) -> _Step | None:
+        if self.step is None or self.step.url != url or self.step.page_done:
+            return None
+        return self.step
+
+    def _probe(self, url: str) -> _Probe | None:
+        if self.step is None:
+            return None
+        probe = self.step.probes.get(url)
+        return None if probe is None or probe.done else probe
+
+    def _cannot_have_changed(self, published: datetime | None) -> bool:
+        # A dated page is an article: its text (so its state) does not change once published.
+        return published is not None
+
+    def _finish_step(self) -> None:
+        """Featurise the step's batch, grow the frontier, take the TD step (Alg. 2, 4)."""
+        step, self.step = self.step, None
+        fetched = [p for p in step.probes.values() if p.text is not None]
+        texts = [p.text for p in fetched]
+        if step.step_text is not None:
+            texts.append(step.step_text)
+        if self.encoder is None:
+            self._bootstrap_texts.extend(texts)
+            if len(self._bootstrap_texts) >= self.bootstrap_pages:
+                self._fit_encoder()
+            self.path.add_frontier([p.url for p in fetched], np.zeros((len(fetched), self.config.n_clusters)))
+            return
+        states = self.encoder.transform(texts) if texts else np.zeros((0, self.config.n_clusters))
+        if step.step_text is not None:
+            self.path.set_current_state(states[-1])
+            self._remember(step.url, states[-1], None)
+        for probe, state in zip(fetched, states):
+            self._remember(probe.url, state, probe.published)
+        urls, rows = [p.url for p in fetched], states[: len(fetched)]
+        if step.reused:
+            urls += [u for u, _ in step.reused]
+            rows = np.concatenate([rows, np.stack([s for _, s in step.reused])])
+        if urls:
+            self.path.add_frontier(urls, rows)
+        self._td_update()
+
+    def _td_update(self) -> None:
+        if self.mode == "wl":
+            return
+        transition = self.path.last_transition()
+        if transition is None:
+            return
+        s_tm1, r_t, s_t = transition
+        try:
+            delta = td_error(self.weights, s_tm1, r_t, s_t, self.config.td_gamma)
+            self.weights = td_step(self.weights, s_tm1, r_t, s_t, self.config.td_alpha, self.config.td_gamma)
+        except ValueError:
+            # a diverging value estimate must not take the forager down: keep the old weights
+            self.counters.td_overflows += 1
+            logger.warning("forager %s: TD step overflowed; weights kept", self.name)
+            return
+        self.counters.td_updates += 1
+        self.counters.td_error_abs_sum += abs(delta)
+
+    def _fit_encoder(self) -> None:
+        texts, self._bootstrap_texts = self._bootstrap_texts, []
+        try:
+            self.encoder = self._bootstrap(texts)
+        except ValueError as exc:
+            # too few distinct texts yet: keep collecting
+            logger.info("forager %s: encoder bootstrap postponed (%s)", self.name, exc)
+            self._bootstrap_texts = texts
+            self.bootstrap_pages = len(texts) * 2
+            return
+        logger.info("forager %s: state encoder fitted on %d probed pages", self.name, len(texts))
+        # The path so far was walked in random order with unknown states: close it (its
+        # profits still update the weblog) and let the next path use real states.
+        if self.path.steps:
+            self._end_path()
+        self.path = ForagerPath(k=self.config.n_clusters, max_steps=self.config.path_steps)
+
+    def _remember(self, url: str, state: np.ndarray, published: datetime | None) -> None:
+        self._states[url] = (np.asarray(state, dtype=np.float32), published)
+        self._states.move_to_end(url)
+        while len(self._states) > self._state_cache_size:
+            self._states.popitem(last=False)
+
+    # -- persistence (spider state) -------------------------------------------------------
+
+    def to_state(self) -> dict:
+        return {
+            "name": self.name,
+            "mode": self.mode,
+            "weblog": self.weblog.to_dict(),
+            "weights": self.weights.tolist(),
+            "sent": self.sent.to_list(),
+            "path_id": self.path_id,
+        }
+
+    def restore(self, state: dict) -> None:
+        self.weblog = Weblog.from_dict(state["weblog"])
+        weights = np.asarray(state["weights"], dtype=np.float64)
+        if weights.shape != (self.config.n_clusters,) or not np.all(np.isfinite(weights)):
+            raise ValueError("saved forager weights do not fit this forager.")
+        self.weights = weights
+        self.sent = SentMemory.from_list(state.get("sent", []), self.config.sent_memory_size)
+        self.path_id = int(state.get("path_id", 0))
+
+
+def initial_weights(config: ForagersConfig, rng: np.random.Generator) -> np.ndarray:
+    return random_weights(config.n_clusters, rng)

@@ -1,0 +1,99 @@
+"""``ReinforcingAgentPipeline``: the colony's reinforcing agent (Alg. 7) as an item pipeline.
+
+Foragers send candidate documents as items marked ``forager_send``. For each one the agent
+decides novelty — first sender of a document not seen before, by canonical URL *and* by
+content fingerprint, so the same story under two URLs is paid once — and age (at most
+``FORAGERS_NOVELTY_WINDOW`` old, not dated ahead of the site's clock), applies the reward,
+cost and score rules, tells the sender through the ``reward_received`` signal, and passes a
+novel document on as an output item (``url, title, published, found_at, forager, reward``
+[, ``text``]). A send that is not novel is dropped quietly and counted. Items that are not
+forager sends pass through untouched, so other pipelines and feed exports work as usual.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from itemadapter import ItemAdapter
+from scrapy.exceptions import DropItem
+
+from newsforagers import signals as forager_signals
+from newsforagers.config import ForagersConfig
+from newsforagers.learning.reward import in_window, judge_send
+from newsforagers.store import DocumentRecord, open_store
+
+logger = logging.getLogger(__name__)
+
+OUTPUT_FIELDS = ("url", "title", "published", "found_at", "forager", "reward")
+
+
+class ReinforcingAgentPipeline:
+    def __init__(self, crawler, config: ForagersConfig, store=None):
+        self.crawler = crawler
+        self.config = config
+        self.rules = config.reward_rules()
+        self.store = store
+        self._owns_store = store is None
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler, ForagersConfig.from_settings(crawler.settings))
+
+    def open_spider(self, spider=None) -> None:
+        if self.store is None:
+            self.store = open_store(self.config.store)
+        forager = getattr(self.crawler.spider, "forager_id", None)
+        if forager is not None and self.store.get_score(forager) is None:
+            self.store.set_score(forager, self.rules.score_init)
+
+    def close_spider(self, spider=None) -> None:
+        if self._owns_store and self.store is not None:
+            self.store.close()
+            self.store = None
+
+    def process_item(self, item, spider=None):
+        adapter = ItemAdapter(item)
+        if not adapter.get("forager_send"):
+            return item
+        stats = self.crawler.stats
+        try:
+            published = datetime.fromisoformat(adapter["published"])
+            found_at = datetime.fromisoformat(adapter["found_at"])
+            age = (found_at - published).total_seconds()
+            forager = adapter["forager"]
+            url = adapter["url"]
+        except (KeyError, TypeError, ValueError) as exc:
+            stats.inc_value("newsforagers/agent/bad_send")
+            raise DropItem(f"malformed forager send: {exc}", log_level="WARNING") from None
+
+        claimed = False
+        if in_window(self.rules, age):
+            keys = [f"url:{adapter.get('canonical_url') or url}"]
+            if adapter.get("fingerprint"):
+                keys.append(f"fp:{adapter['fingerprint']}")
+            record = DocumentRecord(url, adapter.get("title") or "", adapter["published"],
+                                    adapter["found_at"], forager, self.rules.reward)
+            claimed = self.store.claim(keys, record)
+        outcome = judge_send(self.rules, claimed, age)
+        if self.store.get_score(forager) is None:
+            self.store.set_score(forager, self.rules.score_init)
+        score = self.store.add_score(forager, outcome.score_delta)
+        stats.inc_value("newsforagers/agent/sent")
+        stats.set_value("newsforagers/score", score)
+        self.crawler.signals.send_catch_log(
+            forager_signals.reward_received, forager=forager, url=url,
+            path=adapter.get("forager_path", -1), step=adapter.get("forager_step", -1),
+            profit=outcome.profit, rewarded=outcome.rewarded, score=score,
+        )
+        if not outcome.rewarded:
+            reason = "not_novel" if in_window(self.rules, age) else "out_of_window"
+            stats.inc_value(f"newsforagers/agent/dropped/{reason}")
+            raise DropItem(f"{reason.replace('_', ' ')}: {url}", log_level="DEBUG")
+        stats.inc_value("newsforagers/agent/rewarded")
+        output = {name: adapter.get(name) for name in OUTPUT_FIELDS if name != "reward"}
+        output["reward"] = self.rules.reward
+        if "text" in adapter:
+            output["text"] = adapter["text"]
+        logger.info("novel: %s (%s) found by %s", url, output["title"], forager)
+        return output

@@ -1,0 +1,108 @@
+"""``ForagerScheduler``: a Scrapy scheduler that walks a forager's paths (Alg. 11-12).
+
+With a forager spider, it releases the current step's probes as soon as they are enqueued,
+holds the next step back until every probe of the current one is in (the step barrier), then
+asks the forager for the next step — the frontier URL with the highest ``w·s``. With any other
+spider, and for requests without ``forager_*`` meta, it is Scrapy's own scheduler (priority
+queues, dupefilter, JOBDIR disk queues), which it extends.
+
+No stalls: the engine calls ``next_request`` after every finished download and callback, so
+the barrier re-checks then; when nothing of the step is left anywhere (a probe dropped by a
+middleware before it reached us, a redirect filtered as off-site), the missing pages count as
+failed at once, and a step timeout is the last resort. ``has_pending_requests`` turns False
+when the forager is done (retired, out of starting URLs, or at ``FORAGERS_MAX_PATHS``).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from scrapy.core.scheduler import Scheduler
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+META_KIND = "forager_kind"  # "step" or "probe"
+
+
+class ForagerScheduler(Scheduler):
+    @classmethod
+    def from_crawler(cls, crawler: Crawler):
+        scheduler = super().from_crawler(crawler)
+        scheduler.crawler = crawler
+        return scheduler
+
+    def open(self, spider: Spider):
+        self.spider = spider
+        build = getattr(spider, "build_driver", None)
+        self.forager_driver = build() if callable(build) else None
+        self._ready: deque[Request] = deque()
+        self._step_started = 0.0
+        self._clock = time.monotonic
+        return super().open(spider)
+
+    # -- the scheduler interface ----------------------------------------------------------
+
+    def enqueue_request(self, request: Request) -> bool:
+        if self.forager_driver is None or request.meta.get(META_KIND) is None:
+            return super().enqueue_request(request)
+        # probes of the current step, and redirected or retried copies of forager requests:
+        # released at once, first in line
+        self._ready.append(request)
+        self.stats.inc_value("newsforagers/scheduler/enqueued")
+        return True
+
+    def next_request(self) -> Request | None:
+        if self._ready:
+            self.stats.inc_value("newsforagers/scheduler/dequeued")
+            return self._ready.popleft()
+        driver = self.forager_driver
+        if driver is not None and not driver.done:
+            if driver.busy:
+                self._check_stalled_step()
+            if not driver.busy:
+                request = driver.next_step_request()
+                if request is not None:
+                    self._step_started = self._clock()
+                    self.stats.inc_value("newsforagers/scheduler/dequeued")
+                    return request
+        return super().next_request()
+
+    def has_pending_requests(self) -> bool:
+        if self._ready:
+            return True
+        driver = self.forager_driver
+        if driver is not None and not driver.done:
+            return True
+        return super().has_pending_requests()
+
+    def __len__(self) -> int:
+        return super().__len__() + len(self._ready)
+
+    # -- the step barrier -----------------------------------------------------------------
+
+    def _check_stalled_step(self) -> None:
+        """Abandon the rest of a step that nothing in flight can complete any more."""
+        driver = self.forager_driver
+        timed_out = self._clock() - self._step_started > driver.step_timeout
+        if timed_out or not self._step_in_flight():
+            missing = driver.abandon_step()
+            if missing:
+                reason = "timeout" if timed_out else "dropped"
+                self.stats.inc_value(f"newsforagers/step/abandoned/{reason}", missing)
+                logger.debug("forager %s: %d page(s) of the step %s", driver.name, missing, reason)
+
+    def _step_in_flight(self) -> bool:
+        engine: Any = getattr(self.crawler, "engine", None)
+        if engine is None:
+            return True
+        scraper_slot = getattr(engine.scraper, "slot", None)
+        if scraper_slot is not None and not scraper_slot.is_idle():
+            return True
+        return any(META_KIND in r.meta for r in getattr(engine.downloader, "active", ()))

@@ -1,0 +1,14 @@
+"""Signals of newsforagers (sent on the forager's own crawler's ``SignalManager``).
+
+Handlers are held weakly by Scrapy: connect bound methods, or pass ``weak=False``.
+"""
+
+#: The reinforcing agent judged one send. Arguments: ``forager`` (id), ``url``,
+#: ``path`` and ``step`` (where in the forager's walk the send was made), ``profit`` (the
+#: immediate profit: +99/+100 for a reward, −1 otherwise), ``rewarded`` (bool), ``score``
+#: (the forager's score after the send).
+reward_received = object()
+
+#: A forager finished a path. Arguments: ``forager``, ``path`` (its number), ``steps``,
+#: ``profit`` (the path's total).
+path_finished = object()

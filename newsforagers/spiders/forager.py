@@ -1,0 +1,230 @@
+"""``ForagerSpider`` (``scrapy crawl forager -a seeds=...``): one news forager.
+
+Arguments (``-a``):
+
+- ``seeds``: URLs separated by commas, or ``@FILE`` with one URL per line; they fill the
+  weblog at value 0 (Alg. 10). ``allowed_domains`` defaults to their hosts.
+- ``mode``: ``wlrl`` (weblog update and TD, default), ``wl`` (weblog update, fixed random
+  weights), ``rl`` (TD, fixed weblog).
+- ``model``: a state encoder saved by ``newsforagers train``; without one the forager fits
+  its own on its first ``FORAGERS_BOOTSTRAP_PAGES`` probed pages.
+- ``forager``: the forager's id (default ``f1``), sent as the ``X-Forager`` request header.
+
+The spider reads pages and sends candidates; the walk itself is the scheduler's (see
+:mod:`newsforagers.scheduler`), the rewards the pipeline's (:mod:`newsforagers.pipelines`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import numpy as np
+import scrapy
+from w3lib.url import canonicalize_url
+
+from newsforagers.config import ForagersConfig
+from newsforagers.driver import ForagerDriver
+from newsforagers.forager import MODES, Forager, initial_weights
+from newsforagers.learning import Weblog
+from newsforagers.pages import NotHTML, read_response
+
+logger = logging.getLogger(__name__)
+
+_SPACES = re.compile(r"\s+")
+
+
+def parse_seeds(seeds: str | None) -> list[str]:
+    """``URL[,URL...]`` or ``@FILE``; every seed must be an absolute http(s) URL."""
+    if not seeds:
+        raise ValueError("a forager needs seeds: -a seeds=URL[,URL...] or -a seeds=@FILE")
+    if seeds.startswith("@"):
+        path = Path(seeds[1:])
+        if not path.is_file():
+            raise ValueError(f"seed file {str(path)!r} does not exist")
+        items = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+        items = [line for line in items if line and not line.startswith("#")]
+    else:
+        items = [part.strip() for part in seeds.split(",") if part.strip()]
+    bad = [u for u in items if urlsplit(u).scheme not in ("http", "https") or not urlsplit(u).hostname]
+    if bad:
+        raise ValueError(f"seed {bad[0]!r} is not an absolute http(s) URL")
+    if not items:
+        raise ValueError("the seed list is empty")
+    return list(dict.fromkeys(items))
+
+
+def fingerprint(title: str, text: str) -> str:
+    """A content fingerprint: the same story under two URLs gets the same one."""
+    normalised = _SPACES.sub(" ", f"{title}\n{text}".lower()).strip()
+    return hashlib.sha1(normalised.encode("utf-8")).hexdigest()
+
+
+class ForagerSpider(scrapy.Spider):
+    name = "forager"
+    custom_settings = {"ADDONS": {"newsforagers.addon.ForagersAddon": 0}}
+
+    def __init__(self, seeds: str | None = None, mode: str = "wlrl", model: str | None = None,
+                 forager: str = "f1", *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.seeds = parse_seeds(seeds)
+        if mode not in MODES:
+            raise ValueError(f"mode {mode!r} must be one of {', '.join(MODES)}")
+        self.mode = mode
+        self.forager_id = forager
+        self.encoder = None
+        if model:
+            from newsforagers.text import StateEncoder
+
+            self.encoder = StateEncoder.load(model)
+        if not getattr(self, "allowed_domains", None):
+            self.allowed_domains = sorted({urlsplit(u).hostname for u in self.seeds})
+        self._domains = [d.lower().lstrip(".") for d in self.allowed_domains]
+        self.forager_driver: ForagerDriver | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler, *args, **kwargs):
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        crawler.signals.connect(spider._closed, signal=scrapy.signals.spider_closed)
+        return spider
+
+    async def start(self):
+        # The first step comes from the weblog, through the scheduler.
+        return
+        yield  # pragma: no cover - makes this an async generator
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def _closed(self, spider, reason) -> None:
+        if self.forager_driver is not None and self.forager_driver._restored:
+            self.forager_driver.save_state()
+
+    def build_driver(self) -> ForagerDriver:
+        """Called by the scheduler when it opens (settings final, stats ready)."""
+        if self.forager_driver is not None:
+            return self.forager_driver
+        config = ForagersConfig.from_settings(self.crawler.settings)
+        rng = np.random.default_rng(None if config.seed < 0 else config.seed)
+        self.config = config
+
+        def bootstrap(texts):
+            from newsforagers.text import StateEncoder
+
+            return StateEncoder(n_clusters=config.n_clusters,
+                                random_state=None if config.seed < 0 else config.seed).fit(texts)
+
+        weblog = Weblog.from_seeds(self.seeds, size=config.weblog_size,
+                                   start_size=config.weblog_start_size, beta=config.weblog_beta)
+        forager = Forager(
+            self.forager_id, config, weblog, initial_weights(config, rng), rng, mode=self.mode,
+            encoder=self.encoder, bootstrap=bootstrap, bootstrap_pages=config.bootstrap_pages,
+            reuse_states=config.reuse_states, state_cache_size=config.state_cache_size,
+            max_start_failures=config.start_failures,
+        )
+        self.forager_driver = ForagerDriver(self.crawler, self, forager, config.step_timeout,
+                                            config.max_paths)
+        return self.forager_driver
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def make_request(self, url: str, kind: str, path_id: int, step: int) -> scrapy.Request:
+        callback, errback = ((self.parse_step, self.step_failed) if kind == "step"
+                             else (self.parse_probe, self.probe_failed))
+        return scrapy.Request(
+            url, callback=callback, errback=errback, dont_filter=True,
+            headers={"X-Forager": self.forager_id},
+            meta={"forager_kind": kind, "forager_url": url, "forager_path": path_id, "forager_step": step},
+        )
+
+    def _on_site(self, url: str) -> bool:
+        # the host test of Scrapy's OffsiteMiddleware (ports do not matter), applied before a
+        # probe is requested so the step barrier never waits for a request it would drop
+        if not self.allowed_domains:
+            return True
+        host = (urlsplit(url).hostname or "").lower()
+        return any(host == d or host.endswith("." + d) for d in self._domains)
+
+    # -- callbacks ---------------------------------------------------------------------------
+
+    def parse_step(self, response):
+        forager = self.forager_driver.forager
+        url = response.meta["forager_url"]
+        try:
+            page = read_response(response)
+        except NotHTML as exc:
+            self.crawler.stats.inc_value("newsforagers/skipped/not_html")
+            logger.debug("%s", exc)
+            forager.on_step_failed(url)
+            return
+        links = [link for link in page.links if self._on_site(link)]
+        probes = forager.on_step_page(url, f"{page.title}\n{page.text}", links)
+        meta = response.meta
+        for probe in probes:
+            yield self.make_request(probe, "probe", meta["forager_path"], meta["forager_step"])
+
+    def step_failed(self, failure):
+        request = failure.request
+        self._count_failure("step", failure)
+        self.forager_driver.forager.on_step_failed(request.meta["forager_url"])
+
+    def parse_probe(self, response):
+        forager = self.forager_driver.forager
+        url = response.meta["forager_url"]
+        try:
+            page = read_response(response)
+        except NotHTML as exc:
+            self.crawler.stats.inc_value("newsforagers/skipped/not_html")
+            logger.debug("%s", exc)
+            forager.on_probe_failed(url)
+            return
+        forager.on_probe_page(url, f"{page.title}\n{page.text}", page.published)
+        if page.published is None:
+            self.crawler.stats.inc_value("newsforagers/pages/undated")
+        now = self.site_now(response)
+        if forager.should_send(url, page.published, now):
+            item = {
+                "url": url,
+                "canonical_url": canonicalize_url(url),
+                "title": page.title,
+                "published": page.published.isoformat(),
+                "found_at": now.isoformat(),
+                "forager": self.forager_id,
+                "fingerprint": fingerprint(page.title, page.text),
+                "forager_path": response.meta["forager_path"],
+                "forager_step": response.meta["forager_step"],
+                "forager_send": True,
+            }
+            if self.config.item_text:
+                item["text"] = page.text
+            yield item
+
+    def probe_failed(self, failure):
+        self._count_failure("probe", failure)
+        self.forager_driver.forager.on_probe_failed(failure.request.meta["forager_url"])
+
+    def _count_failure(self, kind: str, failure) -> None:
+        self.crawler.stats.inc_value(f"newsforagers/failed/{kind}/{failure.type.__name__}")
+        logger.debug("forager %s: %s %s failed: %s", self.forager_id, kind, failure.request.url,
+                     failure.getErrorMessage())
+
+    def site_now(self, response) -> datetime:
+        """The site's clock (the ``Date`` header) or the system clock (``FORAGERS_CLOCK``)."""
+        if self.config.clock == "site":
+            header = response.headers.get(b"Date")
+            if header:
+                try:
+                    parsed = parsedate_to_datetime(header.decode("latin-1"))
+                    if parsed.tzinfo is not None:
+                        return parsed.astimezone(UTC)
+                except (TypeError, ValueError):
+                    pass
+            self.crawler.stats.inc_value("newsforagers/clock/no_date_header")
+        return datetime.now(UTC)
+
+
+__all__ = ["ForagerSpider", "fingerprint", "parse_seeds"]
