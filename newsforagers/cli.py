@@ -15,6 +15,7 @@ import sys
 # sub-command -> module implementing it
 COMMANDS = {
     "demo": "newsforagers.commands.demo",
+    "sim": "newsforagers.commands.sim",
     "train": "newsforagers.commands.train",
     "replay": "newsforagers.commands.replay",
     "synth": "newsforagers.commands.synth",

@@ -499,9 +499,12 @@ def _published(url: str, selector: Selector) -> tuple[datetime | None, str | Non
 
 
 def _is_listing(selector: Selector, time_values: list[str]) -> bool:
-    if selector.xpath(_TIME_MARKED_XPATH):
+    if not time_values or selector.xpath(_TIME_MARKED_XPATH):
         return False
-    return len(set(time_values)) >= 2
+    if len(set(time_values)) >= 2:
+        return True
+    # a single dated item of a list (a front with one story so far) dates the item, not the page
+    return not selector.xpath("//body//time[@datetime][not(ancestor::li)]")
 
 
 def _meta_values(selector: Selector) -> list[str]:

@@ -496,6 +496,9 @@ def test_a_listing_of_dated_items_is_not_a_dated_page():
     page = read_page("https://news.example/archive/2024/01/01/", html)
     assert page.published is None and page.date_source == "listing"
     assert len(page.links) == 5
-    # one dated story among undated links is still that story's date
+    # a front with a single dated story so far is still a listing
     single = html.replace(items, items.split("</li>")[0] + "</li>")
-    assert read_page("https://news.example/x/", single).date_source == "time"
+    assert read_page("https://news.example/x/", single).date_source == "listing"
+    # a page whose one <time> is not a list item's is dated by it
+    article = "<html><body><main><p>By A <time datetime='2024-01-01T10:00:00+00:00'>x</time></p></main></body></html>"
+    assert read_page("https://news.example/y/", article).date_source == "time"

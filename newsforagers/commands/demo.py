@@ -1,73 +1,139 @@
-"""``newsforagers demo``: the learning core's smoke demo.
+"""``newsforagers demo``: the main job on the embedded default.
 
-A colony of paper-faithful foragers on a small synthetic news site in simulated time; it
-prints every novel document as it is found, the colony's splits and retirements, and a summary.
+A synthetic news corpus is served by the replay site on 127.0.0.1 with an accelerated clock,
+and a real forager (``ForagerSpider`` with its scheduler and the reinforcing-agent pipeline)
+crawls it in the same process for about a minute. Every novel document is printed as the
+colony's reinforcing agent pays for it; a summary against the site's truth follows.
 """
 
 from __future__ import annotations
 
-HELP = "run a forager colony on a small synthetic news site (simulated time) and print what it finds"
+HELP = "crawl a synthetic replay site with a forager for about a minute and print what it finds"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--hours", type=float, default=12.0, help="simulated hours (default 12)")
-    parser.add_argument("--rate", type=float, default=30.0, help="articles per simulated hour (default 30)")
-    parser.add_argument("--sections", type=int, default=16, help="site sections (default 16)")
-    parser.add_argument("--budget", type=float, default=5.0,
-                        help="requests per simulated second for the whole colony (default 5)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="wall seconds to crawl (default 60)")
+    parser.add_argument("--speed", type=float, default=600.0,
+                        help="simulated seconds per wall second (default 600)")
+    parser.add_argument("--corpus", help="a corpus file instead of the generated synthetic one")
+    parser.add_argument("--profile", choices=("hard", "easy"), default="hard")
     parser.add_argument("--mode", choices=("wlrl", "wl", "rl"), default="wlrl")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--run-dir", default=".newsforagers/demo",
+                        help="where the corpus, the request log and the store go")
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
 
 
-def _clock(seconds: float) -> str:
-    hours, rest = divmod(int(seconds), 3600)
-    return f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
-
-
 def run(args) -> int:
-    import numpy as np
+    import logging
+    from pathlib import Path
 
-    from newsforagers.sim.colony import run_colony
-    from newsforagers.sim.world import NewsWorld
+    # the demo prints its own lines; the crawl's log would drown them
+    logging.getLogger().setLevel(logging.WARNING)
 
-    if args.hours <= 0 or args.rate <= 0 or args.sections < 1 or args.budget <= 0:
-        print("demo: --hours, --rate, --budget must be > 0 and --sections >= 1")
+    if args.seconds <= 0 or args.speed <= 0:
+        print("demo: --seconds and --speed must be > 0")
         return 2
-    duration = args.hours * 3600.0
-    rng = np.random.default_rng(args.seed)
-    world = NewsWorld(duration, n_sections=args.sections, rate_per_hour=args.rate, rng=rng)
-    print(f"synthetic news site: {len(world.articles)} articles in {args.sections} sections over "
-          f"{args.hours:g} simulated hours; colony budget {args.budget:g} requests/s; mode {args.mode}")
+    from scrapy.utils.reactor import install_reactor
 
-    def on_found(item):
+    install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
+    from twisted.internet import reactor
+
+    from newsforagers.corpus import CorpusError
+    from newsforagers.replay import ReplaySite
+    from newsforagers.replay.synth import ensure_synth_corpus
+
+    run_dir = Path(args.run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    corpus = args.corpus or ensure_synth_corpus(run_dir / "synth.jsonl.gz", days=3, rate=300,
+                                                sections=16, seed=args.seed)
+    try:
+        site = ReplaySite(corpus, profile=args.profile, speed=args.speed,
+                          log_path=run_dir / "requests.jsonl", seed=args.seed)
+    except CorpusError as exc:
+        print(f"demo: {exc}")
+        return 2
+    result: dict = {}
+    reactor.callWhenRunning(_crawl, reactor, site, args, run_dir, result)
+    reactor.run()
+    return _summary(site, result)
+
+
+def _crawl(reactor, site, args, run_dir, result) -> None:
+    from datetime import datetime
+
+    from scrapy import signals
+    from scrapy.crawler import CrawlerRunner
+
+    from newsforagers.spiders.forager import ForagerSpider
+
+    site.listen(reactor)
+    result["start"] = site.clock.now()
+    print(f"replay site {site.url} ({len(site.articles)} articles, {args.profile} profile, "
+          f"clock x{args.speed:g} from {result['start']:%Y-%m-%d %H:%M} UTC); crawling for "
+          f"{args.seconds:g} s", flush=True)
+    settings = {
+        "CLOSESPIDER_TIMEOUT": args.seconds,
+        "FORAGERS_STORE": f"sqlite:///{run_dir / f'colony-{datetime.now():%Y%m%d-%H%M%S}.db'}",
+        "FORAGERS_SEED": args.seed,
+        "FORAGERS_BOOTSTRAP_PAGES": 200,
+        "LOG_LEVEL": "WARNING",
+        "TELNETCONSOLE_ENABLED": False,
+    }
+    runner = CrawlerRunner(settings)
+    crawler = runner.create_crawler(ForagerSpider)
+    found: list[dict] = []
+    result["found"] = found
+
+    def on_item(item, response, spider):
+        found.append(item)
         if not args.quiet:
-            lag = (item.found_at - item.published) / 60.0
-            print(f"[{_clock(item.found_at)}] {item.forager:>4} found {item.url} "
-                  f"(published {_clock(item.published)}, lag {lag:.1f} min)")
+            published = datetime.fromisoformat(item["published"])
+            found_at = datetime.fromisoformat(item["found_at"])
+            lag = (found_at - published).total_seconds() / 60.0
+            print(f"[{found_at:%H:%M}] {item['forager']} found {item['title'][:70]!r} "
+                  f"(published {published:%H:%M}, lag {lag:.0f} min)", flush=True)
 
-    def on_event(t, kind, name, parent):
-        if not args.quiet and kind in ("split", "retire"):
-            detail = f" from {parent}" if parent else ""
-            print(f"[{_clock(t)}] {kind}: {name}{detail}")
+    crawler.signals.connect(on_item, signal=signals.item_scraped, weak=False)
+    result["crawler"] = crawler
+    done = runner.crawl(crawler, seeds=site.url, mode=args.mode)
 
-    result = run_colony(world, duration, rng, mode=args.mode, budget=args.budget,
-                        on_found=on_found, on_event=on_event)
-    published = world.published_between(0.0, duration)
-    found_urls = {f.url for f in result.found}
-    lags = sorted((f.found_at - f.published) / 60.0 for f in result.found)
-    alive = result.population[-1][1] if result.population else 0
-    splits = sum(1 for e in result.events if e[1] == "split")
-    retires = sum(1 for e in result.events if e[1] == "retire")
+    def finish(outcome):
+        result["end"] = site.clock.now()
+        return site.stop()
+
+    done.addBoth(finish).addBoth(lambda _: reactor.stop())
+
+
+def _summary(site, result) -> int:
+    from datetime import datetime
+
+    if "crawler" not in result:
+        print("demo: the crawl did not start")
+        return 1
+    stats = result["crawler"].stats.get_stats()
+    start, end = result["start"], result["end"]
+    published = [a for a in site.articles if start < a.published <= end]
+    truth = {a.path: a.published for a in site.articles}
+    found = result["found"]
+    from urllib.parse import urlsplit
+
+    true_novel = [i for i in found if urlsplit(i["url"]).path in truth
+                  and 0 <= (datetime.fromisoformat(i["found_at"]) - truth[urlsplit(i["url"]).path]).total_seconds() <= 86400]
+    window_paths = {a.path for a in published}
+    recalled = {urlsplit(i["url"]).path for i in found} & window_paths
+    lags = sorted((datetime.fromisoformat(i["found_at"]) - datetime.fromisoformat(i["published"])).total_seconds() / 60
+                  for i in found)
+    requests = site.request_count
     print()
     print("summary")
-    print(f"  novel documents found : {len(found_urls)} of {len(published)} published "
-          f"(recall {len(found_urls) / max(len(published), 1):.2f})")
+    print(f"  simulated window      : {start:%Y-%m-%d %H:%M} to {end:%H:%M} UTC, {len(published)} articles published")
+    print(f"  novel documents       : {len(found)} output, {len(true_novel)} truly novel (published <= 24 h before found)")
+    print(f"  recall in the window  : {len(recalled) / max(len(published), 1):.2f}")
     if lags:
-        print(f"  discovery lag         : median {lags[len(lags) // 2]:.1f} min, "
-              f"p90 {lags[int(0.9 * (len(lags) - 1))]:.1f} min")
-    print(f"  downloads / sends     : {result.downloads} / {result.sends}")
-    print(f"  download efficiency   : {len(found_urls) / max(result.downloads, 1):.4f} (papers: 0.0046)")
-    print(f"  sent efficiency       : {len(found_urls) / max(result.sends, 1):.3f} (papers: WL 0.49, RL 0.248)")
-    print(f"  foragers              : {alive} alive, {splits} splits, {retires} retirements")
+        print(f"  discovery lag         : median {lags[len(lags) // 2]:.0f} min, p90 {lags[int(0.9 * (len(lags) - 1))]:.0f} min")
+    print(f"  requests to the site  : {requests}")
+    print(f"  download efficiency   : {len(found) / max(requests, 1):.4f} (papers: 0.0046)")
+    print(f"  forager               : {stats.get('newsforagers/paths', 0)} paths, {stats.get('newsforagers/steps', 0)} steps, "
+          f"{stats.get('newsforagers/td_updates', 0)} TD updates, score {stats.get('newsforagers/score', 100):.1f}")
     return 0

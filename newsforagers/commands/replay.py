@@ -46,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the retimed schedule and the 'most read' boxes")
     parser.add_argument("--host", default="127.0.0.1", help="loopback address (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8080, help="port; 0 picks a free one (default 8080)")
+    parser.add_argument("--port", type=int, default=8080,
+                        help="port; 0 picks a free one (default 8080)")
     parser.add_argument("--log", default=None, metavar="FILE", help="JSON-lines request log")
     parser.add_argument("--truth", default=None, metavar="FILE",
                         help="write the served articles (path, simulated publication, sections) "
@@ -56,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import signal
     import sys
 
     from twisted.internet import reactor, task
@@ -73,13 +75,13 @@ def run(args: argparse.Namespace) -> int:
     except (CorpusError, ValueError) as exc:
         print(f"replay: {exc}", file=sys.stderr)
         return 2
-    if args.truth:
-        site.write_truth(args.truth)
     try:
         site.listen(reactor, host=args.host, port=args.port)
     except Exception as exc:  # CannotListenError and friends: report, do not trace back
         print(f"replay: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
+    if args.truth:  # after listen, so that each record carries its full URL
+        site.write_truth(args.truth)
     print(f"serving {site.url} sim_now={site.clock.now().isoformat()} speed={args.speed:g} "
           f"profile={args.profile} articles={len(site.articles)}", flush=True)
 
@@ -94,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
     reactor.addSystemEventTrigger("before", "shutdown", ticker.stop)
     reactor.addSystemEventTrigger("before", "shutdown", site.stop)
     # The default reactor stops on SIGINT and SIGTERM; shutdown triggers then close the port
-    # and the log.
+    # and the log. A shell starts background jobs with SIGINT ignored, and Twisted leaves an
+    # ignored SIGINT alone: restore it, since scripts stop the replay with SIGINT too.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     reactor.run()
     return 0

@@ -44,8 +44,8 @@ def test_colony_is_deterministic_for_a_seed():
     assert run(5) == run(5)
 
 
-def test_demo_command_prints_found_documents_and_a_summary(capsys):
-    assert main(["demo", "--hours", "2", "--sections", "4", "--seed", "2"]) == 0
+def test_sim_command_prints_found_documents_and_a_summary(capsys):
+    assert main(["sim", "--hours", "2", "--sections", "4", "--seed", "2"]) == 0
     out = capsys.readouterr().out
     assert " found http://news.sim/section/" in out
     assert "novel documents found" in out and "sent efficiency" in out
@@ -55,4 +55,4 @@ def test_bad_arguments_are_clear_errors(capsys):
     world = NewsWorld(HOURS, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="mode"):
         run_colony(world, HOURS, np.random.default_rng(0), mode="xx")
-    assert main(["demo", "--hours", "0"]) == 2
+    assert main(["sim", "--hours", "0"]) == 2

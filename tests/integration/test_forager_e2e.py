@@ -1,0 +1,64 @@
+"""A forager end to end: replay site + ``scrapy crawl forager``, the user's path."""
+
+from datetime import timedelta
+from datetime import datetime
+from urllib.parse import urlsplit
+
+import numpy as np
+import pytest
+
+from newsforagers.config import ForagersConfig
+from newsforagers.forager import initial_weights
+from newsforagers.replay.process import ReplayProcess
+from newsforagers.replay.synth import synth_corpus
+from tests.integration.forager_run import crawl_forager, load_truth
+
+pytestmark = pytest.mark.timeout(400)
+
+
+@pytest.fixture(scope="module")
+def replay(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("replay")
+    corpus = synth_corpus(tmp / "synth.jsonl.gz", days=3, rate=200, sections=12, seed=5)
+    with ReplayProcess(corpus, speed=600, log_path=tmp / "requests.jsonl",
+                       truth_path=tmp / "truth.jsonl") as process:
+        process.tmp = tmp
+        yield process
+
+
+def test_forager_finds_novel_documents_learns_and_remembers(replay, tmp_path):
+    store = f"sqlite:///{tmp_path}/colony.db"
+    settings = {"FORAGERS_STORE": store, "FORAGERS_SEED": 7, "FORAGERS_BOOTSTRAP_PAGES": 150}
+    first = crawl_forager(replay.url, tmp_path, seconds=25, settings=settings, name="first")
+    assert first.returncode == 0, first.log[-3000:]
+    assert "Traceback" not in first.log
+    truth = load_truth(replay.tmp / "truth.jsonl")
+
+    items = first.items
+    assert len(items) >= 5
+    urls = [item["url"] for item in items]
+    assert len(urls) == len(set(urls))  # each URL once
+    for item in items:
+        published = datetime.fromisoformat(item["published"])
+        found_at = datetime.fromisoformat(item["found_at"])
+        assert published.utcoffset() is not None and found_at.utcoffset() is not None
+        assert timedelta(0) <= found_at - published <= timedelta(hours=24)
+        path = urlsplit(item["url"]).path
+        assert path in truth, f"{item['url']} is not an article of the corpus"
+        assert truth[path] == published
+        assert item["forager"] == "f1" and item["reward"] == 100
+
+    state = first.spider_state()["forager"]
+    weblog = state["weblog"]["entries"]
+    assert len(weblog) > 1 and any(value != 0 for _, value in weblog)  # Alg. 1 ran
+    config = ForagersConfig.from_settings({})
+    start_weights = initial_weights(config, np.random.default_rng(7))
+    assert not np.allclose(state["weights"], start_weights)  # TD(0) moved the weights
+    for counter in ("paths", "probes", "td_updates", "reused_states"):
+        assert f"'newsforagers/{counter}'" in first.log
+
+    # a second run on the same store does not re-reward what the first one found
+    second = crawl_forager(replay.url, tmp_path, seconds=10, settings={**settings, "FORAGERS_SEED": 8},
+                           name="second")
+    assert second.returncode == 0, second.log[-3000:]
+    assert not {i["url"] for i in second.items} & set(urls)
