@@ -37,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         path = synth_corpus(args.output, days=args.days, rate=args.rate, sections=args.sections,
                             seed=args.seed, start=start)
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         print(f"synth: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {path} ({round(args.days * args.rate)} articles, {args.sections} sections, "

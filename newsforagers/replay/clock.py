@@ -55,7 +55,8 @@ class SimClock:
         return self.wall0 + (sim_ts - self.start_ts) / self.speed
 
     def __repr__(self) -> str:
-        return f"SimClock(start={self.start.isoformat()}, speed={self.speed:g}, now={self.now().isoformat()})"
+        return (f"SimClock(start={self.start.isoformat()}, speed={self.speed:g}, "
+                f"now={self.now().isoformat()})")
 
 
 class ManualWall:

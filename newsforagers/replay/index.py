@@ -5,6 +5,7 @@ published at simulated time t" is a bisection, never a scan.
 
 from __future__ import annotations
 
+import html
 import random
 import re
 from bisect import bisect_right
@@ -137,8 +138,11 @@ class SiteIndex:
                     links.append(j)
             sections = article.sections or (article.kind or "general",)
             self.articles.append(ReplayArticle(
-                index=i, path=path, published=when, ts=when.timestamp(), title=article.title,
-                summary=article.summary, body=article.body, sections=tuple(sections),
+                # Titles and summaries of CMS exports carry HTML entities (&#8211;); the site
+                # shows the text they stand for.
+                index=i, path=path, published=when, ts=when.timestamp(),
+                title=html.unescape(article.title), summary=html.unescape(article.summary),
+                body=article.body, sections=tuple(sections),
                 authors=article.authors, kind=article.kind, links=tuple(links), url=article.url,
                 original_published=article.published, lineno=article.lineno))
         self.ts: list[float] = [a.ts for a in self.articles]
@@ -268,7 +272,8 @@ class SiteIndex:
         return lo, max(lo, hi)
 
     def sections_of(self, article: ReplayArticle) -> list[tuple[str, str]]:
-        return [(name, self.section_path[name]) for name in article.sections]
+        """(front path, name) of each section of ``article``."""
+        return [(self.section_path[name], name) for name in article.sections]
 
     def combo_path(self, section: str, author: str) -> str | None:
         """The section × author front of the pair, if the corpus has one."""
@@ -277,4 +282,5 @@ class SiteIndex:
         return path if path in self.fronts else None
 
     def authors_of(self, article: ReplayArticle) -> list[tuple[str, str]]:
-        return [(name, self.author_path[name]) for name in article.authors]
+        """(page path, name) of each author of ``article``."""
+        return [(self.author_path[name], name) for name in article.authors]

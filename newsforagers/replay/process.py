@@ -91,12 +91,12 @@ class ReplayProcess:
         for line in stream:
             self.output.append(line)
 
-    def stop(self, timeout: float = 30.0) -> int | None:
-        """SIGTERM, then wait; returns the exit code (None if it was never started)."""
+    def stop(self, timeout: float = 30.0, sig: int = signal.SIGTERM) -> int | None:
+        """Send ``sig`` (SIGTERM), then wait; returns the exit code (None if never started)."""
         if self.process is None:
             return None
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
+            self.process.send_signal(sig)
             try:
                 self.process.wait(timeout)
             except subprocess.TimeoutExpired:

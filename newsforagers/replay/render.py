@@ -138,7 +138,8 @@ def article_main(title: str, published: datetime, summary: str, body_html: str,
     parts.append(f'<div class="body">{body_html}</div></article>')
     if related:
         parts.append(f'<aside class="related"><h2>Related</h2>{link_list(related)}</aside>')
-    parts.append(f'<aside class="filed"><h2>Filed under</h2>{link_list(list(sections) + list(combos))}</aside>')
+    filed = link_list(list(sections) + list(combos))
+    parts.append(f'<aside class="filed"><h2>Filed under</h2>{filed}</aside>')
     if most_read:
         parts.append(f'<aside class="most-read"><h2>Most read</h2>{link_list(most_read)}</aside>')
     return "".join(parts)

@@ -35,6 +35,34 @@ def week_histogram(times: Sequence[datetime]) -> np.ndarray:
     return hist
 
 
+def week_weights(times: Sequence[datetime], tz: timezone) -> np.ndarray:
+    """Publishing intensity per hour of the week: weekday rate × hour-of-day share.
+
+    The weekday rate is posts per calendar day of that weekday the corpus spans, so a corpus
+    of a few days does not make its missing weekdays silent; a weekday it spans without a
+    post stays (almost) silent. Hours come from each time in its own offset. A light floor
+    keeps a quiet hour rare rather than impossible.
+    """
+    n = len(times)
+    hours = np.zeros(24)
+    per_weekday = np.zeros(7)
+    for moment in times:
+        hours[moment.hour] += 1
+        per_weekday[moment.astimezone(tz).weekday()] += 1
+    first, last = times[0].astimezone(tz).date(), times[-1].astimezone(tz).date()
+    exposure = np.zeros(7)
+    span = (last - first).days + 1
+    for d in range(7):
+        # calendar days with weekday d in [first, last]
+        offset = (d - first.weekday()) % 7
+        exposure[d] = 0 if offset >= span else 1 + (span - 1 - offset) // 7
+    rate = np.where(exposure > 0, per_weekday / np.maximum(exposure, 1), np.nan)
+    rate = np.where(np.isnan(rate), np.nanmean(rate), rate)
+    hour_share = hours / n
+    weights = np.outer(rate / rate.sum(), hour_share).ravel()
+    return weights + 0.02 * weights.mean()
+
+
 def schedule(n: int, start: datetime, days: float, weights: np.ndarray,
              rng: np.random.Generator) -> list[datetime]:
     """``n`` non-decreasing times in ``[start, start + days)``, dense where ``weights`` is.
@@ -63,7 +91,9 @@ def schedule(n: int, start: datetime, days: float, weights: np.ndarray,
     draws = np.sort(rng.random(n)) * cumulative[-1]
     slot = np.clip(np.searchsorted(cumulative, draws, side="right") - 1, 0, n_slots - 1)
     within = (draws - cumulative[slot]) / np.where(slot_weight[slot] > 0, slot_weight[slot], 1.0)
-    offsets = (slot + np.clip(within, 0.0, 0.999999)) * 3600.0
+    length = np.ones(n_slots)
+    length[-1] = tail
+    offsets = (slot + np.clip(within, 0.0, 0.999999) * length[slot]) * 3600.0
     start_ts = start.timestamp()
     # Whole seconds, as a CMS would stamp them; order is kept because the draws are sorted.
     seconds = np.floor(offsets).astype(np.int64)
@@ -77,7 +107,9 @@ def site_offset(times: Sequence[datetime]) -> timezone:
     for moment in times:
         offset = moment.utcoffset() or timedelta(0)
         counts[offset] = counts.get(offset, 0) + 1
-    offset = max(counts.items(), key=lambda item: (item[1], -abs(item[0])))[0] if counts else timedelta(0)
+    if not counts:
+        return timezone.utc
+    offset = max(counts.items(), key=lambda item: (item[1], -abs(item[0])))[0]
     return timezone(offset)
 
 
@@ -87,8 +119,7 @@ def retime(times: Sequence[datetime], rate: float, seed: int = 0,
 
     ``times`` must be sorted. The new schedule starts at local midnight of the first original
     day (in ``tz``, default the corpus's most common offset) and lasts ``len(times) / rate``
-    days; hours of the week are filled in proportion to the original weekday × hour
-    histogram, lightly smoothed so a quiet hour is rare rather than impossible.
+    days; hours of the week are filled in proportion to :func:`week_weights`.
     """
     if not rate > 0:
         raise ValueError(f"retime rate ({rate!r}) must be higher than 0.")
@@ -97,8 +128,7 @@ def retime(times: Sequence[datetime], rate: float, seed: int = 0,
     if any(b < a for a, b in zip(times, times[1:])):
         raise ValueError("times must be sorted")
     tz = tz or site_offset(times)
-    hist = week_histogram(times)
-    weights = hist + 0.02 * hist.mean()
+    weights = week_weights(times, tz)
     first_local = times[0].astimezone(tz)
     start = datetime(first_local.year, first_local.month, first_local.day, tzinfo=tz)
     rng = np.random.default_rng(seed)

@@ -11,12 +11,13 @@ from __future__ import annotations
 import gzip
 import hashlib
 import re
+import time
 import weakref
 import zlib
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from typing import Callable
-from urllib.parse import parse_qsl, quote_plus
+from urllib.parse import parse_qsl, quote_plus, unquote
 
 from twisted.web import resource, server
 from twisted.web.http import datetimeToString, stringToDatetime
@@ -74,13 +75,16 @@ class PageBuilder:
         self.tz = index.tz
         self._body = render.BodyRenderer()
         self._bodies: dict[int, str] = {}
+        self._pre_top = 0  # prerender(): articles [0, _pre_top) were visible at the last scan
+        self._pre_cursor = -1  # ... and those above this index are rendered
         self._cache: dict[str, tuple[tuple, Page]] = {}
         self._vocabulary: list[str] | None = None
         self._nav_fronts = index.sections[:NAV_SECTIONS]
         self._nav_first = sorted(f.first_ts for f in self._nav_fronts)
         self._featured_fronts = index.sections[:FEATURED]
         self._footer = [("/", "Home"), ("/search?q=news", "Search")]
-        self._robots = Page(200, render.robots_txt().encode(), content_type=b"text/plain; charset=utf-8")
+        self._robots = Page(200, render.robots_txt().encode(),
+                            content_type=b"text/plain; charset=utf-8")
 
     # -- entry point ------------------------------------------------------------------------
 
@@ -89,6 +93,9 @@ class PageBuilder:
         if uri.startswith(("http://", "https://")):  # absolute-form request target
             uri = "/" + uri.split("/", 3)[3] if uri.count("/") >= 3 else "/"
         i = self.index.by_path.get(uri)
+        if i is None and "%" in uri:
+            # A client percent-encodes a non-ASCII path that the corpus spells out.
+            i = self.index.by_path.get(unquote(uri))
         if i is not None:
             return self._article(uri, i, now)
         path, _, query = uri.partition("?")
@@ -105,6 +112,34 @@ class PageBuilder:
         elif path == "/robots.txt" and not query:
             return self._robots
         return self.not_found(uri)
+
+    def body_html(self, i: int) -> str:
+        body = self._bodies.get(i)
+        if body is None:
+            body = self._bodies[i] = self._body(self.index.articles[i].body)
+        return body
+
+    def prerender(self, until: float, budget: float) -> int:
+        """Render article bodies published by ``until``, newest first, for about ``budget``
+        wall seconds; returns how many are left.
+
+        Markdown costs milliseconds per body, ten times a cached page, and a crawl asks for
+        most articles once: rendering them ahead, in the reactor's idle time, keeps first
+        visits as fast as repeat ones.
+        """
+        deadline = time.perf_counter() + budget
+        upto = self.index.visible_count(until)
+        if upto > self._pre_top:  # newer articles appeared: scan again from the newest
+            self._pre_top = upto
+            self._pre_cursor = upto - 1
+        while self._pre_cursor >= 0:
+            i = self._pre_cursor
+            self._pre_cursor -= 1
+            if i not in self._bodies:
+                self.body_html(i)
+                if time.perf_counter() >= deadline:
+                    break
+        return self._pre_cursor + 1
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -172,9 +207,7 @@ class PageBuilder:
 
     def _render_article(self, a: ReplayArticle, now: float) -> Page:
         index = self.index
-        body = self._bodies.get(a.index)
-        if body is None:
-            body = self._bodies[a.index] = self._body(a.body)
+        body = self.body_html(a.index)
         links = index.visible_links(a.index, now)
         related = [(index.articles[j].path, index.articles[j].title) for j in links]
         most_read = [(index.articles[j].path, index.articles[j].title)
@@ -186,9 +219,10 @@ class PageBuilder:
                 if path is not None and len(combos) < 6:
                     combos.append((path, f"{section} by {author}"))
         day = self.local_day(a.ts)
+        day_link = (self.archive_path(day), f"More from {day:%B} {day.day}, {day:%Y}")
         main = render.article_main(
             a.title, a.published, a.summary, body, index.authors_of(a), index.sections_of(a),
-            combos, related, most_read, (self.archive_path(day), f"More from {day:%B} {day.day}, {day:%Y}"))
+            combos, related, most_read, day_link)
         head = render.article_head(a.title, a.published, a.authors, a.sections, a.path, a.summary)
         # A link to a later article that has appeared since is the only change an article
         # page ever sees; Last-Modified moves with it so a conditional GET stays truthful.
