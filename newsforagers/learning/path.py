@@ -33,12 +33,18 @@ class ForagerPath:
         self._frontier_index: dict[str, int] = {}
         self._rows = np.zeros((64, k), dtype=np.float32)
         self._alive = np.zeros(64, dtype=bool)
+        # w·s of every frontier row under the weights last used (−inf once taken): a choice
+        # is one argmax, a new row costs one dot product, and a weight change (a TD step)
+        # re-scores the frontier once (a few ms for 100k rows).
+        self._values = np.full(64, -np.inf, dtype=np.float32)
+        self._scored_weights: np.ndarray | None = None
+        self._n_alive = 0
 
     # -- the frontier -------------------------------------------------------------------
 
     @property
     def frontier_size(self) -> int:
-        return int(self._alive[: len(self._frontier_urls)].sum())
+        return self._n_alive
 
     def frontier(self) -> list[str]:
         n = len(self._frontier_urls)
@@ -61,11 +67,16 @@ class ForagerPath:
             if index == self._rows.shape[0]:
                 self._rows = np.concatenate([self._rows, np.zeros_like(self._rows)])
                 self._alive = np.concatenate([self._alive, np.zeros_like(self._alive)])
+                self._values = np.concatenate([self._values, np.full_like(self._values, -np.inf)])
             self._rows[index] = row
             self._alive[index] = True
+            self._n_alive += 1
             self._frontier_urls.append(url)
             self._frontier_index[url] = index
             added.append(url)
+        if added and self._scored_weights is not None:
+            first, end = len(self._frontier_urls) - len(added), len(self._frontier_urls)
+            self._values[first:end] = self._rows[first:end] @ self._scored_weights
         return added
 
     def state_of(self, url: str) -> np.ndarray | None:
@@ -80,6 +91,9 @@ class ForagerPath:
         self.visited = set()
         self._frontier_urls, self._frontier_index = [], {}
         self._alive[:] = False
+        self._values[:] = -np.inf
+        self._scored_weights = None
+        self._n_alive = 0
         self._take(start_url, state)
 
     def _take(self, url: str, state) -> None:
@@ -95,14 +109,26 @@ class ForagerPath:
         """
         if self.finished:
             return None
+        w32 = np.asarray(w, dtype=np.float32)
+        if self._scored_weights is None or not np.array_equal(w32, self._scored_weights):
+            self._rescore(w32)
         n = len(self._frontier_urls)
-        scores = self._rows[:n] @ np.asarray(w, dtype=np.float32)
-        scores[~self._alive[:n]] = -np.inf
-        index = int(np.argmax(scores))
+        index = int(np.argmax(self._values[:n]))  # the first maximum: ties go to the oldest URL
         self._alive[index] = False
+        self._n_alive -= 1
+        self._values[index] = -np.inf
         url = self._frontier_urls[index]
         self._take(url, self._rows[index])
         return url
+
+    def _rescore(self, w32: np.ndarray) -> None:
+        n = len(self._frontier_urls)
+        scores = self._rows[:n] @ w32
+        if not np.all(np.isfinite(scores)):
+            raise ValueError("frontier values overflow: the weights are too large.")
+        scores[~self._alive[:n]] = -np.inf
+        self._values[:n] = scores
+        self._scored_weights = w32.copy()
 
     def choose_next_url(self, url: str) -> str | None:
         """Take a given frontier URL as the next step (random order while states are unknown)."""
@@ -110,6 +136,8 @@ class ForagerPath:
         if self.finished or index is None or not self._alive[index]:
             return None
         self._alive[index] = False
+        self._n_alive -= 1
+        self._values[index] = -np.inf
         self._take(url, self._rows[index])
         return url
 
