@@ -47,6 +47,7 @@ class ForagersConfig:
     energy_ub: int = _default("energy_ub")
     n_clusters: int = _default("n_clusters")
     tanh_scale: float = _default("tanh_scale")
+    tanh_offset: float = _default("tanh_offset")
     store: str = _default("store")
     clock: str = _default("clock")
     bootstrap_pages: int = _default("bootstrap_pages")
@@ -95,6 +96,7 @@ class ForagersConfig:
              f"between 1 and FORAGERS_ENERGY_UB ({self.energy_ub})")
         need(self.n_clusters >= 1, "n_clusters", self.n_clusters, "at least 1")
         need(self.tanh_scale > 0, "tanh_scale", self.tanh_scale, "> 0")
+        need(0 < self.tanh_offset < 1, "tanh_offset", self.tanh_offset, "in (0, 1)")
         need(self.store.startswith(("memory://", "sqlite:///")), "store", self.store,
              "a store URL: memory:// or sqlite:///PATH")
         need(self.clock in ("site", "system"), "clock", self.clock, "'site' or 'system'")

@@ -50,6 +50,10 @@ FORAGERS_ENERGY_UB = 16
 # Text state (PrTFIDF over PDDP clusters).
 FORAGERS_N_CLUSTERS = 50
 FORAGERS_TANH_SCALE = 40.0
+# The papers squash a PrTFIDF output p by tanh((p - 0.5)·scale). With 50 clusters of one
+# site's vocabulary p rarely reaches 0.5 and the state is constant -1 (docs/algorithms.md);
+# the offset is a setting so a measured alternative can sit beside the paper's value.
+FORAGERS_TANH_OFFSET = 0.5
 
 # Running foragers under Scrapy.
 # The colony store: memory:// or sqlite:///PATH (the embedded default, relative to the

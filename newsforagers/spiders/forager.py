@@ -115,7 +115,8 @@ class ForagerSpider(scrapy.Spider):
         def bootstrap(texts):
             from newsforagers.text import StateEncoder
 
-            return StateEncoder(n_clusters=config.n_clusters,
+            return StateEncoder(n_clusters=config.n_clusters, tanh_scale=config.tanh_scale,
+                                tanh_offset=config.tanh_offset,
                                 random_state=None if config.seed < 0 else config.seed).fit(texts)
 
         weblog = Weblog.from_seeds(self.seeds, size=config.weblog_size,

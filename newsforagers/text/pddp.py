@@ -21,13 +21,15 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.linalg import LinearOperator, svds
+from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
 __all__ = ["pddp"]
 
-# Up to this many documents the leading singular vector comes from the dense n x n centred
-# Gram matrix (exact and cheap); above it, from ARPACK on an implicit centred operator, whose
-# cost grows with the non-zeros instead of n².
-_GRAM_MAX_DOCS = 256
+# When a leaf has at most this many documents (or the matrix this many terms), the leading
+# singular vector comes from a small dense symmetric matrix (n x n or terms x terms: exact
+# and cheap); otherwise from ARPACK on an implicit centred operator, whose cost grows with the
+# non-zeros instead of n².
+_DENSE_MAX = 256
 
 # A scatter this small relative to Σ‖d‖² is rounding noise: the documents are identical.
 _ZERO_SCATTER_RTOL = 1e-10
@@ -54,8 +56,13 @@ def _fix_sign(u: np.ndarray) -> np.ndarray:
     return -u if u[np.argmax(np.abs(u))] < 0 else u
 
 
-def _direction_gram(M: sp.csr_matrix, centroid: np.ndarray) -> np.ndarray:
-    """Leading right singular vector of ``M - e wᵀ`` through the centred Gram matrix."""
+def _direction_dense(M: sp.csr_matrix, centroid: np.ndarray) -> np.ndarray:
+    """Leading right singular vector of ``M - e wᵀ`` from its smaller symmetric square."""
+    n, n_terms = M.shape
+    if n_terms < n:
+        # (M - e wᵀ)ᵀ(M - e wᵀ) = MᵀM - n wwᵀ: the scatter matrix, terms x terms.
+        scatter = (M.T @ M).toarray() - n * np.outer(centroid, centroid)
+        return np.linalg.eigh(scatter)[1][:, -1]
     gram = (M @ M.T).toarray()
     # H G H with H = I - eeᵀ/n is (M - e wᵀ)(M - e wᵀ)ᵀ.
     row_mean = gram.mean(axis=1)
@@ -91,8 +98,8 @@ def _direction_arpack(M: sp.csr_matrix, centroid: np.ndarray,
 def _split(X: sp.csr_matrix, leaf: _Leaf, rng: np.random.Generator) -> tuple[_Leaf, _Leaf] | None:
     M = X[leaf.rows]
     _, centroid, _ = _scatter(M)
-    if len(leaf.rows) <= _GRAM_MAX_DOCS:
-        u = _direction_gram(M, centroid)
+    if min(M.shape) <= _DENSE_MAX:
+        u = _direction_dense(M, centroid)
     else:
         u = _direction_arpack(M, centroid, rng)
     u = _fix_sign(u)
@@ -173,19 +180,22 @@ def pddp(X, n_clusters: int, random_state=None) -> np.ndarray:
             done.append(leaf)
 
     push(root)
-    while len(done) + len(heap) < n_clusters:
-        if not heap:
-            raise ValueError(
-                f"pddp: reached only {len(done)} clusters of the {n_clusters} asked: every "
-                f"remaining leaf has fewer than 2 documents or identical documents"
-            )
-        _, _, leaf = heapq.heappop(heap)
-        children = _split(X, leaf, rng)
-        if children is None:
-            done.append(_Leaf(rows=leaf.rows, path=leaf.path, scatter=0.0))
-            continue
-        for child in children:
-            push(child)
+    # The dense problems here are at most 256 x 256: BLAS threads cannot speed them up, and
+    # on a busy machine (a crawler colony) their spin-waiting made the fit 5x slower.
+    with threadpool_limits(limits=1, user_api="blas"):
+        while len(done) + len(heap) < n_clusters:
+            if not heap:
+                raise ValueError(
+                    f"pddp: reached only {len(done)} clusters of the {n_clusters} asked: "
+                    f"every remaining leaf has fewer than 2 documents or identical documents"
+                )
+            _, _, leaf = heapq.heappop(heap)
+            children = _split(X, leaf, rng)
+            if children is None:
+                done.append(_Leaf(rows=leaf.rows, path=leaf.path, scatter=0.0))
+                continue
+            for child in children:
+                push(child)
 
     leaves = sorted(done + [item[2] for item in heap], key=lambda leaf: leaf.path)
     labels = np.empty(n_docs, dtype=np.int64)

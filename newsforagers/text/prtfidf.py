@@ -90,7 +90,8 @@ def class_given_word(p_word_class, prior) -> np.ndarray:
             f"PrTFIDF: P(w|C) of shape {p_word_class.shape} does not match a prior of "
             f"shape {prior.shape}"
         )
-    joint = (prior[:, None] * p_word_class).T  # (n_terms, n_classes)
+    # C order: the sparse-dense product would otherwise copy the whole matrix on every call.
+    joint = np.ascontiguousarray((prior[:, None] * p_word_class).T)  # (n_terms, n_classes)
     evidence = joint.sum(axis=1)
     seen = evidence > 0
     posterior = np.empty_like(joint)
@@ -107,7 +108,7 @@ def class_given_document(counts, p_class_word) -> tuple[np.ndarray, np.ndarray]:
     evidence, so its row of ``p`` is left at zero for the caller to decide.
     """
     counts = _counts(counts)
-    p_class_word = np.asarray(p_class_word, dtype=np.float64)
+    p_class_word = np.ascontiguousarray(p_class_word, dtype=np.float64)
     if counts.shape[1] != p_class_word.shape[0]:
         raise ValueError(
             f"PrTFIDF: {counts.shape[1]} terms in the documents, {p_class_word.shape[0]} in "
