@@ -1,0 +1,89 @@
+"""The reinforcing-agent pipeline, built the way Scrapy builds it."""
+
+import pytest
+from scrapy import Spider
+from scrapy.exceptions import DropItem
+from scrapy.utils.test import get_crawler
+
+from newsforagers import signals as forager_signals
+from newsforagers.pipelines import ReinforcingAgentPipeline
+from newsforagers.store import DocumentRecord
+
+
+def send(url, forager="f1", published="2024-01-01T10:00:00+00:00", found_at="2024-01-01T11:00:00+00:00",
+         fingerprint=None, step=0, path=1):
+    return {"forager_send": True, "url": url, "canonical_url": url, "title": f"title of {url}",
+            "published": published, "found_at": found_at, "forager": forager,
+            "fingerprint": fingerprint or f"fp-{url}", "forager_path": path, "forager_step": step,
+            "text": "body"}
+
+
+@pytest.fixture
+def agent():
+    crawler = get_crawler(Spider, {"FORAGERS_STORE": "memory://"})
+    crawler.spider = crawler._create_spider("forager")
+    crawler.spider.forager_id = "f1"
+    pipeline = ReinforcingAgentPipeline.from_crawler(crawler)
+    pipeline.open_spider()
+    received = []
+
+    def on_reward(**kwargs):
+        received.append(kwargs)
+
+    crawler.signals.connect(on_reward, signal=forager_signals.reward_received, weak=False)
+    pipeline.received = received
+    yield pipeline
+    pipeline.close_spider()
+
+
+def process(pipeline, item):
+    try:
+        return pipeline.process_item(item)
+    except DropItem:
+        return None
+
+
+def test_worked_example_profit_98_reaches_the_sender(agent):
+    agent.store.claim(["url:http://e/"], DocumentRecord("http://e/", "E", "", "", "f0", 100))
+    assert process(agent, send("http://e/")) is None  # E: already seen
+    out = process(agent, send("http://f/"))          # F: novel
+    assert out == {"url": "http://f/", "title": "title of http://f/",
+                   "published": "2024-01-01T10:00:00+00:00", "found_at": "2024-01-01T11:00:00+00:00",
+                   "forager": "f1", "reward": 100.0, "text": "body"}
+    assert sum(r["profit"] for r in agent.received) == 98
+    assert [r["rewarded"] for r in agent.received] == [False, True]
+    assert agent.store.get_score("f1") == pytest.approx(100 - 0.05 - 0.05 + 1)
+    stats = agent.crawler.stats
+    assert stats.get_value("newsforagers/agent/rewarded") == 1
+    assert stats.get_value("newsforagers/agent/dropped/not_novel") == 1
+
+
+def test_the_same_story_under_two_urls_is_paid_once(agent):
+    assert process(agent, send("http://a/story", fingerprint="same")) is not None
+    assert process(agent, send("http://b/copy-of-story", forager="f2", fingerprint="same")) is None
+    assert agent.received[-1]["forager"] == "f2" and agent.received[-1]["profit"] == -1
+
+
+def test_old_and_future_documents_are_not_rewarded_or_remembered(agent):
+    old = send("http://old/", published="2023-12-31T10:00:00+00:00")  # 25 h before found_at
+    assert process(agent, old) is None
+    assert not agent.store.is_claimed("url:http://old/")
+    ahead = send("http://ahead/", published="2024-01-01T12:00:00+00:00")  # an hour ahead
+    assert process(agent, ahead) is None
+    assert agent.crawler.stats.get_value("newsforagers/agent/dropped/out_of_window") == 2
+
+
+def test_other_items_pass_untouched_and_malformed_sends_are_counted(agent):
+    item = {"name": "not a forager send"}
+    assert agent.process_item(item) is item
+    bad = send("http://x/")
+    bad["published"] = "yesterday"
+    assert process(agent, bad) is None
+    assert agent.crawler.stats.get_value("newsforagers/agent/bad_send") == 1
+    assert agent.received == []
+
+
+def test_rewards_carry_where_the_send_was_made(agent):
+    process(agent, send("http://n/", step=7, path=3))
+    (reward,) = agent.received
+    assert (reward["forager"], reward["path"], reward["step"], reward["url"]) == ("f1", 3, 7, "http://n/")
