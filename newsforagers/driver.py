@@ -27,14 +27,12 @@ STATE_KEY = "forager"
 
 
 class ForagerDriver:
-    def __init__(self, crawler: Crawler, spider: Any, forager: Forager, step_timeout: float, max_paths: int):
+    def __init__(self, crawler: Crawler, spider: Any, forager: Forager, step_timeout: float):
         self.crawler = crawler
         self.spider = spider
         self.forager = forager
         self.step_timeout = step_timeout
-        self.max_paths = max_paths
         self._restored = False
-        self._saved_paths = -1
         crawler.signals.connect(self.reward_received, signal=forager_signals.reward_received)
 
     @property
@@ -43,8 +41,6 @@ class ForagerDriver:
 
     @property
     def done(self) -> bool:
-        if self.max_paths and self.forager.counters.paths >= self.max_paths and not self.forager.busy:
-            return True
         return self.forager.done
 
     @property
@@ -60,18 +56,22 @@ class ForagerDriver:
         url = self.forager.next_step()
         if self.forager.counters.paths != paths_before:
             self._path_finished()
-        if self.max_paths and self.forager.counters.paths >= self.max_paths:
-            return None
         self._update_stats()
         if url is None:
-            if self.forager.done and len(self.forager.weblog) == 0:
-                logger.error("forager %s: no starting URL left in the weblog; stopping", self.name)
             return None
         step = self.forager.step
         return self.spider.make_request(url, "step", step.path_id, step.index)
 
     def abandon_step(self) -> int:
         return self.forager.abandon_step()
+
+    def finish(self) -> None:
+        """The scheduler is closing: final stats, the saved state, and why the forager stopped."""
+        if len(self.forager.weblog) == 0:
+            logger.error("forager %s: no starting URL left in the weblog; stopped", self.name)
+        self._update_stats()
+        if self._restored:
+            self.save_state()
 
     # -- the reinforcing agent's answers ---------------------------------------------------
 

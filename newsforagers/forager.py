@@ -94,6 +94,7 @@ class Forager:
         reuse_states: bool = True,
         state_cache_size: int = 100_000,
         max_start_failures: int = 3,
+        max_paths: int = 0,
     ):
         if mode not in MODES:
             raise ValueError(f"forager mode ({mode!r}) must be one of {', '.join(MODES)}.")
@@ -122,6 +123,7 @@ class Forager:
         self._state_cache_size = state_cache_size
         self._start_failures: dict[str, int] = {}
         self._max_start_failures = max_start_failures
+        self.max_paths = max_paths
 
     # -- the scheduler's side ----------------------------------------------------------
 
@@ -132,7 +134,10 @@ class Forager:
 
     @property
     def done(self) -> bool:
-        """Nothing left to do: retired, or no starting URL left in the weblog."""
+        """Nothing left to do: retired, no starting URL left in the weblog, or ``max_paths``
+        paths walked (0: no limit)."""
+        if self.max_paths and self.counters.paths >= self.max_paths:
+            return True
         return self.retired or len(self.weblog) == 0
 
     def next_step(self) -> str | None:

@@ -47,6 +47,11 @@ class ForagerScheduler(Scheduler):
         self._clock = time.monotonic
         return super().open(spider)
 
+    def close(self, reason: str):
+        if self.forager_driver is not None:
+            self.forager_driver.finish()
+        return super().close(reason)
+
     # -- the scheduler interface ----------------------------------------------------------
 
     def enqueue_request(self, request: Request) -> bool:
@@ -93,6 +98,7 @@ class ForagerScheduler(Scheduler):
         timed_out = self._clock() - self._step_started > driver.step_timeout
         if timed_out or not self._step_in_flight():
             missing = driver.abandon_step()
+            self._step_started = self._clock()
             if missing:
                 reason = "timeout" if timed_out else "dropped"
                 self.stats.inc_value(f"newsforagers/step/abandoned/{reason}", missing)

@@ -101,6 +101,7 @@ class ForagerSpider(scrapy.Spider):
     # -- lifecycle ---------------------------------------------------------------------------
 
     def _closed(self, spider, reason) -> None:
+        # after the scheduler's close: keep the forager's memory in spider.state for SpiderState
         if self.forager_driver is not None and self.forager_driver._restored:
             self.forager_driver.save_state()
 
@@ -125,10 +126,9 @@ class ForagerSpider(scrapy.Spider):
             self.forager_id, config, weblog, initial_weights(config, rng), rng, mode=self.mode,
             encoder=self.encoder, bootstrap=bootstrap, bootstrap_pages=config.bootstrap_pages,
             reuse_states=config.reuse_states, state_cache_size=config.state_cache_size,
-            max_start_failures=config.start_failures,
+            max_start_failures=config.start_failures, max_paths=config.max_paths,
         )
-        self.forager_driver = ForagerDriver(self.crawler, self, forager, config.step_timeout,
-                                            config.max_paths)
+        self.forager_driver = ForagerDriver(self.crawler, self, forager, config.step_timeout)
         return self.forager_driver
 
     # -- requests ----------------------------------------------------------------------------
@@ -136,8 +136,11 @@ class ForagerSpider(scrapy.Spider):
     def make_request(self, url: str, kind: str, path_id: int, step: int) -> scrapy.Request:
         callback, errback = ((self.parse_step, self.step_failed) if kind == "step"
                              else (self.parse_probe, self.probe_failed))
+        # Not dont_filter: ForagerScheduler never sends forager requests through the
+        # dupefilter anyway, and dont_filter would make OffsiteMiddleware let a redirect to
+        # another host through.
         return scrapy.Request(
-            url, callback=callback, errback=errback, dont_filter=True,
+            url, callback=callback, errback=errback,
             headers={"X-Forager": self.forager_id},
             meta={"forager_kind": kind, "forager_url": url, "forager_path": path_id, "forager_step": step},
         )
