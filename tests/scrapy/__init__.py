@@ -1,0 +1,1 @@
+"""Tests of the Scrapy integration: ForagerScheduler against Scrapy's own scheduler tests."""
