@@ -38,6 +38,7 @@ class Encoder(Protocol):
 
 @dataclass
 class ForagerCounters:
+    downloaded: int = 0  # step pages and probes that arrived
     steps: int = 0
     paths: int = 0
     probes: int = 0
@@ -192,6 +193,7 @@ class Forager:
         if step is None:
             return []
         self._start_failures.pop(url, None)
+        self.counters.downloaded += 1
         if self.path.step_states[-1] is None:
             step.step_text = text
         probes = []
@@ -229,6 +231,7 @@ class Forager:
         if probe is not None:
             probe.text, probe.published, probe.done = text, published, True
             self.counters.probes += 1
+            self.counters.downloaded += 1
 
     def on_probe_failed(self, url: str) -> None:
         probe = self._probe(url)

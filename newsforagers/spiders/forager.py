@@ -90,6 +90,10 @@ class ForagerSpider(scrapy.Spider):
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
         spider = super().from_crawler(crawler, *args, **kwargs)
+        k = ForagersConfig.from_settings(crawler.settings).n_clusters
+        if spider.encoder is not None and spider.encoder.n_clusters_ != k:
+            raise ValueError(f"model {kwargs.get('model')!r} has {spider.encoder.n_clusters_} clusters "
+                             f"but FORAGERS_N_CLUSTERS is {k}")
         crawler.signals.connect(spider._closed, signal=scrapy.signals.spider_closed)
         return spider
 

@@ -63,3 +63,19 @@ def test_forager_finds_novel_documents_learns_and_remembers(replay, tmp_path):
                            name="second")
     assert second.returncode == 0, second.log[-3000:]
     assert not {i["url"] for i in second.items} & set(urls)
+
+
+def test_forager_with_a_trained_model(replay, tmp_path):
+    from newsforagers.cli import main
+
+    model = tmp_path / "model.joblib"
+    assert main(["train", str(replay.tmp / "synth.jsonl.gz"), "-o", str(model), "--clusters", "20"]) == 0
+    settings = {"FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_N_CLUSTERS": 20}
+    run = crawl_forager(replay.url, tmp_path, seconds=10, args={"model": model}, settings=settings)
+    assert run.returncode == 0, run.log[-3000:]
+    assert run.items and "state encoder fitted" not in run.log  # no bootstrap: the model is used
+    # a model that does not fit the settings is a clear error before any request
+    bad = crawl_forager(replay.url, tmp_path, seconds=10, args={"model": model}, name="bad",
+                        settings={"FORAGERS_STORE": "memory://"})
+    assert bad.returncode != 0
+    assert "has 20 clusters but FORAGERS_N_CLUSTERS is 50" in bad.log
