@@ -1,7 +1,9 @@
 """``ForagersAddon``: enables newsforagers with one line.
 
 ``ADDONS = {"newsforagers.addon.ForagersAddon": 0}`` (the ``forager`` spider sets it itself)
-installs the forager scheduler and the reinforcing-agent pipeline and gives every
+installs the forager scheduler, the reinforcing-agent pipeline, the population extension and
+the colony's downloader middlewares (shared robots.txt, shared downloads, one per-host budget),
+and gives every
 ``FORAGERS_*`` setting its default at add-on priority, so project, spider and command-line
 settings still win.
 """
@@ -15,6 +17,12 @@ class ForagersAddon:
     def update_settings(self, settings) -> None:
         settings.set("SCHEDULER", "newsforagers.scheduler.ForagerScheduler", "addon")
         settings["ITEM_PIPELINES"]["newsforagers.pipelines.ReinforcingAgentPipeline"] = 100
+        settings["EXTENSIONS"]["newsforagers.extensions.population.PopulationExtension"] = 500
+        middlewares = settings["DOWNLOADER_MIDDLEWARES"]
+        middlewares["scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"] = None
+        middlewares["newsforagers.downloadermiddlewares.ColonyRobotsTxtMiddleware"] = 100
+        middlewares["newsforagers.downloadermiddlewares.SharedFetchMiddleware"] = 950
+        middlewares["newsforagers.downloadermiddlewares.HostBudgetMiddleware"] = 960
         for name in dir(defaults):
             if name.startswith("FORAGERS_"):
                 settings.set(name, getattr(defaults, name), "addon")

@@ -58,6 +58,14 @@ class ForagersConfig:
     max_paths: int = _default("max_paths")
     seed: int = _default("seed")
     item_text: bool = _default("item_text")
+    population: str = _default("population")
+    host_rate: float = _default("host_rate")
+    host_concurrency: int = _default("host_concurrency")
+    fetch_ttl: float = _default("fetch_ttl")
+    fetch_cache_size: int = _default("fetch_cache_size")
+    run_dir: str = _default("run_dir")
+    events: str = _default("events")
+    snapshot_interval: float = _default("snapshot_interval")
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> "ForagersConfig":
@@ -107,6 +115,13 @@ class ForagersConfig:
         need(self.start_failures >= 1, "start_failures", self.start_failures, "at least 1")
         need(self.max_paths >= 0, "max_paths", self.max_paths, ">= 0 (0: no limit)")
         need(self.seed >= -1, "seed", self.seed, ">= 0, or -1 for fresh entropy")
+        need(self.population in ("score", "energy"), "population", self.population,
+             "'score' or 'energy'")
+        need(self.host_rate >= 0, "host_rate", self.host_rate, ">= 0 requests/s (0: no limit)")
+        need(self.host_concurrency >= 0, "host_concurrency", self.host_concurrency, ">= 0 (0: no limit)")
+        need(self.fetch_ttl >= 0, "fetch_ttl", self.fetch_ttl, ">= 0 seconds (0: no sharing)")
+        need(self.fetch_cache_size >= 0, "fetch_cache_size", self.fetch_cache_size, ">= 0")
+        need(self.snapshot_interval >= 0, "snapshot_interval", self.snapshot_interval, ">= 0 seconds")
 
     def reward_rules(self) -> RewardRules:
         return RewardRules(

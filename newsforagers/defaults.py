@@ -79,3 +79,23 @@ FORAGERS_MAX_PATHS = 0
 FORAGERS_SEED = -1
 # Put the page's visible text in output items (field "text").
 FORAGERS_ITEM_TEXT = True
+
+# The colony (one process).
+# Population control: "score" (Alg. 8: split at FORAGERS_SPLIT_SCORE, retire at
+# FORAGERS_RETIRE_SCORE, between FORAGERS_MIN and FORAGERS_MAX) or "energy" (Mouton & Marteau,
+# between FORAGERS_ENERGY_LB and FORAGERS_ENERGY_UB).
+FORAGERS_POPULATION = "score"
+# One budget per host for the whole colony: requests per second (0: no rate limit) and
+# requests in flight (0: no limit). Scrapy's own per-crawler limits still apply on top.
+FORAGERS_HOST_RATE = 0.0
+FORAGERS_HOST_CONCURRENCY = 8
+# Foragers probing the same page within this many seconds share one download (0: never).
+# Seconds of the wall clock: against a replay running S times faster, divide by S.
+FORAGERS_FETCH_TTL = 10.0
+FORAGERS_FETCH_CACHE_SIZE = 5_000
+# Where the colony's record goes: the run directory ("" : JOBDIR when set, else
+# .newsforagers/runs/<time>-<pid>), the events log ("" : RUN_DIR/events.jsonl) and the
+# seconds between snapshots of every forager (0: only at the end).
+FORAGERS_RUN_DIR = ""
+FORAGERS_EVENTS = ""
+FORAGERS_SNAPSHOT_INTERVAL = 10.0

@@ -54,6 +54,7 @@ class ForagerDriver:
             self._restore()
         paths_before = self.forager.counters.paths
         url = self.forager.next_step()
+        self._steps_finished()
         if self.forager.counters.paths != paths_before:
             self._path_finished()
         self._update_stats()
@@ -65,13 +66,29 @@ class ForagerDriver:
     def abandon_step(self) -> int:
         return self.forager.abandon_step()
 
-    def finish(self) -> None:
-        """The scheduler is closing: final stats, the saved state, and why the forager stopped."""
+    def finish(self):
+        """The scheduler is closing: final stats, the saved state, and why the forager stopped.
+
+        For the root forager of a colony, returns a Deferred that fires once every other
+        forager has been stopped and has ended (so its documents still reach the root's feed).
+        """
         if len(self.forager.weblog) == 0:
             logger.error("forager %s: no starting URL left in the weblog; stopped", self.name)
         self._update_stats()
         if self._restored:
             self.save_state()
+        colony = getattr(self.spider, "colony", None)
+        if colony is not None and colony.root is self.crawler:
+            import asyncio
+
+            from twisted.internet.defer import Deferred
+
+            async def close_colony():
+                await colony.stop()
+                colony.close()
+
+            return Deferred.fromFuture(asyncio.ensure_future(close_colony()))
+        return None
 
     # -- the reinforcing agent's answers ---------------------------------------------------
 
@@ -102,6 +119,12 @@ class ForagerDriver:
 
     def save_state(self) -> None:
         self._spider_state()[STATE_KEY] = self.forager.to_state()
+
+    def _steps_finished(self) -> None:
+        finished, self.forager.finished_steps = self.forager.finished_steps, []
+        for url, profit, value in finished:
+            self.crawler.signals.send_catch_log(forager_signals.step_finished, forager=self.name,
+                                               url=url, profit=profit, value=value)
 
     def _path_finished(self) -> None:
         path = self.forager.last_path

@@ -119,6 +119,9 @@ class Forager:
         self.step: _Step | None = None
         self.retired = False
         self.last_path: dict | None = None
+        self.finished_steps: list[tuple[str, float, float]] = []  # (url, profit, value), drained by the driver
+        self._teleport_to: str | None = None
+        self._start_failed = False
         # Alg. 2: state vectors of probed pages by URL, with their publication date; bounded
         self._states: OrderedDict[str, tuple[np.ndarray, datetime | None]] = OrderedDict()
         self._state_cache_size = state_cache_size
@@ -147,6 +150,8 @@ class Forager:
             return None
         if self.step is not None:
             self._finish_step()
+        if self._teleport_to is not None:
+            return self._begin_path()
         if self.path.steps and not self.path.finished:
             url = self.path.choose_next(self.weights) if self.encoder is not None else self._random_next()
             if url is not None:
@@ -166,7 +171,7 @@ class Forager:
             self._end_path()
         if self.done:
             return None
-        start = self.weblog.choose_start(self.rng)
+        start, self._teleport_to = self._teleport_to or self.weblog.choose_start(self.rng), None
         self.path_id += 1
         cached = self._states.get(start)
         self.path.begin(start, None if cached is None else cached[0])
@@ -177,7 +182,10 @@ class Forager:
         self.counters.paths += 1
         self.last_path = {"id": self.path_id, "steps": len(self.path.steps),
                           "profit": float(sum(self.path.profits))}
-        if self.mode != "rl":
+        start_failed, self._start_failed = self._start_failed, False
+        # a path whose start page could not be read taught nothing, and must not bring a
+        # removed start URL back into the weblog
+        if self.mode != "rl" and not start_failed:
             self.weblog.update(self.path.steps, self.path.profits)
 
     def _begin_step(self, url: str) -> str:
@@ -218,6 +226,7 @@ class Forager:
             return
         step.page_done = True
         if step.index == 0:
+            self._start_failed = True
             self.counters.start_failures += 1
             failures = self._start_failures.get(url, 0) + 1
             self._start_failures[url] = failures
@@ -238,6 +247,10 @@ class Forager:
         if probe is not None:
             probe.done = True
             self.counters.probe_failures += 1
+
+    def teleport(self, url: str) -> None:
+        """Start the next path at ``url`` (energy policy: a page with an energy remnant)."""
+        self._teleport_to = url
 
     def abandon_step(self) -> int:
         """Count the step's page and probes still missing as failed; return how many."""
@@ -293,6 +306,16 @@ class Forager:
 
     def _finish_step(self) -> None:
         """Featurise the step's batch, grow the frontier, take the TD step (Alg. 2, 4)."""
+        step = self.step
+        self._featurise_step()
+        # the path may have been closed meanwhile (the encoder was just fitted)
+        same_path = step.path_id == self.path_id and step.index < len(self.path.steps)
+        state = self.path.step_states[step.index] if same_path else None
+        value = float(np.dot(self.weights, state)) if state is not None else 0.0
+        profit = self.path.profits[step.index] if same_path else 0.0
+        self.finished_steps.append((step.url, profit, value))
+
+    def _featurise_step(self) -> None:
         step, self.step = self.step, None
         fetched = [p for p in step.probes.values() if p.text is not None]
         texts = [p.text for p in fetched]

@@ -41,6 +41,9 @@ class ReinforcingAgentPipeline:
         return cls(crawler, ForagersConfig.from_settings(crawler.settings))
 
     def open_spider(self, spider=None) -> None:
+        colony = getattr(self.crawler.spider, "colony", None)
+        if self.store is None and colony is not None:
+            self.store, self._owns_store = colony.store, False  # the colony's, closed by it
         if self.store is None:
             self.store = open_store(self.config.store)
         forager = getattr(self.crawler.spider, "forager_id", None)

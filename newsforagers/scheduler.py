@@ -48,9 +48,12 @@ class ForagerScheduler(Scheduler):
         return super().open(spider)
 
     def close(self, reason: str):
-        if self.forager_driver is not None:
-            self.forager_driver.finish()
-        return super().close(reason)
+        closing = self.forager_driver.finish() if self.forager_driver is not None else None
+        own = super().close(reason)
+        if closing is None:
+            return own
+        # the root of a colony closes after the foragers it hosts
+        return closing.addCallback(lambda _: own)
 
     # -- the scheduler interface ----------------------------------------------------------
 

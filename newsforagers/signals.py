@@ -12,3 +12,8 @@ reward_received = object()
 #: A forager finished a path. Arguments: ``forager``, ``path`` (its number), ``steps``,
 #: ``profit`` (the path's total).
 path_finished = object()
+
+#: A forager's step is complete (its probes are in, its TD step taken). Arguments:
+#: ``forager``, ``url`` (the step page), ``profit`` (the step's immediate profit so far),
+#: ``value`` (``w·s`` of the step page, 0 while its state is unknown).
+step_finished = object()

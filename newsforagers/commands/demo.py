@@ -77,6 +77,9 @@ def _crawl(reactor, site, args, run_dir, result) -> None:
         "FORAGERS_STORE": f"sqlite:///{run_dir / f'colony-{datetime.now():%Y%m%d-%H%M%S}.db'}",
         "FORAGERS_SEED": args.seed,
         "FORAGERS_BOOTSTRAP_PAGES": 200,
+        # the colony shares downloads for one simulated minute
+        "FORAGERS_FETCH_TTL": 60.0 / args.speed,
+        "FORAGERS_RUN_DIR": str(run_dir / f"run-{datetime.now():%Y%m%d-%H%M%S}"),
         "LOG_LEVEL": "WARNING",
         "TELNETCONSOLE_ENABLED": False,
     }

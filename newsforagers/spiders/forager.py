@@ -70,8 +70,15 @@ class ForagerSpider(scrapy.Spider):
     custom_settings = {"ADDONS": {"newsforagers.addon.ForagersAddon": 0}}
 
     def __init__(self, seeds: str | None = None, mode: str = "wlrl", model: str | None = None,
-                 forager: str = "f1", *args, **kwargs):
+                 forager: str = "f1", colony=None, inherited_weblog: dict | None = None,
+                 inherited_weights: list[float] | None = None, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        # a forager started by a colony (another forager's split, or Alg. 9's first foragers)
+        self.colony = colony
+        self.inherited_weblog = inherited_weblog
+        self.inherited_weights = inherited_weights
+        self.model_path = model
+        self.last_site_time: datetime | None = None
         self.seeds = parse_seeds(seeds)
         if mode not in MODES:
             raise ValueError(f"mode {mode!r} must be one of {', '.join(MODES)}")
@@ -114,8 +121,15 @@ class ForagerSpider(scrapy.Spider):
         if self.forager_driver is not None:
             return self.forager_driver
         config = ForagersConfig.from_settings(self.crawler.settings)
-        rng = np.random.default_rng(None if config.seed < 0 else config.seed)
         self.config = config
+        root = self.colony is None
+        if root:
+            from newsforagers.colony import Colony
+
+            self.colony = Colony(self.crawler, config)
+            self.colony.claim_id(self.forager_id)
+        # every forager draws its own stream from the colony's generator: reproducible for a seed
+        rng = np.random.default_rng(int(self.colony.rng.integers(2**63)))
 
         def bootstrap(texts):
             from newsforagers.text import StateEncoder
@@ -124,15 +138,25 @@ class ForagerSpider(scrapy.Spider):
                                 tanh_offset=config.tanh_offset,
                                 random_state=None if config.seed < 0 else config.seed).fit(texts)
 
-        weblog = Weblog.from_seeds(self.seeds, size=config.weblog_size,
-                                   start_size=config.weblog_start_size, beta=config.weblog_beta)
+        if self.inherited_weblog is not None:
+            weblog = Weblog.from_dict(self.inherited_weblog)
+        else:
+            weblog = Weblog.from_seeds(self.seeds, size=config.weblog_size,
+                                       start_size=config.weblog_start_size, beta=config.weblog_beta)
+        weights = (np.asarray(self.inherited_weights, dtype=np.float64)
+                   if self.inherited_weights is not None else initial_weights(config, rng))
         forager = Forager(
-            self.forager_id, config, weblog, initial_weights(config, rng), rng, mode=self.mode,
+            self.forager_id, config, weblog, weights, rng, mode=self.mode,
             encoder=self.encoder, bootstrap=bootstrap, bootstrap_pages=config.bootstrap_pages,
             reuse_states=config.reuse_states, state_cache_size=config.state_cache_size,
             max_start_failures=config.start_failures, max_paths=config.max_paths,
         )
         self.forager_driver = ForagerDriver(self.crawler, self, forager, config.step_timeout)
+        if root:
+            self.colony.register(self.forager_id, self.crawler)
+            for _ in range(config.min - 1):  # Alg. 9: MIN_FORAGER foragers from the seeds
+                self.colony.spawn(self.colony.new_id(), seeds=self.seeds, mode=self.mode,
+                                  model=self.model_path)
         return self.forager_driver
 
     # -- requests ----------------------------------------------------------------------------
@@ -228,11 +252,13 @@ class ForagerSpider(scrapy.Spider):
                 try:
                     parsed = parsedate_to_datetime(header.decode("latin-1"))
                     if parsed.tzinfo is not None:
-                        return parsed.astimezone(UTC)
+                        self.last_site_time = parsed.astimezone(UTC)
+                        return self.last_site_time
                 except (TypeError, ValueError):
                     pass
             self.crawler.stats.inc_value("newsforagers/clock/no_date_header")
-        return datetime.now(UTC)
+        self.last_site_time = datetime.now(UTC)
+        return self.last_site_time
 
 
 __all__ = ["ForagerSpider", "fingerprint", "parse_seeds"]

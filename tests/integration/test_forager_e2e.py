@@ -29,7 +29,9 @@ def replay(tmp_path_factory):
 
 def test_forager_finds_novel_documents_learns_and_remembers(replay, tmp_path):
     store = f"sqlite:///{tmp_path}/colony.db"
-    settings = {"FORAGERS_STORE": store, "FORAGERS_SEED": 7, "FORAGERS_BOOTSTRAP_PAGES": 150}
+    # one forager (the colony's tests start several)
+    settings = {"FORAGERS_STORE": store, "FORAGERS_SEED": 7, "FORAGERS_BOOTSTRAP_PAGES": 150,
+                "FORAGERS_MIN": 1}
     first = crawl_forager(replay.url, tmp_path, seconds=25, settings=settings, name="first")
     assert first.returncode == 0, first.log[-3000:]
     assert "Traceback" not in first.log
@@ -70,12 +72,13 @@ def test_forager_with_a_trained_model(replay, tmp_path):
 
     model = tmp_path / "model.joblib"
     assert main(["train", str(replay.tmp / "synth.jsonl.gz"), "-o", str(model), "--clusters", "20"]) == 0
-    settings = {"FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_N_CLUSTERS": 20}
+    settings = {"FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_N_CLUSTERS": 20,
+                "FORAGERS_MIN": 1}
     run = crawl_forager(replay.url, tmp_path, seconds=10, args={"model": model}, settings=settings)
     assert run.returncode == 0, run.log[-3000:]
     assert run.items and "state encoder fitted" not in run.log  # no bootstrap: the model is used
     # a model that does not fit the settings is a clear error before any request
     bad = crawl_forager(replay.url, tmp_path, seconds=10, args={"model": model}, name="bad",
-                        settings={"FORAGERS_STORE": "memory://"})
+                        settings={"FORAGERS_STORE": "memory://", "FORAGERS_MIN": 1})
     assert bad.returncode != 0
     assert "has 20 clusters but FORAGERS_N_CLUSTERS is 50" in bad.log

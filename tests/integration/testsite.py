@@ -279,6 +279,8 @@ _PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_p
 #: see test_forager_bad_input.test_max_paths_ends_the_crawl_by_itself), a timeout backstop.
 BASE_SETTINGS = {
     "FORAGERS_SEED": 1,
+    "FORAGERS_MIN": 1,  # one forager: these tests are about its requests, not the colony
+    "FORAGERS_FETCH_TTL": 0,  # every request reaches the site, so the site can count them
     "FORAGERS_N_CLUSTERS": 3,
     "FORAGERS_BOOTSTRAP_PAGES": 8,
     "CLOSESPIDER_PAGECOUNT": 20,

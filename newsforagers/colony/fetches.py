@@ -1,0 +1,54 @@
+"""Recent downloads shared by the colony's foragers.
+
+Foragers that probe the same page within ``FORAGERS_FETCH_TTL`` seconds reuse one download:
+a page another forager is downloading right now is waited for, a page downloaded less than the
+TTL ago is served from memory. Fewer requests to the site per document found.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from typing import Any, Callable
+
+
+class SharedFetches:
+    def __init__(self, ttl: float, size: int, clock: Callable[[], float] = time.monotonic):
+        self.ttl = float(ttl)
+        self.size = int(size)
+        self.clock = clock
+        self._done: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+        self._in_flight: dict[str, asyncio.Future] = {}
+
+    @property
+    def enabled(self) -> bool:
+        return self.ttl > 0 and self.size > 0
+
+    def recent(self, url: str) -> Any | None:
+        entry = self._done.get(url)
+        if entry is None:
+            return None
+        stamp, response = entry
+        if self.clock() - stamp > self.ttl:
+            del self._done[url]
+            return None
+        return response
+
+    def in_flight(self, url: str) -> asyncio.Future | None:
+        return self._in_flight.get(url)
+
+    def begin(self, url: str) -> None:
+        if url not in self._in_flight:
+            self._in_flight[url] = asyncio.get_event_loop().create_future()
+
+    def finish(self, url: str, response: Any | None) -> None:
+        """The download of ``url`` ended: remember a good response, wake the waiters."""
+        if response is not None:
+            self._done[url] = (self.clock(), response)
+            self._done.move_to_end(url)
+            while len(self._done) > self.size:
+                self._done.popitem(last=False)
+        future = self._in_flight.pop(url, None)
+        if future is not None and not future.done():
+            future.set_result(response)

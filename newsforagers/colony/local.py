@@ -1,0 +1,255 @@
+"""The colony in one process: foragers as Scrapy crawlers sharing one store and one site budget.
+
+``scrapy crawl forager`` creates the first forager (the *root*); its spider builds a
+:class:`Colony`, which starts the other ``FORAGERS_MIN - 1`` foragers from the seeds (Alg. 9)
+and later the children of splits, each as its own crawler in the same reactor through an
+``AsyncCrawlerRunner``. Everything the foragers share is held here and handed to them
+explicitly (the spider's ``colony`` argument): the store, the population policy, the per-host
+request budget, robots.txt parsers, recent downloads, the events log — never module globals.
+
+The root crawler stays open until the whole colony has ended (it hosts the user's feed
+export: children's documents are forwarded to it, so one ``-O`` file receives them all); when
+it closes — the colony ended, or SIGINT/SIGTERM, or ``CLOSESPIDER_*`` — it stops every other
+forager once and waits for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from newsforagers.colony.throttle import HostBudget
+from newsforagers.colony.fetches import SharedFetches
+from newsforagers.config import ForagersConfig
+from newsforagers.learning import EnergyPolicy, ScorePolicy
+from newsforagers.store import ColonyStore, open_store
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+logger = logging.getLogger(__name__)
+
+# settings a child crawler must not inherit from the root
+_ROOT_ONLY = ("FEEDS", "FEED_URI", "FEED_FORMAT", "LOG_FILE")
+
+
+class Colony:
+    """The shared state and the population of one colony (one per process)."""
+
+    def __init__(self, root: Crawler, config: ForagersConfig, store: ColonyStore | None = None,
+                 rng: np.random.Generator | None = None):
+        self.root = root
+        self.config = config
+        self.store = store if store is not None else open_store(config.store)
+        self.rng = rng if rng is not None else np.random.default_rng(None if config.seed < 0 else config.seed)
+        if config.population == "energy":
+            self.policy: ScorePolicy | EnergyPolicy = EnergyPolicy(
+                config.energy_c, config.energy_g, config.energy_lb, config.energy_ub, config.energy_init)
+        else:
+            self.policy = ScorePolicy(config.split_score, config.retire_score, config.min,
+                                      config.max, config.score_init)
+        self.budget = HostBudget(config.host_rate, config.host_concurrency)
+        self.fetches = SharedFetches(config.fetch_ttl, config.fetch_cache_size)
+        self.robots: dict[str, Any] = {}  # netloc -> parser (or a Deferred while fetching)
+        self.run_dir = Path(config.run_dir) if config.run_dir else _default_run_dir(root)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self._events_path = Path(config.events) if config.events else self.run_dir / "events.jsonl"
+        self._events = open(self._events_path, "a", encoding="utf-8")
+        self._snapshots = open(self.run_dir / "snapshots.jsonl", "a", encoding="utf-8")
+        self.foragers: dict[str, Crawler] = {}  # live foragers (the root included while it walks)
+        self._next_id = 1
+        self._runners: list = []
+        self._stopping = False
+        self._closed = False
+        self._snapshot_task = None
+
+    # -- identity and population -------------------------------------------------------------
+
+    def new_id(self) -> str:
+        name = f"f{self._next_id}"
+        self._next_id += 1
+        return name
+
+    def claim_id(self, name: str) -> None:
+        """Keep generated ids clear of a name given on the command line."""
+        if name.startswith("f") and name[1:].isdigit():
+            self._next_id = max(self._next_id, int(name[1:]) + 1)
+
+    @property
+    def population(self) -> int:
+        return len(self.foragers)
+
+    def register(self, name: str, crawler: Crawler, parent: str | None = None,
+                 energy: float | None = None) -> None:
+        self.foragers[name] = crawler
+        if self.store.get_score(name) is None or parent is not None:
+            self.store.set_score(name, self.config.score_init)
+        if isinstance(self.policy, EnergyPolicy):
+            self.policy.register(name, energy)
+        if parent is None:
+            self.event("start", name, None, crawler)
+
+    def unregister(self, name: str) -> None:
+        self.foragers.pop(name, None)
+        if isinstance(self.policy, EnergyPolicy):
+            self.policy.forget(name)
+
+    # -- spawning -----------------------------------------------------------------------------
+
+    def _child_settings(self, name: str) -> dict:
+        settings = self.root.settings.copy_to_dict()
+        for key in _ROOT_ONLY:
+            settings.pop(key, None)
+        settings["FEEDS"] = {}
+        settings["TELNETCONSOLE_ENABLED"] = False
+        jobdir = settings.get("JOBDIR")
+        if jobdir:
+            settings["JOBDIR"] = str(Path(jobdir) / "foragers" / name)
+        return settings
+
+    def spawn(self, name: str, *, seeds: list[str], mode: str, parent: str | None = None,
+              weblog: dict | None = None, weights: list[float] | None = None,
+              energy: float | None = None, model: str | None = None) -> None:
+        """Start forager ``name`` as a new crawler in this process."""
+        from scrapy.crawler import AsyncCrawlerRunner
+
+        from newsforagers.spiders.forager import ForagerSpider
+
+        if self._stopping:
+            return
+        runner = AsyncCrawlerRunner(self._child_settings(name))
+        crawler = runner.create_crawler(ForagerSpider)
+        self.register(name, crawler, parent, energy)
+        if parent is not None:
+            self.event("split", name, parent, crawler)
+        kwargs = {"seeds": ",".join(seeds), "mode": mode, "forager": name, "colony": self,
+                  "inherited_weblog": weblog, "inherited_weights": weights}
+        if model:
+            kwargs["model"] = model
+        task = runner.crawl(crawler, **kwargs)
+        task.add_done_callback(lambda t, n=name: self._ended(n, t))
+        self._runners.append(runner)
+
+    def _ended(self, name: str, task) -> None:
+        self.unregister(name)
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("forager %s ended with an error: %r", name, task.exception())
+        if not self.children_alive:
+            # the root may be idle, kept open only for its children: let the engine see it
+            self._wake_root()
+
+    def _wake_root(self) -> None:
+        engine = getattr(self.root, "engine", None)
+        slot = getattr(engine, "_slot", None)
+        if slot is not None:
+            slot.nextcall.schedule()
+
+    @property
+    def children_alive(self) -> bool:
+        return any(c is not self.root for c in self.foragers.values())
+
+    # -- items --------------------------------------------------------------------------------
+
+    def forward_item(self, item: Any, response: Any) -> None:
+        """A child's novel document goes to the root crawler's feed exports."""
+        from scrapy import signals
+
+        spider = getattr(self.root, "spider", None)
+        if spider is None or self._closed:
+            return
+        self.root.signals.send_catch_log(signal=signals.item_scraped, item=item,
+                                         response=response, spider=spider)
+        self.root.stats.inc_value("newsforagers/colony/forwarded_items")
+
+    # -- record -------------------------------------------------------------------------------
+
+    def event(self, kind: str, forager: str, parent: str | None, crawler: Crawler | None = None,
+              **extra: Any) -> None:
+        record = {"event": kind, "forager": forager, "parent": parent}
+        if isinstance(self.policy, EnergyPolicy):
+            record["energy"] = self.policy.energies.get(forager)
+        else:
+            record["score"] = self.store.get_score(forager)
+        record["time"] = datetime.now(UTC).isoformat()
+        spider = getattr(crawler, "spider", None) if crawler is not None else None
+        sim = getattr(spider, "last_site_time", None)
+        record["sim_time"] = sim.isoformat() if sim is not None else None
+        record.update(extra)
+        if not self._events.closed:
+            self._events.write(json.dumps(record) + "\n")
+            self._events.flush()
+        logger.info("colony: %s %s%s", kind, forager, f" (parent {parent})" if parent else "")
+
+    def snapshot(self) -> None:
+        now = datetime.now(UTC).isoformat()
+        scores = self.store.scores()
+        for name, crawler in list(self.foragers.items()):
+            driver = getattr(getattr(crawler, "spider", None), "forager_driver", None)
+            if driver is None:
+                continue
+            forager = driver.forager
+            record = {
+                "time": now, "forager": name, "score": scores.get(name),
+                "energy": self.policy.energies.get(name) if isinstance(self.policy, EnergyPolicy) else None,
+                "sent": forager.counters.sent, "rewarded": forager.counters.rewarded,
+                "downloaded": forager.counters.downloaded, "steps": forager.counters.steps,
+                "paths": forager.counters.paths,
+                "weblog_head": forager.weblog.entries()[:5],
+                "weight_norm": float(np.linalg.norm(forager.weights)),
+            }
+            self._snapshots.write(json.dumps(record) + "\n")
+        self._snapshots.flush()
+
+    async def _snapshot_loop(self) -> None:
+        while not self._closed:
+            await asyncio.sleep(self.config.snapshot_interval)
+            if not self._closed:
+                self.snapshot()
+
+    def start_snapshots(self) -> None:
+        if self._snapshot_task is None and self.config.snapshot_interval > 0:
+            self._snapshot_task = asyncio.ensure_future(self._snapshot_loop())
+
+    # -- ending -------------------------------------------------------------------------------
+
+    async def stop(self) -> None:
+        """Stop every other forager once, wait for all of them, record the stop."""
+        if self._stopping:
+            await self.join()
+            return
+        self._stopping = True
+        for runner in list(self._runners):
+            await runner.stop()
+        await self.join()
+
+    async def join(self) -> None:
+        for runner in list(self._runners):
+            await runner.join()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self.snapshot()
+        for name in list(self.foragers):
+            self.event("stop", name, None, self.foragers[name])
+        self._closed = True
+        if self._snapshot_task is not None:
+            self._snapshot_task.cancel()
+        self._events.close()
+        self._snapshots.close()
+        self.store.close()
+
+
+def _default_run_dir(root: Crawler) -> Path:
+    jobdir = root.settings.get("JOBDIR")
+    if jobdir:
+        return Path(jobdir)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return Path(".newsforagers") / "runs" / f"{stamp}-{os.getpid()}"

@@ -1,0 +1,82 @@
+"""One request budget per host for the whole colony.
+
+``FORAGERS_HOST_RATE`` (requests per second, 0: no rate limit) and ``FORAGERS_HOST_CONCURRENCY``
+(requests in flight, 0: no limit) hold for all the colony's foragers together, so a colony of 16
+never asks a site 16 times harder than one forager would. The rate is a sliding window: at most
+``n`` request starts in any ``n / rate`` seconds (n = ⌊rate⌋, at least 1), so a site counting
+over one-second windows never sees more than ``rate``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections import deque
+from typing import Callable
+
+# Starts are spaced a little wider than the window: the site's log stamps arrivals, which
+# jitter by a few milliseconds after our send times.
+_MARGIN = 1.02
+
+
+class HostBudget:
+    def __init__(self, rate: float, concurrency: int, clock: Callable[[], float] = time.monotonic):
+        if rate < 0 or concurrency < 0:
+            raise ValueError("host rate and concurrency must be >= 0 (0: no limit).")
+        self.rate = float(rate)
+        self.concurrency = int(concurrency)
+        self.clock = clock
+        self._capacity = max(1, math.floor(self.rate)) if self.rate > 0 else 0
+        self._window = self._capacity / self.rate * _MARGIN if self.rate > 0 else 0.0
+        self._starts: dict[str, deque[float]] = {}
+        self._slots: dict[str, asyncio.Semaphore] = {}
+        self._pause_until: dict[str, float] = {}
+        self.waited = 0.0  # seconds requests spent waiting for the budget
+
+    def _semaphore(self, host: str) -> asyncio.Semaphore | None:
+        if not self.concurrency:
+            return None
+        if host not in self._slots:
+            self._slots[host] = asyncio.Semaphore(self.concurrency)
+        return self._slots[host]
+
+    async def acquire(self, host: str) -> None:
+        """Wait until ``host`` may receive one more request from the colony."""
+        began = self.clock()
+        semaphore = self._semaphore(host)
+        if semaphore is not None:
+            await semaphore.acquire()
+        try:
+            while True:
+                delay = self._delay(host)
+                if delay <= 0:
+                    break
+                await asyncio.sleep(delay)
+        except BaseException:
+            if semaphore is not None:
+                semaphore.release()
+            raise
+        if self.rate > 0:
+            self._starts.setdefault(host, deque()).append(self.clock())
+        self.waited += self.clock() - began
+
+    def _delay(self, host: str) -> float:
+        now = self.clock()
+        delay = self._pause_until.get(host, 0.0) - now
+        if self.rate > 0:
+            starts = self._starts.setdefault(host, deque())
+            while starts and now - starts[0] >= self._window:
+                starts.popleft()
+            if len(starts) >= self._capacity:
+                delay = max(delay, starts[0] + self._window - now)
+        return delay
+
+    def release(self, host: str) -> None:
+        semaphore = self._slots.get(host)
+        if semaphore is not None:
+            semaphore.release()
+
+    def pause(self, host: str, seconds: float) -> None:
+        """Send nothing to ``host`` for ``seconds`` (a 429 with ``Retry-After``)."""
+        self._pause_until[host] = max(self._pause_until.get(host, 0.0), self.clock() + seconds)

@@ -1,0 +1,109 @@
+"""Downloader middlewares that make a colony polite as one crawler.
+
+Enabled by the add-on; with a spider that is not part of a colony they change nothing.
+
+- ``ColonyRobotsTxtMiddleware`` (replaces Scrapy's at 100): robots.txt is fetched once per
+  colony and host, and its parser shared.
+- ``SharedFetchMiddleware`` (950): recent downloads shared between foragers (``FORAGERS_FETCH_TTL``).
+- ``HostBudgetMiddleware`` (960, last before the download): the colony's per-host rate and
+  concurrency (``FORAGERS_HOST_RATE``, ``FORAGERS_HOST_CONCURRENCY``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from scrapy import signals
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.utils.httpobj import urlparse_cached
+
+_BUDGET_KEY = "_forager_budget_host"
+_FETCH_KEY = "_forager_shared_fetch"
+
+
+def _colony(crawler):
+    return getattr(getattr(crawler, "spider", None), "colony", None)
+
+
+class ColonyRobotsTxtMiddleware(RobotsTxtMiddleware):
+    async def robot_parser(self, request):
+        colony = _colony(self.crawler)
+        if colony is not None and self._parsers is not colony.robots:
+            # one dict for the whole colony: the first forager to need a host's robots.txt
+            # fetches it, the others wait for the same parser
+            colony.robots.update(self._parsers)
+            self._parsers = colony.robots
+        return await super().robot_parser(request)
+
+
+class SharedFetchMiddleware:
+    def __init__(self, crawler):
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    async def process_request(self, request, spider=None):
+        colony = _colony(self.crawler)
+        if colony is None or not colony.fetches.enabled or request.method != "GET" \
+                or "forager_kind" not in request.meta:
+            return None
+        fetches = colony.fetches
+        response = fetches.recent(request.url)
+        if response is None:
+            pending = fetches.in_flight(request.url)
+            if pending is not None:
+                # a download that never reports back must not hold this one forever
+                timeout = self.crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 180.0)
+                try:
+                    response = await asyncio.wait_for(asyncio.shield(pending), timeout)
+                except asyncio.TimeoutError:
+                    response = None
+        if response is not None:
+            self.crawler.stats.inc_value("newsforagers/fetch/shared")
+            # a fresh headers object: the middlewares above (decompression) edit headers in place
+            return response.replace(request=request, headers=response.headers.copy())
+        fetches.begin(request.url)
+        request.meta[_FETCH_KEY] = True
+        return None
+
+    def process_response(self, request, response, spider=None):
+        if request.meta.pop(_FETCH_KEY, False):
+            colony = _colony(self.crawler)
+            if colony is not None:
+                kept = response.replace(headers=response.headers.copy()) if response.status == 200 else None
+                colony.fetches.finish(request.url, kept)
+        return response
+
+    def process_exception(self, request, exception, spider=None):
+        if request.meta.pop(_FETCH_KEY, False):
+            colony = _colony(self.crawler)
+            if colony is not None:
+                colony.fetches.finish(request.url, None)
+        return None
+
+
+class HostBudgetMiddleware:
+    def __init__(self, crawler):
+        self.crawler = crawler
+        crawler.signals.connect(self.request_left_downloader, signal=signals.request_left_downloader)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    async def process_request(self, request, spider=None):
+        colony = _colony(self.crawler)
+        if colony is None:
+            return None
+        host = urlparse_cached(request).hostname or ""
+        await colony.budget.acquire(host)
+        request.meta[_BUDGET_KEY] = host
+        return None
+
+    def request_left_downloader(self, request, spider=None):
+        host = request.meta.pop(_BUDGET_KEY, None)
+        colony = _colony(self.crawler)
+        if host is not None and colony is not None:
+            colony.budget.release(host)

@@ -1,0 +1,1 @@
+"""Scrapy extensions of newsforagers (one per module, as in Scrapy)."""

@@ -1,0 +1,144 @@
+"""``PopulationExtension``: acts on the population policy's decisions for one forager.
+
+Every forager crawler has one. With ``FORAGERS_POPULATION=score`` (Alg. 8) it asks the
+policy after each judged send: a forager whose score reaches MAX_SCORE splits (a new forager
+crawler starts in this process with a random half of its weblog, Alg. 6, and its weights —
+random ones for ``wl`` — both scores back to 100); one whose score falls to MIN_SCORE retires
+(its crawler closes with reason ``forager_retired``). With ``energy`` (Mouton & Marteau) it
+asks after each step, with the step's profit as the page's relevance: ⌊E⌋ clones, retirement,
+or a teleport of the next path to a page with an energy remnant.
+
+The root forager's crawler also hosts the colony: it stays open while other foragers live
+(its feed export receives their documents) and, when it closes, stops them all, once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+
+import numpy as np
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider, NotConfigured
+
+from newsforagers import signals as forager_signals
+from newsforagers.learning import EnergyPolicy, Weblog, copy_weights, random_weights
+
+logger = logging.getLogger(__name__)
+
+RETIRED = "forager_retired"
+
+
+class PopulationExtension:
+    def __init__(self, crawler):
+        self.crawler = crawler
+        crawler.signals.connect(self.reward_received, signal=forager_signals.reward_received)
+        crawler.signals.connect(self.step_finished, signal=forager_signals.step_finished)
+        crawler.signals.connect(self.item_scraped, signal=signals.item_scraped)
+        crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        if not hasattr(crawler.spidercls, "build_driver"):
+            raise NotConfigured("PopulationExtension only serves forager spiders.")
+        return cls(crawler)
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    @property
+    def spider(self):
+        return self.crawler.spider
+
+    @property
+    def colony(self):
+        return getattr(self.spider, "colony", None)
+
+    @property
+    def is_root(self) -> bool:
+        colony = self.colony
+        return colony is not None and colony.root is self.crawler
+
+    def spider_opened(self, spider) -> None:
+        if self.is_root:
+            self.colony.start_snapshots()
+
+    # -- score policy (Alg. 8) -----------------------------------------------------------------
+
+    def reward_received(self, forager: str, score: float, **kwargs) -> None:
+        colony = self.colony
+        driver = getattr(self.spider, "forager_driver", None)
+        if colony is None or driver is None or forager != driver.name or driver.forager.retired:
+            return
+        if isinstance(colony.policy, EnergyPolicy):
+            return
+        decision = colony.policy.decide(forager, score, colony.population)
+        if decision is None:
+            return
+        if decision.kind == "split":
+            colony.store.set_score(forager, colony.config.score_init)
+            self._spawn_children(1, None)
+        elif decision.kind == "retire":
+            self._retire()
+
+    # -- energy policy (Mouton & Marteau) ---------------------------------------------------------
+
+    def step_finished(self, forager: str, url: str, profit: float, value: float, **kwargs) -> None:
+        colony = self.colony
+        driver = getattr(self.spider, "forager_driver", None)
+        if colony is None or driver is None or forager != driver.name or driver.forager.retired:
+            return
+        if not isinstance(colony.policy, EnergyPolicy) or forager not in colony.policy.energies:
+            return
+        # the step's profit is the page's relevance; tanh(w·s) only breaks ties between
+        # equally profitable steps, so the rank threshold R can split them
+        relevance = float(profit) + 1e-3 * math.tanh(value)
+        for decision in colony.policy.visit(forager, url, relevance):
+            if decision.kind == "split":
+                self._spawn_children(decision.clones, decision.energy)
+            elif decision.kind == "retire":
+                self._retire()
+            elif decision.kind == "teleport" and decision.target is not None:
+                driver.forager.teleport(str(decision.target))
+                colony.event("teleport", forager, None, self.crawler, target=str(decision.target))
+
+    # -- acting ---------------------------------------------------------------------------------
+
+    def _spawn_children(self, clones: int, energy: float | None) -> None:
+        colony = self.colony
+        forager = self.spider.forager_driver.forager
+        for _ in range(clones):
+            if len(forager.weblog) >= 2:
+                child_weblog = forager.weblog.split(forager.rng)  # Alg. 6
+            else:  # one URL cannot be halved: both start from it
+                child_weblog = Weblog.from_dict(forager.weblog.to_dict())
+            weights = (random_weights(len(forager.weights), forager.rng) if forager.mode == "wl"
+                       else copy_weights(forager.weights))
+            name = colony.new_id()
+            seeds = [url for url, _ in child_weblog.entries()] or list(self.spider.seeds)
+            colony.spawn(name, seeds=seeds, mode=forager.mode, parent=forager.name,
+                         weblog=child_weblog.to_dict(), weights=np.asarray(weights).tolist(),
+                         energy=energy, model=getattr(self.spider, "model_path", None))
+        self.spider.forager_driver.save_state()
+
+    def _retire(self) -> None:
+        colony = self.colony
+        driver = self.spider.forager_driver
+        driver.forager.retired = True
+        colony.event("retire", driver.name, None, self.crawler)
+        colony.unregister(driver.name)
+        if not self.is_root:
+            asyncio.ensure_future(self.crawler.engine.close_spider_async(reason=RETIRED))
+        # the root keeps hosting the colony (its feed) until the others are done
+
+    # -- hosting --------------------------------------------------------------------------------
+
+    def item_scraped(self, item, response, spider) -> None:
+        colony = self.colony
+        if colony is not None and not self.is_root:
+            colony.forward_item(item, response)
+
+    def spider_idle(self, spider) -> None:
+        if self.is_root and self.colony.children_alive:
+            raise DontCloseSpider
