@@ -2,7 +2,8 @@
 
 ``ADDONS = {"newsforagers.addon.ForagersAddon": 0}`` (the ``forager`` spider sets it itself)
 installs the forager scheduler, the reinforcing-agent pipeline, the population extension and
-the colony's downloader middlewares (shared robots.txt, shared downloads, one per-host budget),
+the colony's downloader middlewares (shared robots.txt, shared downloads) and its HTTP
+download handler (one per-host budget),
 and gives every
 ``FORAGERS_*`` setting its default at add-on priority, so project, spider and command-line
 settings still win.
@@ -22,7 +23,9 @@ class ForagersAddon:
         middlewares["scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"] = None
         middlewares["newsforagers.downloadermiddlewares.ColonyRobotsTxtMiddleware"] = 100
         middlewares["newsforagers.downloadermiddlewares.SharedFetchMiddleware"] = 950
-        middlewares["newsforagers.downloadermiddlewares.HostBudgetMiddleware"] = 960
+        handlers = settings["DOWNLOAD_HANDLERS"]
+        for scheme in ("http", "https"):
+            handlers[scheme] = "newsforagers.downloadhandlers.ColonyHTTPDownloadHandler"
         for name in dir(defaults):
             if name.startswith("FORAGERS_"):
                 settings.set(name, getattr(defaults, name), "addon")

@@ -16,6 +16,7 @@ import sys
 COMMANDS = {
     "demo": "newsforagers.commands.demo",
     "sim": "newsforagers.commands.sim",
+    "status": "newsforagers.commands.status",
     "train": "newsforagers.commands.train",
     "replay": "newsforagers.commands.replay",
     "synth": "newsforagers.commands.synth",

@@ -45,6 +45,7 @@ class ForagersConfig:
     energy_init: float = _default("energy_init")
     energy_lb: int = _default("energy_lb")
     energy_ub: int = _default("energy_ub")
+    energy_history: int = _default("energy_history")
     n_clusters: int = _default("n_clusters")
     tanh_scale: float = _default("tanh_scale")
     tanh_offset: float = _default("tanh_offset")
@@ -100,6 +101,7 @@ class ForagersConfig:
         need(1 <= self.min <= self.max, "min", self.min, f"between 1 and FORAGERS_MAX ({self.max})")
         need(self.energy_c > 0, "energy_c", self.energy_c, "> 0")
         need(self.energy_g > 0, "energy_g", self.energy_g, "> 0")
+        need(self.energy_history >= 0, "energy_history", self.energy_history, ">= 0 (0: all)")
         need(1 <= self.energy_lb <= self.energy_ub, "energy_lb", self.energy_lb,
              f"between 1 and FORAGERS_ENERGY_UB ({self.energy_ub})")
         need(self.n_clusters >= 1, "n_clusters", self.n_clusters, "at least 1")

@@ -46,6 +46,8 @@ FORAGERS_ENERGY_G = 10.0
 FORAGERS_ENERGY_INIT = 1.0
 FORAGERS_ENERGY_LB = 2
 FORAGERS_ENERGY_UB = 16
+# Relevances the threshold R is read from: 0 = all of them (the paper), N = the last N.
+FORAGERS_ENERGY_HISTORY = 0
 
 # Text state (PrTFIDF over PDDP clusters).
 FORAGERS_N_CLUSTERS = 50

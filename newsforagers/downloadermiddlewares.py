@@ -5,19 +5,18 @@ Enabled by the add-on; with a spider that is not part of a colony they change no
 - ``ColonyRobotsTxtMiddleware`` (replaces Scrapy's at 100): robots.txt is fetched once per
   colony and host, and its parser shared.
 - ``SharedFetchMiddleware`` (950): recent downloads shared between foragers (``FORAGERS_FETCH_TTL``).
-- ``HostBudgetMiddleware`` (960, last before the download): the colony's per-host rate and
-  concurrency (``FORAGERS_HOST_RATE``, ``FORAGERS_HOST_CONCURRENCY``).
+
+The colony's per-host budget is applied by the download handler
+(:mod:`newsforagers.downloadhandlers`), at the moment a request is really sent: a middleware
+runs before Scrapy's per-slot queue, so requests it let through could still leave in bursts.
 """
 
 from __future__ import annotations
 
 import asyncio
 
-from scrapy import signals
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
-from scrapy.utils.httpobj import urlparse_cached
 
-_BUDGET_KEY = "_forager_budget_host"
 _FETCH_KEY = "_forager_shared_fetch"
 
 
@@ -82,28 +81,3 @@ class SharedFetchMiddleware:
             if colony is not None:
                 colony.fetches.finish(request.url, None)
         return None
-
-
-class HostBudgetMiddleware:
-    def __init__(self, crawler):
-        self.crawler = crawler
-        crawler.signals.connect(self.request_left_downloader, signal=signals.request_left_downloader)
-
-    @classmethod
-    def from_crawler(cls, crawler):
-        return cls(crawler)
-
-    async def process_request(self, request, spider=None):
-        colony = _colony(self.crawler)
-        if colony is None:
-            return None
-        host = urlparse_cached(request).hostname or ""
-        await colony.budget.acquire(host)
-        request.meta[_BUDGET_KEY] = host
-        return None
-
-    def request_left_downloader(self, request, spider=None):
-        host = request.meta.pop(_BUDGET_KEY, None)
-        colony = _colony(self.crawler)
-        if host is not None and colony is not None:
-            colony.budget.release(host)

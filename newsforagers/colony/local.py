@@ -36,8 +36,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# settings a child crawler must not inherit from the root
-_ROOT_ONLY = ("FEEDS", "FEED_URI", "FEED_FORMAT", "LOG_FILE")
+# settings a child crawler must not inherit from the root (its documents reach the root's
+# feed). LOG_FILE stays: a new crawler re-installs Scrapy's root log handler from its own
+# settings, and without it the colony's log would move to stderr.
+_ROOT_ONLY = ("FEEDS", "FEED_URI", "FEED_FORMAT")
 
 
 class Colony:
@@ -51,7 +53,8 @@ class Colony:
         self.rng = rng if rng is not None else np.random.default_rng(None if config.seed < 0 else config.seed)
         if config.population == "energy":
             self.policy: ScorePolicy | EnergyPolicy = EnergyPolicy(
-                config.energy_c, config.energy_g, config.energy_lb, config.energy_ub, config.energy_init)
+                config.energy_c, config.energy_g, config.energy_lb, config.energy_ub, config.energy_init,
+                config.energy_history)
         else:
             self.policy = ScorePolicy(config.split_score, config.retire_score, config.min,
                                       config.max, config.score_init)
@@ -116,7 +119,7 @@ class Colony:
 
     def spawn(self, name: str, *, seeds: list[str], mode: str, parent: str | None = None,
               weblog: dict | None = None, weights: list[float] | None = None,
-              energy: float | None = None, model: str | None = None) -> None:
+              energy: float | None = None, model: str | None = None, **event_fields: Any) -> None:
         """Start forager ``name`` as a new crawler in this process."""
         from scrapy.crawler import AsyncCrawlerRunner
 
@@ -128,7 +131,7 @@ class Colony:
         crawler = runner.create_crawler(ForagerSpider)
         self.register(name, crawler, parent, energy)
         if parent is not None:
-            self.event("split", name, parent, crawler)
+            self.event("split", name, parent, crawler, **event_fields)
         kwargs = {"seeds": ",".join(seeds), "mode": mode, "forager": name, "colony": self,
                   "inherited_weblog": weblog, "inherited_weights": weights}
         if model:
@@ -138,6 +141,8 @@ class Colony:
         self._runners.append(runner)
 
     def _ended(self, name: str, task) -> None:
+        if name in self.foragers:  # ended without retiring: stopped (shutdown, limits, no start URL)
+            self.event("stop", name, None, self.foragers[name])
         self.unregister(name)
         if not task.cancelled() and task.exception() is not None:
             logger.error("forager %s ended with an error: %r", name, task.exception())
@@ -233,12 +238,30 @@ class Colony:
         for runner in list(self._runners):
             await runner.join()
 
+    def summary(self) -> dict:
+        """What the colony did, for ``RUN_DIR/colony.json``."""
+        summary: dict[str, Any] = {"population": self.config.population, "alive": sorted(self.foragers),
+                                   "foragers_started": self._next_id - 1,
+                                   "documents": self.store.document_count()}
+        if isinstance(self.policy, EnergyPolicy):
+            pages = self.policy.pages
+            summary["energy"] = {
+                "visits": self.policy.visits, "pages": pages,
+                "relevant_pages": self.policy.relevant_pages,
+                "gaining_pages": self.policy.gaining_pages,
+                "relevant_share": self.policy.relevant_pages / pages if pages else None,
+                "gaining_share": self.policy.gaining_pages / pages if pages else None,
+                "expected_share": self.config.energy_c / (self.config.energy_g + self.config.energy_c),
+            }
+        return summary
+
     def close(self) -> None:
         if self._closed:
             return
         self.snapshot()
         for name in list(self.foragers):
             self.event("stop", name, None, self.foragers[name])
+        (self.run_dir / "colony.json").write_text(json.dumps(self.summary(), indent=2) + "\n")
         self._closed = True
         if self._snapshot_task is not None:
             self._snapshot_task.cancel()

@@ -2,9 +2,11 @@
 
 ``FORAGERS_HOST_RATE`` (requests per second, 0: no rate limit) and ``FORAGERS_HOST_CONCURRENCY``
 (requests in flight, 0: no limit) hold for all the colony's foragers together, so a colony of 16
-never asks a site 16 times harder than one forager would. The rate is a sliding window: at most
-``n`` request starts in any ``n / rate`` seconds (n = ⌊rate⌋, at least 1), so a site counting
-over one-second windows never sees more than ``rate``.
+never asks a site 16 times harder than one forager would. Starts are spaced evenly, a little
+more than ``1/rate`` apart (no bursts: a burst sent at the end of one window and another at the
+start of the next would reach a busy site together), and a sliding window caps them at
+``⌊rate⌋`` in any second, so a site counting over one-second windows never sees more than
+``rate``.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ import time
 from collections import deque
 from typing import Callable
 
-# Starts are spaced a little wider than the window: the site's log stamps arrivals, which
-# jitter by a few milliseconds after our send times.
-_MARGIN = 1.02
+# Starts are spaced a little wider than 1/rate: the site stamps arrivals, which jitter by a
+# few milliseconds after our send times.
+_MARGIN = 1.05
 
 
 class HostBudget:
@@ -29,6 +31,7 @@ class HostBudget:
         self.clock = clock
         self._capacity = max(1, math.floor(self.rate)) if self.rate > 0 else 0
         self._window = self._capacity / self.rate * _MARGIN if self.rate > 0 else 0.0
+        self._spacing = _MARGIN / self.rate if self.rate > 0 else 0.0
         self._starts: dict[str, deque[float]] = {}
         self._slots: dict[str, asyncio.Semaphore] = {}
         self._pause_until: dict[str, float] = {}
@@ -70,6 +73,8 @@ class HostBudget:
                 starts.popleft()
             if len(starts) >= self._capacity:
                 delay = max(delay, starts[0] + self._window - now)
+            if starts:
+                delay = max(delay, starts[-1] + self._spacing - now)
         return delay
 
     def release(self, host: str) -> None:

@@ -91,9 +91,13 @@ class PopulationExtension:
             return
         if not isinstance(colony.policy, EnergyPolicy) or forager not in colony.policy.energies:
             return
-        # the step's profit is the page's relevance; tanh(w·s) only breaks ties between
-        # equally profitable steps, so the rank threshold R can split them
-        relevance = float(profit) + 1e-3 * math.tanh(value)
+        # The step's profit is the page's relevance. Profits are discrete (most steps earn 0),
+        # and a rank threshold R cannot split tied pages: tanh(w·s) orders equally profitable
+        # steps by their estimated value, and a random part far below one unit of profit
+        # breaks what is still tied, so that R is a true quantile (Mouton & Marteau's
+        # similarities are continuous).
+        jitter = float(driver.forager.rng.random())
+        relevance = float(profit) + 1e-3 * math.tanh(value) + 1e-6 * jitter
         for decision in colony.policy.visit(forager, url, relevance):
             if decision.kind == "split":
                 self._spawn_children(decision.clones, decision.energy)
@@ -109,6 +113,7 @@ class PopulationExtension:
         colony = self.colony
         forager = self.spider.forager_driver.forager
         for _ in range(clones):
+            before = len(forager.weblog)
             if len(forager.weblog) >= 2:
                 child_weblog = forager.weblog.split(forager.rng)  # Alg. 6
             else:  # one URL cannot be halved: both start from it
@@ -119,7 +124,9 @@ class PopulationExtension:
             seeds = [url for url, _ in child_weblog.entries()] or list(self.spider.seeds)
             colony.spawn(name, seeds=seeds, mode=forager.mode, parent=forager.name,
                          weblog=child_weblog.to_dict(), weights=np.asarray(weights).tolist(),
-                         energy=energy, model=getattr(self.spider, "model_path", None))
+                         energy=energy, model=getattr(self.spider, "model_path", None),
+                         weblog_before=before, weblog_child=len(child_weblog),
+                         weblog_parent=len(forager.weblog))
         self.spider.forager_driver.save_state()
 
     def _retire(self) -> None:

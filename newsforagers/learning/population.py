@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections import deque
 from dataclasses import dataclass
 from typing import Hashable, Literal, Mapping
 
@@ -123,14 +124,26 @@ def steepness(r_min: float, r_max: float, threshold: float) -> float:
 
 
 class EnergyModel:
-    """The self-balancing energy function: R and λ from the history of relevances."""
+    """The self-balancing energy function: R and λ from the history of relevances.
 
-    def __init__(self, C: float = defaults.FORAGERS_ENERGY_C, G: float = defaults.FORAGERS_ENERGY_G):
+    ``history=0`` keeps every relevance seen, as the paper does. A positive ``history`` keeps
+    only the last that many: when relevances drift (a news site's profits fall as its news is
+    found), a threshold over all history stays where the early, richer pages put it and far
+    fewer than C/(G + C) of the new pages pass it; a window follows the drift. That is a
+    setting beside the paper's rule (``FORAGERS_ENERGY_HISTORY``), not a change to it.
+    """
+
+    def __init__(self, C: float = defaults.FORAGERS_ENERGY_C, G: float = defaults.FORAGERS_ENERGY_G,
+                 history: int = 0):
         if not (C > 0 and G > 0 and math.isfinite(C) and math.isfinite(G)):
             raise ValueError(f"energy C ({C!r}) and G ({G!r}) must be finite and > 0.")
+        if not isinstance(history, int) or history < 0:
+            raise ValueError(f"energy history ({history!r}) must be an integer >= 0 (0: all).")
         self.C = float(C)
         self.G = float(G)
+        self.history = history
         self._history: list[float] = []  # sorted ascending
+        self._order: deque[float] = deque()  # arrival order, with a window
 
     def __len__(self) -> int:
         return len(self._history)
@@ -139,6 +152,11 @@ class EnergyModel:
         if not math.isfinite(relevance):
             raise ValueError(f"relevance ({relevance!r}) must be finite.")
         bisect.insort(self._history, float(relevance))
+        if self.history:
+            self._order.append(float(relevance))
+            if len(self._order) > self.history:
+                oldest = self._order.popleft()
+                del self._history[bisect.bisect_left(self._history, oldest)]
 
     def threshold(self) -> float:
         """R = r_{n*}, the relevance of rank ``n* = n/(C/G + 1)`` (1-based, ascending)."""
@@ -173,12 +191,13 @@ class EnergyPolicy:
         lower_bound: int = defaults.FORAGERS_ENERGY_LB,
         upper_bound: int = defaults.FORAGERS_ENERGY_UB,
         initial_energy: float = defaults.FORAGERS_ENERGY_INIT,
+        history: int = defaults.FORAGERS_ENERGY_HISTORY,
     ):
         if not 1 <= lower_bound <= upper_bound:
             raise ValueError(
                 f"energy bounds must satisfy 1 <= LB ({lower_bound!r}) <= UB ({upper_bound!r})."
             )
-        self.model = EnergyModel(C, G)
+        self.model = EnergyModel(C, G, history)
         self.lower_bound = lower_bound
         self.upper_bound = upper_bound
         self.initial_energy = float(initial_energy)
@@ -188,6 +207,8 @@ class EnergyPolicy:
         # (the sigmoid's gainers); the paper expects about C/(G + C) of pages for both.
         self.relevant_pages = 0
         self.gaining_pages = 0
+        self.visits = 0  # every visit, first or not
+        self.pages = 0  # first visits
 
     @property
     def population(self) -> int:
@@ -208,7 +229,9 @@ class EnergyPolicy:
         if forager not in self.energies:
             raise KeyError(f"forager {forager!r} is not registered with the energy policy.")
         C = self.model.C
+        self.visits += 1
         if page not in self.page_energy:
+            self.pages += 1
             self.model.observe(relevance)
             delta = self.model.energy(relevance)
             self.page_energy[page] = delta

@@ -111,3 +111,17 @@ def test_energy_rejects_non_finite_relevance():
     policy.register("f")
     with pytest.raises(ValueError, match="finite"):
         policy.visit("f", "page", float("nan"))
+
+
+def test_a_window_of_history_follows_drifting_relevances():
+    # relevances that fall over time, as a site's profits do once its news is found
+    rng = np.random.default_rng(3)
+    stream = rng.exponential(size=4000) * np.linspace(10, 1, 4000)
+    everything = EnergyPolicy(C=0.5, G=10, lower_bound=1, upper_bound=10**6)
+    window = EnergyPolicy(C=0.5, G=10, lower_bound=1, upper_bound=10**6, history=200)
+    _stream(everything, stream)
+    _stream(window, stream)
+    assert everything.relevant_pages / 4000 < 0.03  # the paper's R lags behind the drift
+    assert window.relevant_pages / 4000 == pytest.approx(0.5 / 10.5, abs=0.012)
+    with pytest.raises(ValueError, match="history"):
+        EnergyModel(history=-1)

@@ -1,0 +1,286 @@
+"""``newsforagers status [RUN_DIR | --store URL] [--live] [--interval S]``: a colony's foragers.
+
+One row per forager of a run directory (its ``events.jsonl`` and ``snapshots.jsonl``, see
+:mod:`newsforagers.colony.status`) and/or a colony store: state, score, counters, efficiency,
+documents found, weblog head, weight norm, age; a footer sums the colony up. Without
+arguments, the newest run under ``.newsforagers/runs/``. ``--live`` redraws the table every
+``--interval`` seconds until Ctrl-C. Exit status: 0, or 2 when the run directory or the store
+cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "show a colony's foragers (scores, documents found, efficiency)"
+
+
+def _positive(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not number > 0:
+        raise argparse.ArgumentTypeError(f"{value!r} must be higher than 0")
+    return number
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_dir", nargs="?", metavar="RUN_DIR",
+                        help="a run directory (FORAGERS_RUN_DIR; default: the newest under "
+                        ".newsforagers/runs/, or none when --store is given)")
+    parser.add_argument("--store", metavar="URL", default=None,
+                        help="read scores and documents found per forager from this colony store "
+                        "(sqlite:///PATH), instead of or in addition to RUN_DIR")
+    parser.add_argument("--live", action="store_true",
+                        help="redraw the table every --interval seconds until Ctrl-C")
+    parser.add_argument("--interval", type=_positive, default=2.0, metavar="S",
+                        help="seconds between two redraws with --live (default 2)")
+
+
+class _Failure(Exception):
+    """A one-line error: the command prints it and exits with status 2."""
+
+
+def _error(message: str) -> int:
+    print(f"newsforagers status: {message}", file=sys.stderr)
+    return 2
+
+
+def _open_store(url: str):
+    import sqlite3
+
+    from newsforagers.store import open_store
+
+    if url.startswith("memory:"):
+        raise _Failure(f"{url} lives only inside the colony's process; give a sqlite:///PATH store")
+    if url.startswith("sqlite:"):
+        path = url[len("sqlite:///"):] if url.startswith("sqlite:///") else ""
+        if not path:
+            raise _Failure(f"store {url!r} must name a file: sqlite:///PATH")
+        from pathlib import Path
+
+        if not Path(path).is_file():  # open_store would create an empty one
+            raise _Failure(f"no store at {path} ({url})")
+    try:
+        store = open_store(url)
+        store.document_count()
+    except ValueError as exc:
+        raise _Failure(str(exc)) from None
+    except sqlite3.Error as exc:
+        raise _Failure(f"cannot read store {url}: {exc}") from None
+    return store
+
+
+def _default_console():
+    import os
+
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if not console.is_terminal and not os.environ.get("COLUMNS"):
+        # a file or a pipe: wide enough for every column instead of rich's 80
+        console = Console(highlight=False, width=180)
+    return console
+
+
+class _View:
+    """The sources of one status command and the renderable they make."""
+
+    def __init__(self, run_dir, store, store_url: str | None, note: str | None, live: bool,
+                 interval: float):
+        from newsforagers.colony.status import RunMonitor
+
+        self.monitor = RunMonitor(run_dir) if run_dir is not None else None
+        self.store = store
+        self.store_url = store_url
+        self.store_view = None
+        self.store_error: str | None = None
+        self.note = note
+        self.live = live
+        self.interval = interval
+
+    def report(self):
+        from datetime import UTC, datetime
+
+        from newsforagers.colony.status import build_report, read_store
+
+        now = datetime.now(UTC)
+        run = self.monitor.poll() if self.monitor is not None else None
+        if self.store is not None:
+            import sqlite3
+
+            try:
+                self.store_view = read_store(self.store, self.store_view)
+                self.store_error = None
+            except sqlite3.Error as exc:  # busy or locked for a moment: keep the last view
+                self.store_error = str(exc)
+                if self.store_view is None:
+                    raise _Failure(f"cannot read store {self.store_url}: {exc}") from None
+        report = build_report(
+            run, self.store_view, now=now,
+            bad_lines=self.monitor.bad_lines if self.monitor is not None else (0, 0),
+            partial_files=self.monitor.partial_files if self.monitor is not None else (),
+        )
+        return report, now
+
+    def renderable(self, console):
+        from rich.console import Group
+        from rich.text import Text
+
+        from newsforagers.colony.status import (COLUMNS, footer_items, footer_notes,
+                                               visible_columns)
+
+        report, now = self.report()
+        sources = []
+        if self.monitor is not None:
+            sources.append(f"run {self.monitor.run_dir}")
+        if self.store_url is not None:
+            sources.append(f"store {self.store_url}")
+        header = " · ".join(sources)
+        if self.live:
+            header += (f" · updated {now:%H:%M:%S} UTC, every {self.interval:g}s "
+                       "(Ctrl-C to quit)")
+        parts = []
+        if self.note:
+            parts.append(Text(self.note))
+        parts.append(Text(header, style="bold"))
+        if self.store_error:
+            parts.append(Text(f"store not read this time ({self.store_error}); showing the last "
+                              "read", style="yellow"))
+        if report.empty:
+            if self.monitor is not None:
+                parts.append(Text(f"no events yet in {self.monitor.events.path} (the colony has "
+                                  "not started, or FORAGERS_EVENTS put them elsewhere)"))
+            else:
+                parts.append(Text("the store has no foragers yet"))
+            return Group(*parts), report
+        from rich.measure import Measurement
+
+        shown = visible_columns(report)
+        table = _table(report, shown)
+        wide = console.options.update(width=10_000)  # measured unclamped by the screen
+        hidden = []
+        # a narrow screen: a shorter weblog head, then fewer columns, rather than cropped numbers
+        if Measurement.get(console, wide, table).maximum > console.width:
+            table = _table(report, shown, head_width=24)
+        for title in _GIVE_WAY:
+            if Measurement.get(console, wide, table).maximum <= console.width:
+                break
+            index = next((i for i in shown if COLUMNS[i][0] == title), None)
+            if index is not None and len(shown) > 1:
+                shown = [i for i in shown if i != index]
+                hidden.append(title)
+                table = _table(report, shown, head_width=24)
+        parts.append(table)
+        footer = "  ".join(f"{label}: {value}" for label, value in footer_items(report, now))
+        parts.append(Text(footer))
+        notes = footer_notes(report)
+        if notes:
+            parts.append(Text("; ".join(notes), style="yellow"))
+        if hidden:
+            parts.append(Text(f"too narrow for: {', '.join(hidden)}", style="dim"))
+        return Group(*parts), report
+
+
+# the columns dropped, in this order, when the table is wider than the screen
+_GIVE_WAY = ("weblog head", "|w|", "parent", "rew/sent", "age", "downloaded")
+
+
+def _table(report, shown: list[int], head_width: int = 48):
+    from rich.table import Table
+    from rich.text import Text
+
+    from newsforagers.colony.status import COLUMNS, format_cells
+
+    table = Table(header_style="bold")
+    for title, justify in (COLUMNS[i] for i in shown):
+        if title == "score":
+            title = report.value_name
+        if title == "weblog head":
+            table.add_column(title, justify=justify, no_wrap=True, overflow="ellipsis",
+                             max_width=head_width)
+        else:
+            table.add_column(title, justify=justify, no_wrap=True)
+    state_styles = {"alive": "green", "retired": "yellow", "stopped": "dim", "ended": "red"}
+    for row in report.rows:
+        cells: list = format_cells(row)
+        style = state_styles.get(row.state or "")
+        if style:
+            cells[2] = Text(cells[2], style=style)
+        table.add_row(*(cells[i] for i in shown))
+    return table
+
+
+def _resolve(args) -> tuple[object, str | None]:
+    """The run directory (or None) and a note on how it was picked."""
+    from pathlib import Path
+
+    from newsforagers.colony.status import DEFAULT_RUNS_DIR, list_runs
+
+    if args.run_dir:
+        run_dir = Path(args.run_dir)
+        if not run_dir.exists():
+            raise _Failure(f"no run directory at {run_dir}")
+        if not run_dir.is_dir():
+            raise _Failure(f"{run_dir} is not a directory (give a run directory, which holds "
+                           "events.jsonl)")
+        return run_dir, None
+    if args.store:
+        return None, None
+    runs = list_runs(DEFAULT_RUNS_DIR)
+    if not runs:
+        raise _Failure(f"no run under {DEFAULT_RUNS_DIR}/ (give RUN_DIR or --store URL)")
+    others = f" of {len(runs)}" if len(runs) > 1 else ""
+    return runs[0], f"showing the newest run{others} under {DEFAULT_RUNS_DIR}/: {runs[0].name}"
+
+
+def run(args, *, console=None, sleep=None, max_refreshes: int | None = None) -> int:
+    """``console``, ``sleep`` and ``max_refreshes`` (redraws before returning, with --live)
+    are for tests."""
+    import time
+
+    try:
+        import rich  # noqa: F401 - an optional dependency
+    except ImportError:
+        return _error("needs rich: pip install 'newsforagers[status]'")
+    try:
+        run_dir, note = _resolve(args)
+        store = _open_store(args.store) if args.store else None
+    except _Failure as exc:
+        return _error(str(exc))
+    console = console or _default_console()
+    sleep = sleep or time.sleep
+    view = _View(run_dir, store, args.store, note, args.live, args.interval)
+    try:
+        if not args.live:
+            renderable, _ = view.renderable(console)
+            console.print(renderable)
+            return 0
+        return _live(view, console, args.interval, sleep, max_refreshes)
+    except _Failure as exc:
+        return _error(str(exc))
+    except OSError as exc:  # a record file that cannot be read (permissions, a disk error)
+        return _error(f"cannot read {exc.filename or 'the run'}: {exc.strerror or exc}")
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _live(view: _View, console, interval: float, sleep, max_refreshes: int | None) -> int:
+    from rich.live import Live
+
+    renderable, _ = view.renderable(console)
+    refreshes = 0
+    try:
+        with Live(renderable, console=console, auto_refresh=False, redirect_stdout=False,
+                  redirect_stderr=False) as live:
+            while max_refreshes is None or refreshes < max_refreshes:
+                sleep(interval)
+                renderable, _ = view.renderable(console)
+                live.update(renderable, refresh=True)
+                refreshes += 1
+    except KeyboardInterrupt:
+        pass
+    return 0

@@ -1,0 +1,159 @@
+"""The colony in one process, end to end: ``scrapy crawl forager`` against the replay site."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections import Counter
+from datetime import datetime
+from urllib.parse import urlsplit
+
+import pytest
+
+from newsforagers.replay.log import read_log
+from newsforagers.replay.process import ReplayProcess
+from newsforagers.replay.synth import synth_corpus
+from tests.integration.forager_run import REPO, crawl_forager
+
+pytestmark = pytest.mark.timeout(300)
+START = "2024-01-01T07:00:00+00:00"  # a Monday morning: the synthetic site is busy
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return synth_corpus(tmp_path_factory.mktemp("corpus") / "synth.jsonl.gz", days=3, rate=300,
+                        sections=12, seed=11)
+
+
+def events_of(run_dir):
+    return [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+
+
+def population_over_time(events):
+    """The number of live foragers after each event, once the first foragers have all started."""
+    sizes, alive = [], 0
+    starts = sum(e["event"] == "start" for e in events)
+    for index, event in enumerate(events):
+        alive += {"start": 1, "split": 1, "retire": -1}.get(event["event"], 0)
+        if index >= starts - 1 and event["event"] != "stop":
+            sizes.append(alive)
+    return sizes
+
+
+def test_colony_splits_retires_and_shares_one_feed(corpus, tmp_path):
+    run_dir = tmp_path / "run"
+    with ReplayProcess(corpus, speed=600, start=START, log_path=tmp_path / "requests.jsonl") as replay:
+        result = crawl_forager(replay.url, tmp_path, seconds=40, settings={
+            "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_SEED": 3,
+            "FORAGERS_BOOTSTRAP_PAGES": 100, "FORAGERS_MIN": 2, "FORAGERS_MAX": 4,
+            # thresholds close to the start score, so that a short run sees both decisions
+            "FORAGERS_SPLIT_SCORE": 103, "FORAGERS_RETIRE_SCORE": 99.9,
+            "FORAGERS_FETCH_TTL": 0, "FORAGERS_RUN_DIR": run_dir})
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log
+    events = events_of(run_dir)
+    kinds = Counter(e["event"] for e in events)
+    assert kinds["start"] == 2 and kinds["split"] >= 1 and kinds["retire"] >= 1, kinds
+    assert all(2 <= n <= 4 for n in population_over_time(events))
+    for split in (e for e in events if e["event"] == "split"):
+        # Alg. 6: the child takes a random half of the parent's weblog, the parent the rest
+        # (a weblog of one URL, before the first path ends, cannot be halved: both keep it)
+        if split["weblog_before"] >= 2:
+            assert split["weblog_child"] == split["weblog_before"] // 2
+            assert split["weblog_parent"] == split["weblog_before"] - split["weblog_child"]
+        else:
+            assert split["weblog_child"] == split["weblog_parent"] == 1
+        assert split["parent"] and split["score"] == 100
+    assert any(s["weblog_before"] >= 2 for s in events if s["event"] == "split")
+    assert "Spider closed (forager_retired)" in result.log
+
+    # one feed for the whole colony, each document once, found by several foragers
+    items = result.items
+    assert len({i["url"] for i in items}) == len(items)
+    assert len({i["forager"] for i in items}) >= 2
+    # rewards went to the right forager: each document's forager downloaded it itself
+    fetched_by = {}
+    for record in read_log(tmp_path / "requests.jsonl"):
+        fetched_by.setdefault(record["path"], set()).add(record["forager"])
+    for item in items:
+        assert item["forager"] in fetched_by[urlsplit(item["url"]).path]
+    summary = json.loads((run_dir / "colony.json").read_text())
+    assert summary["documents"] == len(items)
+    snapshots = [json.loads(line) for line in (run_dir / "snapshots.jsonl").read_text().splitlines()]
+    started = {e["forager"] for e in events if e["event"] in ("start", "split")}
+    assert snapshots and {s["forager"] for s in snapshots} <= started
+
+
+def test_host_budget_holds_with_eight_foragers(corpus, tmp_path):
+    rate = 25
+    with ReplayProcess(corpus, speed=600, start=START, log_path=tmp_path / "requests.jsonl") as replay:
+        result = crawl_forager(replay.url, tmp_path, seconds=20, settings={
+            "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_SEED": 4,
+            "FORAGERS_BOOTSTRAP_PAGES": 100, "FORAGERS_MIN": 8, "FORAGERS_MAX": 8,
+            "FORAGERS_HOST_RATE": rate, "FORAGERS_FETCH_TTL": 0,
+            "FORAGERS_RUN_DIR": tmp_path / "run"})
+    assert result.returncode == 0, result.log[-3000:]
+    log = list(read_log(tmp_path / "requests.jsonl"))
+    assert len({r["forager"] for r in log if r["forager"]}) == 8
+    times = sorted(datetime.fromisoformat(r["wall_time"]).timestamp() if isinstance(r["wall_time"], str)
+                   else float(r["wall_time"]) for r in log)
+    busiest, j = 0, 0
+    for i, t in enumerate(times):  # every one-second window starting at a request
+        while j < len(times) and times[j] < t + 1.0:
+            j += 1
+        busiest = max(busiest, j - i)
+    assert busiest <= rate, busiest
+    assert len(times) >= 10 * rate  # the budget was used, not merely respected
+
+
+def test_energy_population_stays_within_bounds(corpus, tmp_path):
+    run_dir = tmp_path / "run"
+    with ReplayProcess(corpus, speed=600, start=START, log_path=tmp_path / "requests.jsonl") as replay:
+        result = crawl_forager(replay.url, tmp_path, seconds=45, settings={
+            "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_SEED": 5,
+            "FORAGERS_BOOTSTRAP_PAGES": 100, "FORAGERS_POPULATION": "energy",
+            "FORAGERS_ENERGY_LB": 2, "FORAGERS_ENERGY_UB": 6, "FORAGERS_MIN": 2,
+            # a site's profits fall as its news is found: R over the last 100 pages follows
+            "FORAGERS_ENERGY_HISTORY": 100,
+            "FORAGERS_FETCH_TTL": 0, "FORAGERS_RUN_DIR": run_dir})
+    assert result.returncode == 0, result.log[-3000:]
+    summary = json.loads((run_dir / "colony.json").read_text())["energy"]
+    assert summary["visits"] >= 2000  # pages visited (steps), a page being visited many times
+    assert summary["relevant_share"] == pytest.approx(summary["expected_share"], abs=0.02)
+    events = events_of(run_dir)
+    assert all(2 <= n <= 6 for n in population_over_time(events))
+    assert all("energy" in e for e in events)
+
+
+def test_sigint_stops_every_forager_once(corpus, tmp_path):
+    run_dir = tmp_path / "run"
+    out = tmp_path / "found.jsonl"
+    with ReplayProcess(corpus, speed=600, start=START) as replay:
+        argv = [sys.executable, "-m", "scrapy", "crawl", "forager", "-a", f"seeds={replay.url}",
+                "-O", str(out), "-s", f"FORAGERS_STORE=sqlite:///{tmp_path}/colony.db",
+                "-s", "FORAGERS_MIN=3", "-s", f"FORAGERS_RUN_DIR={run_dir}",
+                "-s", "FORAGERS_BOOTSTRAP_PAGES=100", "-s", "TELNETCONSOLE_ENABLED=False",
+                "-s", f"LOG_FILE={tmp_path / 'crawl.log'}"]
+        process = subprocess.Popen(argv, cwd=REPO, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        try:
+            # wait until the three foragers have started and found something
+            import time
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                if out.exists() and out.stat().st_size > 0 and (run_dir / "events.jsonl").exists() \
+                        and (run_dir / "events.jsonl").read_text().count('"start"') == 3:
+                    break
+                time.sleep(0.5)
+            process.send_signal(signal.SIGINT)
+            assert process.wait(60) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+    events = events_of(run_dir)
+    stops = Counter(e["forager"] for e in events if e["event"] == "stop")
+    assert set(stops) == {"f1", "f2", "f3"} and set(stops.values()) == {1}
+    log = (tmp_path / "crawl.log").read_text()
+    assert log.count("Spider closed (shutdown)") == 3
+    items = [json.loads(line) for line in out.read_text().splitlines()]
+    assert items and len({i["url"] for i in items}) == len(items)
