@@ -47,8 +47,15 @@ def run(args) -> int:
     run_dir.mkdir(parents=True, exist_ok=True)
     corpus = args.corpus or ensure_synth_corpus(run_dir / "synth.jsonl.gz", days=3, rate=300,
                                                 sections=16, seed=args.seed)
+    start = None
+    if not args.corpus:  # the generated week starts on a Monday at midnight: begin at 07:00
+        from datetime import timedelta
+
+        from newsforagers.replay.synth import DEFAULT_START
+
+        start = DEFAULT_START + timedelta(hours=7)
     try:
-        site = ReplaySite(corpus, profile=args.profile, speed=args.speed,
+        site = ReplaySite(corpus, profile=args.profile, speed=args.speed, start=start,
                           log_path=run_dir / "requests.jsonl", seed=args.seed)
     except CorpusError as exc:
         print(f"demo: {exc}")
@@ -131,12 +138,14 @@ def _summary(site, result) -> int:
     print()
     print("summary")
     print(f"  simulated window      : {start:%Y-%m-%d %H:%M} to {end:%H:%M} UTC, {len(published)} articles published")
-    print(f"  novel documents       : {len(found)} output, {len(true_novel)} truly novel (published <= 24 h before found)")
+    foragers = sorted({i["forager"] for i in found}, key=lambda f: int(f[1:]) if f[1:].isdigit() else 0)
+    print(f"  novel documents       : {len(found)} output, {len(true_novel)} truly novel (published <= 24 h before found), "
+          f"by {', '.join(foragers) or 'nobody'}")
     print(f"  recall in the window  : {len(recalled) / max(len(published), 1):.2f}")
     if lags:
         print(f"  discovery lag         : median {lags[len(lags) // 2]:.0f} min, p90 {lags[int(0.9 * (len(lags) - 1))]:.0f} min")
     print(f"  requests to the site  : {requests}")
     print(f"  download efficiency   : {len(found) / max(requests, 1):.4f} (papers: 0.0046)")
-    print(f"  forager               : {stats.get('newsforagers/paths', 0)} paths, {stats.get('newsforagers/steps', 0)} steps, "
+    print(f"  root forager f1       : {stats.get('newsforagers/paths', 0)} paths, {stats.get('newsforagers/steps', 0)} steps, "
           f"{stats.get('newsforagers/td_updates', 0)} TD updates, score {stats.get('newsforagers/score', 100):.1f}")
     return 0

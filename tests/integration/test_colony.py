@@ -96,6 +96,7 @@ def test_host_budget_holds_with_eight_foragers(corpus, tmp_path):
     assert result.returncode == 0, result.log[-3000:]
     log = list(read_log(tmp_path / "requests.jsonl"))
     assert len({r["forager"] for r in log if r["forager"]}) == 8
+    assert sum(r["path"] == "/robots.txt" for r in log) == 1  # once for the whole colony
     times = sorted(datetime.fromisoformat(r["wall_time"]).timestamp() if isinstance(r["wall_time"], str)
                    else float(r["wall_time"]) for r in log)
     busiest, j = 0, 0
@@ -157,3 +158,19 @@ def test_sigint_stops_every_forager_once(corpus, tmp_path):
     assert log.count("Spider closed (shutdown)") == 3
     items = [json.loads(line) for line in out.read_text().splitlines()]
     assert items and len({i["url"] for i in items}) == len(items)
+
+
+def test_foragers_share_recent_downloads(corpus, tmp_path):
+    import re
+
+    with ReplayProcess(corpus, speed=600, start=START, log_path=tmp_path / "requests.jsonl") as replay:
+        result = crawl_forager(replay.url, tmp_path, seconds=12, settings={
+            "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_SEED": 6,
+            "FORAGERS_BOOTSTRAP_PAGES": 100, "FORAGERS_MIN": 4, "FORAGERS_MAX": 4,
+            "FORAGERS_FETCH_TTL": 0.5, "FORAGERS_RUN_DIR": tmp_path / "run"})
+    assert result.returncode == 0, result.log[-3000:]
+    shared = sum(int(n) for n in re.findall(r"'newsforagers/fetch/shared': (\d+)", result.log))
+    downloaded = sum(int(n) for n in re.findall(r"'newsforagers/downloaded': (\d+)", result.log))
+    served = len(list(read_log(tmp_path / "requests.jsonl")))
+    assert shared > 0 and served < downloaded  # pages the foragers read outnumber the site's requests
+    assert result.items

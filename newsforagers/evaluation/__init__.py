@@ -1,0 +1,1 @@
+"""Measures of a colony's behaviour computed from its records (pure functions)."""
