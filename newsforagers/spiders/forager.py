@@ -183,15 +183,21 @@ class ForagerSpider(scrapy.Spider):
 
     # -- callbacks ---------------------------------------------------------------------------
 
-    def parse_step(self, response):
-        forager = self.forager_driver.forager
-        url = response.meta["forager_url"]
+    def _read(self, response, on_failure):
+        """The page of a response, or None (counted, and reported to the forager) if not HTML."""
         try:
-            page = read_response(response)
+            return read_response(response)
         except NotHTML as exc:
             self.crawler.stats.inc_value("newsforagers/skipped/not_html")
             logger.debug("%s", exc)
-            forager.on_step_failed(url)
+            on_failure(response.meta["forager_url"])
+            return None
+
+    def parse_step(self, response):
+        forager = self.forager_driver.forager
+        url = response.meta["forager_url"]
+        page = self._read(response, forager.on_step_failed)
+        if page is None:
             return
         links = [link for link in page.links if self._on_site(link)]
         probes = forager.on_step_page(url, f"{page.title}\n{page.text}", links)
@@ -207,12 +213,8 @@ class ForagerSpider(scrapy.Spider):
     def parse_probe(self, response):
         forager = self.forager_driver.forager
         url = response.meta["forager_url"]
-        try:
-            page = read_response(response)
-        except NotHTML as exc:
-            self.crawler.stats.inc_value("newsforagers/skipped/not_html")
-            logger.debug("%s", exc)
-            forager.on_probe_failed(url)
+        page = self._read(response, forager.on_probe_failed)
+        if page is None:
             return
         forager.on_probe_page(url, f"{page.title}\n{page.text}", page.published)
         if page.published is None:
