@@ -35,6 +35,8 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=180.0)
     parser.add_argument("--model")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--foragers", type=int, default=1,
+                        help="FORAGERS_MIN: 1 measures one forager (issue 4), 2 the default colony")
     args = parser.parse_args(argv)
     corpus = args.corpus or default_corpus_path()
     if corpus is None:
@@ -48,7 +50,8 @@ def main(argv=None) -> int:
             extra = {"model": args.model} if args.model else {}
             result = crawl_forager(replay.url, tmp, seconds=args.seconds, args=extra,
                                    settings={"FORAGERS_STORE": f"sqlite:///{tmp}/colony.db",
-                                             "FORAGERS_SEED": args.seed},
+                                             "FORAGERS_SEED": args.seed, "FORAGERS_MIN": args.foragers,
+                                             "FORAGERS_MAX": max(args.foragers, 16)},
                                    timeout=args.seconds + 300)
         truth = load_truth(tmp / "truth.jsonl")
         log = list(read_log(tmp / "requests.jsonl"))

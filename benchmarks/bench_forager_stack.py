@@ -72,7 +72,7 @@ def main(args=None) -> int:
                             "-a", f"start={replay.url}"]
                 else:
                     argv = [python, "-m", "scrapy", "crawl", "forager", "-a", f"seeds={replay.url}",
-                            "-s", f"FORAGERS_STORE=sqlite:///{tmp}/colony.db"]
+                            "-s", f"FORAGERS_STORE=sqlite:///{tmp}/colony.db", "-s", "FORAGERS_MIN=1"]
                     if args.model:
                         argv += ["-a", f"model={args.model}"]
                 results[name] = run(argv + COMMON + ["-s", f"CLOSESPIDER_TIMEOUT={args.seconds}"], tmp, name)
