@@ -1,26 +1,32 @@
 """The colony in one process: peak memory of 16 foragers, and pages/s against the number of foragers.
 
-    .venv/bin/python benchmarks/bench_colony.py                       # both measurements
-    .venv/bin/python benchmarks/bench_colony.py --only memory --memory-seconds 60
+    .venv/bin/python benchmarks/bench_colony.py                  # both: about 10 minutes
+    .venv/bin/python benchmarks/bench_colony.py --only memory --memory-seconds 300
     .venv/bin/python benchmarks/bench_colony.py --only scaling --seconds 30 --counts 1,2,4,8,16 \\
-        --host-rate 60 --host-concurrency 16 [--plot docs/img/colony_scaling.png]
+        --series 60,0,60@200 --host-concurrency 16 [--plot docs/img/colony_scaling.png]
+    .venv/bin/python benchmarks/bench_colony.py --replot results.json     # redraw a --json run
 
 Every run is ``scrapy crawl forager`` in its own process, from the repository root, against a
 fresh replay of the digital.gov corpus (``--retime 200 --speed 600``, ``hard`` profile), with a
 fresh SQLite store, a fixed population (``FORAGERS_MIN = FORAGERS_MAX = n``), each forager
-bootstrapping its own encoder, and Scrapy's default per-crawler limits (16 requests, 8 per
-domain, no delay).
+bootstrapping its own encoder, Scrapy's default per-crawler limits (16 requests, 8 per domain,
+no delay) and ``FORAGERS_FETCH_TTL`` = ``--fetch-ttl`` (0.1 s: one simulated minute, the
+default 10 s being wall time meant for a real site). ``--set KEY=VALUE`` adds a setting to
+every crawl.
 
-1. **Memory**: 16 foragers for ``--memory-seconds``. The parent samples ``/proc/PID/status``
-   of the crawl process every 0.5 s: ``VmRSS`` (its maximum over the samples) and ``VmHWM``
-   (the kernel's own peak resident set, so nothing between two samples is missed). Scrapy's
-   ``memusage/max`` (``ru_maxrss`` of the whole process, read every 60 s by the MemoryUsage
-   extension) is printed beside them. Target: < 1 GiB.
-2. **Scaling**: for each n of ``--counts``, ``--seconds`` of crawling under one colony budget
-   (``FORAGERS_HOST_RATE``, ``FORAGERS_HOST_CONCURRENCY``). Pages/s = requests the replay
-   served (its request log) per wall second, from ``--warmup`` seconds after the first request
-   to the end of the crawl. Also: novel documents (the colony's one feed), and the CPU the crawl
-   process and the replay used (cores, from ``/proc/PID/stat``: the machine may have 2).
+1. **Memory**: 16 foragers for ``--memory-seconds`` (no host rate limit by default, as in
+   ``FORAGERS_HOST_RATE``'s default). The parent samples ``/proc/PID/status`` of the crawl
+   process every 0.5 s: ``VmRSS`` (its maximum over the samples) and ``VmHWM`` (the kernel's
+   own peak resident set, so nothing between two samples is missed). Scrapy's ``memusage/max``
+   (``ru_maxrss`` of the whole process, read by the MemoryUsage extension every 60 s and at
+   the start) is printed beside them. Target: < 1 GiB.
+2. **Scaling**: for each series of ``--series`` (``RATE[@LATENCY_MS]``: ``FORAGERS_HOST_RATE``,
+   0 for no limit, and an optional latency added to every download by
+   :class:`LatencyMiddleware`, as a distant site would have) and each n of ``--counts``,
+   ``--seconds`` of crawling. Pages/s = requests the replay served (its request log) per wall
+   second, from ``--warmup`` seconds after the first request to ``--seconds`` after it. Also:
+   the busiest second, novel documents (the colony's one feed), encoders fitted, and the CPU
+   the crawl process and the replay used (cores, from ``/proc/PID/stat``, startup included).
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,6 +54,7 @@ from newsforagers.replay.process import ReplayProcess  # noqa: E402
 
 GIB = 1024 ** 3
 SAMPLE_EVERY = 0.5  # seconds between two /proc samples
+EXTRA_SETTINGS: dict[str, str] = {}  # --set KEY=VALUE, for every crawl of this run
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -140,12 +148,14 @@ def crawl_argv(url: str, tmp: Path, name: str, seconds: float, settings: dict) -
 
 def run_colony(corpus: Path, tmp: Path, name: str, *, n_min: int, n_max: int, seconds: float,
                settings: dict | None = None, retime: float = 200.0, speed: float = 600.0,
-               seed: int = 1, timeout: float | None = None, echo: bool = True) -> ColonyRun:
+               seed: int = 1, timeout: float | None = None, echo: bool = True,
+               start: str | None = None) -> ColonyRun:
     """One ``scrapy crawl forager`` colony against a fresh replay, watched from here."""
-    settings = {"FORAGERS_MIN": n_min, "FORAGERS_MAX": n_max, "FORAGERS_SEED": seed, **(settings or {})}
+    settings = {"FORAGERS_MIN": n_min, "FORAGERS_MAX": n_max, "FORAGERS_SEED": seed, **(settings or {}),
+                **EXTRA_SETTINGS}
     requests_path = tmp / f"{name}-requests.jsonl"
     timeout = timeout if timeout is not None else seconds + 300
-    with ReplayProcess(corpus, speed=speed, retime=retime, log_path=requests_path) as replay:
+    with ReplayProcess(corpus, speed=speed, retime=retime, start=start, log_path=requests_path) as replay:
         argv = crawl_argv(replay.url, tmp, name, seconds, settings)
         if echo:
             shown = ["python" if a == sys.executable else a.replace(replay.url, "$REPLAY").replace(str(tmp), "$TMP")
@@ -158,8 +168,6 @@ def run_colony(corpus: Path, tmp: Path, name: str, *, n_min: int, n_max: int, se
                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         samples, hwm, cpu = [], 0, 0.0
         stderr_chunks: list[str] = []
-        import threading
-
         drain = threading.Thread(target=lambda: stderr_chunks.append(process.stderr.read()), daemon=True)
         drain.start()
         while process.poll() is None:
@@ -191,6 +199,47 @@ def run_colony(corpus: Path, tmp: Path, name: str, *, n_min: int, n_max: int, se
         errors=len(re.findall(r"\] ERROR: ", log)),
         max_rss_kb=max((kb for _, kb in samples), default=0), hwm_kb=hwm, crawl_cpu=cpu,
         replay_cpu=replay_cpu, rss_samples=samples)
+
+
+# -- an emulated network -------------------------------------------------------------------------
+
+LATENCY_SETTING = "BENCH_LATENCY"
+
+
+class LatencyMiddleware:
+    """Downloader middleware (after the colony's shared fetches, before the download handler):
+    every download waits ``BENCH_LATENCY`` seconds first, like a round trip to a distant site.
+    The replay answers on the loopback in about a millisecond, so without it one forager's step
+    barrier clears at once and the crawl process's CPU is the only limit."""
+
+    def __init__(self, latency: float):
+        self.latency = latency
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        from scrapy.exceptions import NotConfigured
+
+        latency = crawler.settings.getfloat(LATENCY_SETTING, 0.0)
+        if latency <= 0:
+            raise NotConfigured
+        return cls(latency)
+
+    async def process_request(self, request, spider=None):
+        import asyncio
+
+        await asyncio.sleep(self.latency)
+        return None
+
+
+def parse_series(text: str) -> list[tuple[float, float]]:
+    """``"60,0,60@200"`` -> [(60.0, 0.0), (0.0, 0.0), (60.0, 200.0)] (rate, latency ms)."""
+    series = []
+    for part in text.split(","):
+        part = part.strip()
+        if part:
+            rate, _, latency = part.partition("@")
+            series.append((float(rate), float(latency or 0)))
+    return series
 
 
 # -- the measurements ----------------------------------------------------------------------------
@@ -243,88 +292,123 @@ def memory(corpus: Path, tmp: Path, args) -> dict:
         "crawl_cpu_cores": round(run.crawl_cpu / run.elapsed, 2) if run.elapsed else None,
         "tracebacks": run.tracebacks, "errors": run.errors,
     }
-    quarter = [kb for t, kb in run.rss_samples]
-    if quarter:
-        n = len(quarter)
-        result["vmrss_mib_at_25_50_75_100pct"] = [round(quarter[min(n - 1, int(n * q)) ] / 1024, 1)
-                                                  for q in (0.25, 0.5, 0.75, 0.999)]
+    # VmRSS at regular points of the run (the last sample before each)
+    step = max(5.0, round(args.memory_seconds / 10))
+    timeline = []
+    for mark in [step * i for i in range(1, int(run.elapsed // step) + 1)]:
+        before = [kb for t, kb in run.rss_samples if t <= mark]
+        if before:
+            timeline.append((mark, round(before[-1] / 1024, 1)))
+    result["vmrss_mib_over_time"] = timeline
     print(f"  foragers seen by the replay : {len(foragers)} (requests {len(run.requests)}, "
           f"novel documents {run.items}, exit {run.returncode}, {run.elapsed:.1f} s wall)")
     print(f"  foragers that fitted their encoder (FORAGERS_BOOTSTRAP_PAGES): {fitted} of 16")
     print(f"  peak RSS (VmHWM)            : {run.hwm_kb / 1024:8.1f} MiB")
     print(f"  max sampled VmRSS (0.5 s)   : {run.max_rss_kb / 1024:8.1f} MiB")
     print(f"  Scrapy memusage/max         : " + (f"{memusage / 2 ** 20:8.1f} MiB" if memusage else "—"))
-    print(f"  VmRSS over the run (25/50/75/100% of samples): {result.get('vmrss_mib_at_25_50_75_100pct')}")
+    print("  VmRSS over the run (s: MiB)  : " + ", ".join(f"{t:g}: {mib}" for t, mib in timeline))
+    print(f"  crawl process CPU           : {result['crawl_cpu_cores']} cores on average")
     print(f"  target < 1 GiB              : {'met' if result['target_met'] else 'NOT met'}")
     if run.tracebacks or run.errors:
         print(f"  log: {run.tracebacks} tracebacks, {run.errors} ERROR lines")
     return result
 
 
+def fitted_encoders(run: ColonyRun) -> int:
+    log = run.log_path.read_text() if run.log_path.exists() else ""
+    return len(re.findall(r"forager f\d+: state encoder fitted", log))
+
+
 def scaling(corpus: Path, tmp: Path, args) -> list[dict]:
     counts = [int(c) for c in args.counts.split(",") if c.strip()]
-    print(f"\n== scaling: {counts} foragers, {args.seconds:g} s each, budget {args.host_rate:g} req/s, "
-          f"{args.host_concurrency} in flight", flush=True)
     rows = []
-    for n in counts:
-        run = run_colony(corpus, tmp, f"scale{n}", n_min=n, n_max=n, seconds=args.seconds,
-                         settings={"FORAGERS_HOST_RATE": args.host_rate,
-                                   "FORAGERS_HOST_CONCURRENCY": args.host_concurrency,
-                                   "FORAGERS_FETCH_TTL": args.fetch_ttl},
-                         seed=args.seed)
-        rate, counted, span = pages_per_second(run.requests, args.warmup, args.seconds)
-        row = {"foragers": n, "pages_per_s": round(rate, 1), "requests": len(run.requests),
-               "counted": counted, "window_s": round(span, 1),
-               "busiest_second": busiest_second(run.requests),
-               "foragers_seen": len({r["forager"] for r in run.requests if r["forager"]}),
-               "novel_documents": run.items, "store_documents": run.summary.get("documents"),
-               "crawl_cpu_cores": round(run.crawl_cpu / run.elapsed, 2) if run.elapsed else None,
-               "replay_cpu_cores": round(run.replay_cpu / run.elapsed, 2) if run.elapsed else None,
-               "vmhwm_mib": round(run.hwm_kb / 1024, 1), "returncode": run.returncode,
-               "elapsed_s": round(run.elapsed, 1), "tracebacks": run.tracebacks}
-        rows.append(row)
-        print(f"  n={n:2d}: {rate:6.1f} pages/s ({counted} requests in {span:.1f} s), "
-              f"{run.items} novel documents, crawl CPU {row['crawl_cpu_cores']} cores, "
-              f"replay CPU {row['replay_cpu_cores']}, exit {run.returncode}", flush=True)
-    print(f"\n  budget: {args.host_rate:g} requests/s, {args.host_concurrency} in flight; "
-          f"pages/s from {args.warmup:g} s after the first request to {args.seconds:g} s")
-    header = ("foragers", "pages/s", "busiest 1 s", "requests", "novel docs", "crawl CPU", "replay CPU",
-              "peak RSS MiB")
+    for rate_limit, latency_ms in parse_series(args.series):
+        print(f"\n== scaling: {counts} foragers, {args.seconds:g} s each, FORAGERS_HOST_RATE={rate_limit:g}, "
+              f"FORAGERS_HOST_CONCURRENCY={args.host_concurrency}, FORAGERS_FETCH_TTL={args.fetch_ttl:g}, "
+              f"added latency {latency_ms:g} ms", flush=True)
+        for n in counts:
+            settings = {"FORAGERS_HOST_RATE": rate_limit, "FORAGERS_HOST_CONCURRENCY": args.host_concurrency,
+                        "FORAGERS_FETCH_TTL": args.fetch_ttl}
+            if latency_ms > 0:
+                settings[LATENCY_SETTING] = latency_ms / 1000
+                settings["DOWNLOADER_MIDDLEWARES"] = json.dumps({"benchmarks.bench_colony.LatencyMiddleware": 960})
+            run = run_colony(corpus, tmp, f"scale{n}-rate{rate_limit:g}-lat{latency_ms:g}", n_min=n, n_max=n,
+                             seconds=args.seconds, settings=settings, seed=args.seed)
+            rate, counted, span = pages_per_second(run.requests, args.warmup, args.seconds)
+            row = {"host_rate": rate_limit, "latency_ms": latency_ms, "foragers": n, "pages_per_s": round(rate, 1),
+                   "requests": len(run.requests), "counted": counted, "window_s": round(span, 1),
+                   "busiest_second": busiest_second(run.requests),
+                   "foragers_seen": len({r["forager"] for r in run.requests if r["forager"]}),
+                   "encoders_fitted": fitted_encoders(run),
+                   "shared_fetches": run.stats.get("newsforagers/fetch/shared", 0),
+                   "novel_documents": run.items, "store_documents": run.summary.get("documents"),
+                   "crawl_cpu_cores": round(run.crawl_cpu / run.elapsed, 2) if run.elapsed else None,
+                   "replay_cpu_cores": round(run.replay_cpu / run.elapsed, 2) if run.elapsed else None,
+                   "vmhwm_mib": round(run.hwm_kb / 1024, 1), "returncode": run.returncode,
+                   "elapsed_s": round(run.elapsed, 1), "tracebacks": run.tracebacks}
+            rows.append(row)
+            print(f"  n={n:2d}: {rate:6.1f} pages/s ({counted} requests in {span:.1f} s), "
+                  f"{run.items} novel documents, {row['encoders_fitted']} encoders fitted, crawl CPU "
+                  f"{row['crawl_cpu_cores']} cores, replay CPU {row['replay_cpu_cores']}, exit {run.returncode}",
+                  flush=True)
+    print(f"\n  pages/s: requests the replay served from {args.warmup:g} s after the first request to "
+          f"{args.seconds:g} s; concurrency {args.host_concurrency}")
+    header = ("host rate", "latency ms", "foragers", "pages/s", "busiest 1 s", "requests", "novel docs", "encoders fitted",
+              "crawl CPU", "replay CPU", "peak RSS MiB")
     print("  | " + " | ".join(header) + " |")
     print("  |" + "---|" * len(header))
     for row in rows:
-        print(f"  | {row['foragers']} | {row['pages_per_s']} | {row['busiest_second']} | {row['requests']} | "
-              f"{row['novel_documents']} | {row['crawl_cpu_cores']} | {row['replay_cpu_cores']} | "
-              f"{row['vmhwm_mib']} |")
+        print(f"  | {row['host_rate']:g} | {row['latency_ms']:g} | {row['foragers']} | {row['pages_per_s']} | {row['busiest_second']} | "
+              f"{row['requests']} | {row['novel_documents']} | {row['encoders_fitted']}/{row['foragers']} | "
+              f"{row['crawl_cpu_cores']} | {row['replay_cpu_cores']} | {row['vmhwm_mib']} |")
     return rows
 
 
-def plot(rows: list[dict], host_rate: float, path: Path, title: str) -> None:
+def scaling_title(args) -> str:
+    return (f"colony on the digital.gov replay (retime 200, speed 600), {args.seconds:g} s per run,\n"
+            f"FORAGERS_HOST_CONCURRENCY={args.host_concurrency}, FORAGERS_FETCH_TTL={args.fetch_ttl:g}")
+
+
+def plot(rows: list[dict], path: Path, title: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    counts = [r["foragers"] for r in rows]
-    fig, left = plt.subplots(figsize=(6.4, 4.2), dpi=110)
-    left.plot(counts, [r["pages_per_s"] for r in rows], "o-", color="tab:blue", label="colony pages/s")
-    if host_rate > 0:
-        left.axhline(host_rate, color="tab:red", linestyle="--", label=f"host budget {host_rate:g} req/s")
+    fig, left = plt.subplots(figsize=(6.6, 5.2), dpi=110)
+    right = left.twinx()
+    colours = ["tab:blue", "tab:purple", "tab:brown", "tab:olive"]
+    keys = list(dict.fromkeys((r["host_rate"], r["latency_ms"]) for r in rows))
+    top = 1.0
+    drawn_budgets = set()
+    for colour, (rate_limit, latency_ms) in zip(colours, keys):
+        series = [r for r in rows if (r["host_rate"], r["latency_ms"]) == (rate_limit, latency_ms)]
+        counts = [r["foragers"] for r in series]
+        name = f"budget {rate_limit:g} req/s" if rate_limit > 0 else "no rate limit"
+        if latency_ms:
+            name += f", +{latency_ms:g} ms latency"
+        left.plot(counts, [r["pages_per_s"] for r in series], "o-", color=colour, label=f"pages/s, {name}")
+        right.plot(counts, [r["novel_documents"] for r in series], "s:", color=colour, alpha=0.6,
+                   label=f"novel documents, {name}")
+        if rate_limit > 0 and rate_limit not in drawn_budgets:
+            drawn_budgets.add(rate_limit)
+            left.axhline(rate_limit, color="tab:red", linestyle="--", alpha=0.8,
+                         label=f"FORAGERS_HOST_RATE = {rate_limit:g} req/s")
+        top = max([top, rate_limit] + [r["pages_per_s"] for r in series])
+    counts = sorted({r["foragers"] for r in rows})
     left.set_xscale("log", base=2)
     left.set_xticks(counts, [str(c) for c in counts])
     left.set_xlabel("foragers (FORAGERS_MIN = FORAGERS_MAX)")
     left.set_ylabel("requests served per wall second")
-    left.set_ylim(0, max([host_rate * 1.15] + [r["pages_per_s"] * 1.15 for r in rows]))
-    right = left.twinx()
-    right.plot(counts, [r["novel_documents"] for r in rows], "s:", color="tab:green", label="novel documents")
+    left.set_ylim(0, top * 1.2)
     right.set_ylabel("novel documents per run")
-    right.set_ylim(0, max([1] + [r["novel_documents"] * 1.3 for r in rows]))
+    right.set_ylim(0, max([1] + [r["novel_documents"] * 1.6 for r in rows]))
     lines = left.get_legend_handles_labels()
     more = right.get_legend_handles_labels()
-    left.legend(lines[0] + more[0], lines[1] + more[1], loc="lower right", fontsize=8)
+    fig.legend(lines[0] + more[0], lines[1] + more[1], loc="lower center", fontsize=7, ncol=2, frameon=False)
     left.set_title(title, fontsize=9)
     left.grid(alpha=0.3)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.2, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)
@@ -340,7 +424,9 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=30.0, help="seconds of each scaling run")
     parser.add_argument("--counts", default="1,2,4,8,16")
     parser.add_argument("--warmup", type=float, default=5.0)
-    parser.add_argument("--host-rate", type=float, default=60.0)
+    parser.add_argument("--series", default="60,0,60@200",
+                        help="scaling series, RATE[@LATENCY_MS] each: FORAGERS_HOST_RATE (0: no limit) and an "
+                             "optional latency added to every download (LatencyMiddleware)")
     parser.add_argument("--host-concurrency", type=int, default=16)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--fetch-ttl", type=float, default=60.0 / 600,
@@ -349,11 +435,22 @@ def main(argv=None) -> int:
                         help="'' for no plot")
     parser.add_argument("--json", help="write the results here")
     parser.add_argument("--keep", help="keep every log, feed and request log in this directory")
+    parser.add_argument("--replot", metavar="JSON", help="only redraw the plot from a --json file of a run")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="an extra Scrapy setting for every crawl (repeatable)")
     args = parser.parse_args(argv)
+    if args.replot:
+        saved = json.loads(Path(args.replot).read_text())
+        plot(saved["scaling"], Path(args.plot), scaling_title(argparse.Namespace(**saved["args"])))
+        print(f"plot: {args.plot}")
+        return 0
     corpus = Path(args.corpus) if args.corpus else default_corpus_path()
     if corpus is None:
         print("the digital.gov corpus (../shared/data) is not available")
         return 2
+    for item in args.set:
+        key, _, value = item.partition("=")
+        EXTRA_SETTINGS[key] = value
     print("command:", " ".join(["python", *sys.argv]))
     print(f"corpus: {corpus} (--retime 200 --speed 600)")
     results: dict = {"args": vars(args)}
@@ -367,9 +464,7 @@ def main(argv=None) -> int:
             rows = scaling(corpus, tmp, args)
             results["scaling"] = rows
             if args.plot:
-                plot(rows, args.host_rate, Path(args.plot),
-                     f"colony on the digital.gov replay (retime 200, speed 600), {args.seconds:g} s per run,\n"
-                     f"FORAGERS_HOST_RATE={args.host_rate:g}, FORAGERS_HOST_CONCURRENCY={args.host_concurrency}")
+                plot(rows, Path(args.plot), scaling_title(args))
                 print(f"  plot: {args.plot}")
     results["runtime_s"] = round(time.monotonic() - began, 1)
     print(f"\nbenchmark runtime: {results['runtime_s']} s")

@@ -1,7 +1,8 @@
 """Compartmentalisation of a colony on the digital.gov replay (the papers' Fig. 3).
 
     .venv/bin/python benchmarks/bench_compartments.py [--seconds 300] [--window 75] [--fixed 4]
-        [--plot docs/img/compartments.png] [--keep DIR] [--json FILE]
+        [--settle 10] [--start ISO] [--set KEY=VALUE] [--plot docs/img/compartments.png]
+        [--keep DIR] [--json FILE] [--from-json FILE]
 
 Two colonies, each ``scrapy crawl forager`` for ``--seconds`` of wall time against a fresh replay
 of digital.gov (``--retime 200 --speed 600``, ``hard``), with ``FORAGERS_FETCH_TTL=0`` so that
@@ -24,7 +25,10 @@ seconds at speed 600; a last partial window is dropped) and over the whole run, 
 (definitions in :mod:`newsforagers.evaluation.compartments`): the share of distinct pages visited
 by exactly one forager (with a reference: the same visits with the forager labels shuffled),
 and the share of distinct two-step trajectories among those several foragers started from the
-same page. Windows with fewer than two active foragers are left out of the averages.
+same page. Windows with fewer than two active foragers are left out of the averages, which are
+given over all windows and over those after the first ``--settle`` simulated hours (10: the
+replay starts just before the first article, so the site is nearly empty at first, and every
+forager walks in random order until it has bootstrapped its encoder).
 """
 
 from __future__ import annotations
@@ -113,7 +117,15 @@ def full_windows(rows: list[dict], last_time: float) -> list[dict]:
     return [r for r in rows if r["end"] <= last_time + 1e-9]
 
 
-def analyse(visits: list[Visit], width: float, seed: int) -> dict:
+def settled(rows: list[dict], hours: float) -> list[dict]:
+    """The windows that begin ``hours`` simulated hours or more after the first one."""
+    if not rows:
+        return []
+    origin = rows[0]["begin"]
+    return [r for r in rows if r["begin"] - origin >= hours * 3600 - 1e-6]
+
+
+def analyse(visits: list[Visit], width: float, seed: int, settle_hours: float = 0.0) -> dict:
     import numpy as np
 
     if not visits:
@@ -128,7 +140,8 @@ def analyse(visits: list[Visit], width: float, seed: int) -> dict:
         "visits": len(visits), "pages": sum(histogram.values()),
         "foragers": len({v.forager for v in visits}),
         "sim_hours": (last - start) / 3600,
-        "rows": rows, "pooled": pooled(rows),
+        "rows": rows, "pooled": pooled(rows), "pooled_settled": pooled(settled(rows, settle_hours)),
+        "settle_hours": settle_hours,
         "overall_one_forager_share": one_forager_share(visits),
         "overall_pages_by_foragers": dict(sorted(histogram.items())),
         "overall_trajectory": {"starts": whole_traj.starts, "distinct": whole_traj.distinct,
@@ -155,6 +168,12 @@ def report(name: str, run, log_result: dict, step_result: dict) -> None:
               f"(min {fmt(p['one_forager_share_min'])}, max {fmt(p['one_forager_share_max'])}, "
               f"{p['windows']} windows); shuffled labels {fmt(p['shuffled_one_forager_share_mean'])}; "
               f"whole run {fmt(result['overall_one_forager_share'])}")
+        s = result["pooled_settled"]
+        print(f"     after the first {result['settle_hours']:g} simulated hours: one-forager share per window mean "
+              f"{fmt(s['one_forager_share_mean'])} (min {fmt(s['one_forager_share_min'])}, max "
+              f"{fmt(s['one_forager_share_max'])}, {s['windows']} windows), shuffled labels "
+              f"{fmt(s['shuffled_one_forager_share_mean'])}; distinct 2-step {s['trajectory_distinct']}/"
+              f"{s['trajectory_total']} = {fmt(s['trajectory_ratio'])}")
         print(f"     pages by number of foragers (whole run): {result['overall_pages_by_foragers']}")
         t = result["overall_trajectory"]
         print(f"     distinct 2-step trajectories: per window {p['trajectory_distinct']}/{p['trajectory_total']} "
@@ -162,52 +181,98 @@ def report(name: str, run, log_result: dict, step_result: dict) -> None:
               f"{t['distinct']}/{t['total']} = {fmt(t['ratio'])} ({t['starts']} shared start pages)")
 
 
+def print_table(results: dict) -> None:
+    settle = next((r[s]["settle_hours"] for r in results.values() for s in ("log", "steps")
+                   if r[s].get("visits")), 0)
+    print(f"\n| run | source | visits | pages | foragers | one-forager share: mean per window (min–max), "
+          f"all windows | after {settle:g} sim h | same, labels shuffled | whole run | distinct 2-step: "
+          f"all windows | after {settle:g} sim h | whole run |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, result in results.items():
+        for source, label in (("log", "all requests"), ("steps", "step pages")):
+            r = result[source]
+            if not r.get("visits"):
+                continue
+            p, s, t = r["pooled"], r["pooled_settled"], r["overall_trajectory"]
+            print(f"| {name} | {label} | {r['visits']} | {r['pages']} | {r['foragers']} | "
+                  f"{fmt(p['one_forager_share_mean'], '.2f')} ({fmt(p['one_forager_share_min'], '.2f')}–"
+                  f"{fmt(p['one_forager_share_max'], '.2f')}, {p['windows']} w) | "
+                  f"{fmt(s['one_forager_share_mean'], '.2f')} ({fmt(s['one_forager_share_min'], '.2f')}–"
+                  f"{fmt(s['one_forager_share_max'], '.2f')}, {s['windows']} w) | "
+                  f"{fmt(s['shuffled_one_forager_share_mean'], '.2f')} | {fmt(r['overall_one_forager_share'], '.2f')} | "
+                  f"{fmt(p['trajectory_ratio'], '.2f')} | "
+                  f"{fmt(s['trajectory_ratio'], '.2f')} ({s['trajectory_distinct']}/{s['trajectory_total']}) | "
+                  f"{fmt(t['ratio'], '.2f')} ({t['distinct']}/{t['total']}) |")
+
+
 def plot(results: dict, window_minutes: float, path: Path, title: str) -> None:
+    """Three panels: the one-forager share per window from all requests and from step pages
+    (each with its shuffled-labels reference), and the distinct two-step trajectory share."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
 
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(7.2, 6.4), dpi=110, sharex=True)
-    colours = {"colony": "tab:blue", "fixed": "tab:orange"}
-    for name, result in results.items():
-        colour = colours.get(name.split()[0], None)
-        for source, style in (("log", "-"), ("steps", "--")):
+    fig, axes = plt.subplots(3, 1, figsize=(7.4, 9.6), dpi=110, sharex=True)
+    palette = ["tab:blue", "tab:orange", "tab:green", "tab:red", "tab:purple"]
+    panels = ((axes[0], "log", "one-forager share\n(all requests, replay log)"),
+              (axes[1], "steps", "one-forager share\n(step pages)"))
+    handles = []
+    for colour, (name, result) in zip(palette, results.items()):
+        handles.append(Line2D([], [], color=colour, lw=4, label=name))
+        for axis, source, _ in panels:
             rows = [r for r in result[source].get("rows", []) if r["foragers"] >= 2]
             if not rows:
                 continue
             origin = result[source]["rows"][0]["begin"]
             hours = [(r["begin"] - origin) / 3600 for r in rows]
-            label = f"{name}, {'all requests' if source == 'log' else 'step pages'}"
-            top.plot(hours, [r["one_forager_share"] for r in rows], style, marker="o", ms=3,
-                     color=colour, label=label)
-            if source == "log":
-                top.plot(hours, [r["shuffled_one_forager_share"] for r in rows], ":", color=colour,
-                         alpha=0.7, label=f"{name}, requests, labels shuffled")
-            ratios = [(h, r["trajectory_ratio"]) for h, r in zip(hours, rows) if r["trajectory_ratio"] is not None]
-            if ratios:
-                bottom.plot([h for h, _ in ratios], [x for _, x in ratios], style, marker="o", ms=3,
-                            color=colour, label=label)
-    top.axhline(PAPERS_ONE_FORAGER, color="grey", linestyle="-.", label="papers: ~0.6")
-    top.set_ylabel("share of pages visited\nby one forager only")
-    top.set_ylim(0, 1.05)
-    top.legend(fontsize=6.5, loc="lower left", ncol=2)
-    top.grid(alpha=0.3)
-    top.set_title(title, fontsize=9)
-    bottom.axhline(1.0, color="grey", linestyle="-.", label="papers: near 1")
-    bottom.set_ylabel("distinct 2-step trajectories\nfrom shared start pages")
-    bottom.set_xlabel(f"simulated hours (windows of {window_minutes:g} simulated minutes)")
-    bottom.set_ylim(0, 1.05)
-    bottom.legend(fontsize=6.5, loc="lower left", ncol=2)
-    bottom.grid(alpha=0.3)
-    fig.tight_layout()
+            axis.plot(hours, [r["one_forager_share"] for r in rows], "-", marker="o", ms=2.5, color=colour)
+            axis.plot(hours, [r["shuffled_one_forager_share"] for r in rows], ":", color=colour, alpha=0.8)
+        for source, style in (("steps", "-"), ("log", "--")):
+            rows = [r for r in result[source].get("rows", []) if r["foragers"] >= 2]
+            if not rows:
+                continue
+            origin = result[source]["rows"][0]["begin"]
+            points = [((r["begin"] - origin) / 3600, r["trajectory_ratio"]) for r in rows
+                      if r["trajectory_ratio"] is not None]
+            axes[2].plot([h for h, _ in points], [x for _, x in points], style, marker="o", ms=2.5,
+                         color=colour, alpha=1.0 if style == "-" else 0.7)
+    for axis, _, label in panels:
+        axis.axhline(PAPERS_ONE_FORAGER, color="grey", linestyle="-.")
+        axis.set_ylabel(label, fontsize=8)
+        axis.set_ylim(0, 1.0)
+        axis.grid(alpha=0.3)
+    axes[2].axhline(1.0, color="grey", linestyle="-.")
+    axes[2].set_ylabel("distinct 2-step trajectories\nfrom shared start pages", fontsize=8)
+    axes[2].set_ylim(0, 1.05)
+    axes[2].grid(alpha=0.3)
+    axes[2].set_xlabel(f"simulated hours (windows of {window_minutes:g} simulated minutes)")
+    axes[0].set_title(title, fontsize=9)
+    handles += [
+        Line2D([], [], color="black", ls="-", marker="o", ms=2.5,
+               label="observed (bottom: consecutive steps of a path)"),
+        Line2D([], [], color="black", ls=":", label="same visits, forager labels shuffled"),
+        Line2D([], [], color="black", ls="--", marker="o", ms=2.5, alpha=0.7,
+               label="bottom: consecutive requests (replay log)"),
+        Line2D([], [], color="grey", ls="-.", label="the papers: about 0.6 (top), near 1 (bottom)"),
+    ]
+    fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.09, 1, 1))
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)
 
 
+def plot_title(args) -> str:
+    start = f", start {args.start}" if getattr(args, "start", None) else ""
+    extra = f", {' '.join(args.set)}" if getattr(args, "set", None) else ""
+    return (f"digital.gov replay (retime 200, speed 600{start}), FORAGERS_FETCH_TTL=0{extra},\n"
+            f"{args.seconds:g} s wall per run")
+
+
 def main(argv=None) -> int:
-    from benchmarks.bench_colony import run_colony
+    from benchmarks.bench_colony import EXTRA_SETTINGS, run_colony
     from newsforagers.corpus import default_corpus_path
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -217,16 +282,50 @@ def main(argv=None) -> int:
     parser.add_argument("--fixed", type=int, default=4, help="population of the fixed run (0: skip it)")
     parser.add_argument("--skip-colony", action="store_true", help="run only the fixed population")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--start", help="the replay's simulated start, ISO 8601 (default: just before the "
+                                        "first article, the site then grows from empty)")
     parser.add_argument("--plot", default=str(REPO / "docs" / "img" / "compartments.png"), help="'' for none")
     parser.add_argument("--keep", help="keep every log and record in this directory")
     parser.add_argument("--json", help="write the results here")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="an extra Scrapy setting for every crawl (repeatable)")
+    parser.add_argument("--settle", type=float, default=10.0,
+                        help="simulated hours left out of the 'after' averages (the site starts nearly "
+                             "empty and the foragers bootstrap)")
+    parser.add_argument("--from-json", metavar="JSON", action="append",
+                        help="no crawl: print the table (with --settle) and redraw the plot of --json files "
+                             "(repeatable: their runs are merged, named after their --set and --start)")
     args = parser.parse_args(argv)
+    if args.from_json:
+        merged, first_args = {}, None
+        for path in args.from_json:
+            saved = json.loads(Path(path).read_text())
+            saved_args = argparse.Namespace(**saved["args"])
+            first_args = first_args or saved_args
+            suffix = "".join(f", {item}" for item in getattr(saved_args, "set", None) or [])
+            if getattr(saved_args, "start", None):
+                suffix += f", start {saved_args.start}"
+            for name, result in saved["results"].items():
+                for source in ("log", "steps"):
+                    if result[source].get("visits"):
+                        result[source]["pooled_settled"] = pooled(settled(result[source]["rows"], args.settle))
+                        result[source]["settle_hours"] = args.settle
+                merged[name + suffix] = result
+        print_table(merged)
+        if args.plot:
+            title_args = argparse.Namespace(**{**vars(first_args), "set": None, "start": None})
+            plot(merged, first_args.window, Path(args.plot), plot_title(title_args))
+            print(f"plot: {args.plot}")
+        return 0
+    for item in args.set:
+        key, _, value = item.partition("=")
+        EXTRA_SETTINGS[key] = value
     corpus = Path(args.corpus) if args.corpus else default_corpus_path()
     if corpus is None:
         print("the digital.gov corpus (../shared/data) is not available")
         return 2
     print("command:", " ".join(["python", *sys.argv]))
-    print(f"corpus: {corpus} (--retime 200 --speed 600); windows of {args.window:g} simulated minutes "
+    print(f"corpus: {corpus} (--retime 200 --speed 600, start {args.start or 'default'}); windows of {args.window:g} simulated minutes "
           f"= {args.window * 60 / 600:g} wall seconds")
     width = args.window * 60.0
     plan = []
@@ -244,34 +343,20 @@ def main(argv=None) -> int:
             steps_path = tmp / f"{key}-steps.jsonl"
             print(f"\n== {name}: FORAGERS_MIN={n_min} FORAGERS_MAX={n_max}, {args.seconds:g} s", flush=True)
             run = run_colony(corpus, tmp, key, n_min=n_min, n_max=n_max, seconds=args.seconds, seed=args.seed,
+                             start=args.start,
                              settings={"FORAGERS_FETCH_TTL": 0, STEP_LOG_SETTING: steps_path,
                                        "EXTENSIONS": json.dumps({"benchmarks.bench_compartments.StepRecorder": 900})})
             codes.append(run.returncode)
-            log_result = analyse(log_visits(run.requests), width, args.seed)
-            step_result = analyse(step_visits(steps_path), width, args.seed)
+            log_result = analyse(log_visits(run.requests), width, args.seed, args.settle)
+            step_result = analyse(step_visits(steps_path), width, args.seed, args.settle)
             report(name, run, log_result, step_result)
             results[name] = {"log": log_result, "steps": step_result, "returncode": run.returncode,
                              "requests": len(run.requests), "novel_documents": run.items,
                              "events": dict(Counter(e["event"] for e in run.events())),
                              "elapsed_s": round(run.elapsed, 1), "tracebacks": run.tracebacks}
-    print("\n| run | source | visits | pages | foragers | one-forager share, mean per window (min–max) | "
-          "shuffled labels | whole run | distinct 2-step, per window | whole run |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for name, result in results.items():
-        for source, label in (("log", "all requests"), ("steps", "step pages")):
-            r = result[source]
-            if not r.get("visits"):
-                continue
-            p, t = r["pooled"], r["overall_trajectory"]
-            print(f"| {name} | {label} | {r['visits']} | {r['pages']} | {r['foragers']} | "
-                  f"{fmt(p['one_forager_share_mean'], '.2f')} ({fmt(p['one_forager_share_min'], '.2f')}–"
-                  f"{fmt(p['one_forager_share_max'], '.2f')}, {p['windows']} windows) | "
-                  f"{fmt(p['shuffled_one_forager_share_mean'], '.2f')} | {fmt(r['overall_one_forager_share'], '.2f')} | "
-                  f"{fmt(p['trajectory_ratio'], '.2f')} ({p['trajectory_distinct']}/{p['trajectory_total']}) | "
-                  f"{fmt(t['ratio'], '.2f')} ({t['distinct']}/{t['total']}) |")
+    print_table(results)
     if args.plot and results:
-        plot(results, args.window, Path(args.plot),
-             f"digital.gov replay (retime 200, speed 600), FORAGERS_FETCH_TTL=0, {args.seconds:g} s wall per run")
+        plot(results, args.window, Path(args.plot), plot_title(args))
         print(f"plot: {args.plot}")
     runtime = time.monotonic() - began
     print(f"benchmark runtime: {runtime:.0f} s")

@@ -51,7 +51,9 @@ def main(argv=None) -> int:
             result = crawl_forager(replay.url, tmp, seconds=args.seconds, args=extra,
                                    settings={"FORAGERS_STORE": f"sqlite:///{tmp}/colony.db",
                                              "FORAGERS_SEED": args.seed, "FORAGERS_MIN": args.foragers,
-                                             "FORAGERS_MAX": max(args.foragers, 16)},
+                                             "FORAGERS_MAX": max(args.foragers, 16),
+                                             # shared downloads for one simulated minute
+                                             "FORAGERS_FETCH_TTL": 60 / 600},
                                    timeout=args.seconds + 300)
         truth = load_truth(tmp / "truth.jsonl")
         log = list(read_log(tmp / "requests.jsonl"))

@@ -72,7 +72,9 @@ def main(args=None) -> int:
                             "-a", f"start={replay.url}"]
                 else:
                     argv = [python, "-m", "scrapy", "crawl", "forager", "-a", f"seeds={replay.url}",
-                            "-s", f"FORAGERS_STORE=sqlite:///{tmp}/colony.db", "-s", "FORAGERS_MIN=1"]
+                            "-s", f"FORAGERS_STORE=sqlite:///{tmp}/colony.db", "-s", "FORAGERS_MIN=1",
+                            # every page a real download: pages/s counts responses
+                            "-s", "FORAGERS_FETCH_TTL=0"]
                     if args.model:
                         argv += ["-a", f"model={args.model}"]
                 results[name] = run(argv + COMMON + ["-s", f"CLOSESPIDER_TIMEOUT={args.seconds}"], tmp, name)

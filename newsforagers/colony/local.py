@@ -131,7 +131,8 @@ class Colony:
         crawler = runner.create_crawler(ForagerSpider)
         self.register(name, crawler, parent, energy)
         if parent is not None:
-            self.event("split", name, parent, crawler, **event_fields)
+            # the child's spider does not exist yet: the parent's knows the site's clock
+            self.event("split", name, parent, self.foragers.get(parent, crawler), **event_fields)
         kwargs = {"seeds": ",".join(seeds), "mode": mode, "forager": name, "colony": self,
                   "inherited_weblog": weblog, "inherited_weights": weights}
         if model:
