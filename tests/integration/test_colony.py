@@ -115,13 +115,16 @@ def test_energy_population_stays_within_bounds(corpus, tmp_path):
             "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_SEED": 5,
             "FORAGERS_BOOTSTRAP_PAGES": 100, "FORAGERS_POPULATION": "energy",
             "FORAGERS_ENERGY_LB": 2, "FORAGERS_ENERGY_UB": 6, "FORAGERS_MIN": 2,
-            # a site's profits fall as its news is found: R over the last 100 pages follows
-            "FORAGERS_ENERGY_HISTORY": 100,
+            # a site's profits fall as its news is found: R over the last 50 pages follows
+            "FORAGERS_ENERGY_HISTORY": 50,
             "FORAGERS_FETCH_TTL": 0, "FORAGERS_RUN_DIR": run_dir})
     assert result.returncode == 0, result.log[-3000:]
     summary = json.loads((run_dir / "colony.json").read_text())["energy"]
-    assert summary["visits"] >= 2000  # pages visited (steps), a page being visited many times
-    assert summary["relevant_share"] == pytest.approx(summary["expected_share"], abs=0.02)
+    # a run of at least 2,000 pages downloaded; each step page is one energy visit
+    assert len(list(read_log(tmp_path / "requests.jsonl"))) >= 2000
+    assert summary["visits"] >= 500
+    # about 300 new pages: ±0.03 is two binomial standard deviations around 1/21
+    assert summary["relevant_share"] == pytest.approx(summary["expected_share"], abs=0.03)
     events = events_of(run_dir)
     assert all(2 <= n <= 6 for n in population_over_time(events))
     assert all("energy" in e for e in events)
