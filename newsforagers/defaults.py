@@ -101,3 +101,7 @@ FORAGERS_FETCH_CACHE_SIZE = 5_000
 FORAGERS_RUN_DIR = ""
 FORAGERS_EVENTS = ""
 FORAGERS_SNAPSHOT_INTERVAL = 10.0
+
+# Scrapy settings the add-on sets (at add-on priority: the project and command line still win).
+# Items processed in parallel per response (Scrapy's default: 100); see addon.py.
+CONCURRENT_ITEMS = 8

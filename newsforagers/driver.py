@@ -54,6 +54,8 @@ class ForagerDriver:
             self._restore()
         paths_before = self.forager.counters.paths
         url = self.forager.next_step()
+        if self.forager.fit_request is not None:
+            self._fit_in_background()
         self._steps_finished()
         if self.forager.counters.paths != paths_before:
             self._path_finished()
@@ -62,6 +64,26 @@ class ForagerDriver:
             return None
         step = self.forager.step
         return self.spider.make_request(url, "step", step.path_id, step.index)
+
+    def _fit_in_background(self) -> None:
+        """Fit the forager's encoder on a thread: a fit takes seconds of CPU, and on the
+        reactor's thread it would stall every forager of the process meanwhile."""
+        from twisted.internet.threads import deferToThread
+
+        texts, self.forager.fit_request = self.forager.fit_request, None
+        logger.info("forager %s: fitting the state encoder on %d probed pages (thread)", self.name, len(texts))
+
+        def fitted(encoder):
+            self.forager.encoder_fitted(encoder, len(texts))
+
+        def failed(failure):
+            if failure.check(ValueError):
+                self.forager.encoder_failed(texts, failure.value)
+            else:
+                logger.error("forager %s: encoder fit failed: %s", self.name, failure.getErrorMessage())
+                self.forager.encoder_failed(texts, failure.value)
+
+        deferToThread(self.forager.fit, texts).addCallbacks(fitted, failed)
 
     def abandon_step(self) -> int:
         return self.forager.abandon_step()

@@ -96,6 +96,7 @@ class Forager:
         state_cache_size: int = 100_000,
         max_start_failures: int = 3,
         max_paths: int = 0,
+        background_fit: bool = False,
     ):
         if mode not in MODES:
             raise ValueError(f"forager mode ({mode!r}) must be one of {', '.join(MODES)}.")
@@ -111,6 +112,13 @@ class Forager:
         self._bootstrap = bootstrap
         self.bootstrap_pages = bootstrap_pages
         self._bootstrap_texts: list[str] = []
+        # With ``background_fit`` the forager does not fit its encoder itself: it leaves the
+        # texts in ``fit_request`` for its driver (which fits them on a thread) and keeps
+        # walking in random order until ``encoder_fitted`` or ``encoder_failed`` is called.
+        self.background_fit = background_fit
+        self.fit_request: list[str] | None = None
+        self._fitting = False
+        self._fitted: tuple[Encoder, int] | None = None
         self.reuse_states = reuse_states
         self.path = ForagerPath(k=config.n_clusters, max_steps=config.path_steps)
         self.sent = SentMemory(config.sent_memory_size)
@@ -150,6 +158,9 @@ class Forager:
             return None
         if self.step is not None:
             self._finish_step()
+        if self._fitted is not None:
+            (encoder, n_texts), self._fitted = self._fitted, None
+            self._use_encoder(encoder, n_texts)
         if self._teleport_to is not None:
             return self._begin_path()
         if self.path.steps and not self.path.finished:
@@ -323,8 +334,12 @@ class Forager:
             texts.append(step.step_text)
         if self.encoder is None:
             self._bootstrap_texts.extend(texts)
-            if len(self._bootstrap_texts) >= self.bootstrap_pages:
-                self._fit_encoder()
+            if len(self._bootstrap_texts) >= self.bootstrap_pages and not self._fitting:
+                if self.background_fit:
+                    self._fitting = True
+                    self.fit_request, self._bootstrap_texts = self._bootstrap_texts, []
+                else:
+                    self._fit_encoder()
             self.path.add_frontier([p.url for p in fetched], np.zeros((len(fetched), self.config.n_clusters)))
             return
         states = self.encoder.transform(texts) if texts else np.zeros((0, self.config.n_clusters))
@@ -362,14 +377,31 @@ class Forager:
     def _fit_encoder(self) -> None:
         texts, self._bootstrap_texts = self._bootstrap_texts, []
         try:
-            self.encoder = self._bootstrap(texts)
+            encoder = self._bootstrap(texts)
         except ValueError as exc:
-            # too few distinct texts yet: keep collecting
-            logger.info("forager %s: encoder bootstrap postponed (%s)", self.name, exc)
-            self._bootstrap_texts = texts
-            self.bootstrap_pages = len(texts) * 2
+            self.encoder_failed(texts, exc)
             return
-        logger.info("forager %s: state encoder fitted on %d probed pages", self.name, len(texts))
+        self._use_encoder(encoder, len(texts))
+
+    def fit(self, texts: list[str]) -> Encoder:
+        """Fit an encoder on ``texts`` (pure: safe to call on another thread)."""
+        return self._bootstrap(texts)
+
+    def encoder_fitted(self, encoder: Encoder, n_texts: int) -> None:
+        """A background fit of ``n_texts`` texts is done: used from the next step on."""
+        self._fitting = False
+        self._fitted = (encoder, n_texts)
+
+    def encoder_failed(self, texts: list[str], exc: Exception) -> None:
+        """A fit failed (too few distinct texts yet): keep collecting, twice as many."""
+        self._fitting = False
+        logger.info("forager %s: encoder bootstrap postponed (%s)", self.name, exc)
+        self._bootstrap_texts = list(texts) + self._bootstrap_texts
+        self.bootstrap_pages = len(texts) * 2
+
+    def _use_encoder(self, encoder: Encoder, n_texts: int) -> None:
+        self.encoder = encoder
+        logger.info("forager %s: state encoder fitted on %d probed pages", self.name, n_texts)
         # The path so far was walked in random order with unknown states: close it (its
         # profits still update the weblog) and let the next path use real states.
         if self.path.steps:

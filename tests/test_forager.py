@@ -159,6 +159,41 @@ def test_bootstrap_walks_at_random_then_fits_the_encoder():
     assert forager.counters.paths == 1  # the random-order path was closed
 
 
+def test_background_fit_hands_texts_out_and_keeps_walking_until_fitted():
+    calls = []
+
+    def bootstrap(texts):
+        calls.append(list(texts))
+        return OneHotEncoder()
+
+    forager = make(encoder=None, bootstrap=bootstrap, bootstrap_pages=4, background_fit=True)
+    forager.next_step()
+    links = [f"http://p{i}/" for i in range(5)]
+    walk_step(forager, "http://s/", links, {u: f"c{i % K}" for i, u in enumerate(links)})
+    url = forager.next_step()  # threshold reached: the texts wait for the driver, the walk goes on
+    assert url is not None and calls == [] and forager.encoder is None
+    texts, forager.fit_request = forager.fit_request, None
+    assert len(texts) == 6
+    encoder = forager.fit(texts)  # what the driver runs on a thread
+    forager.encoder_fitted(encoder, len(texts))
+    assert forager.encoder is None  # used from the next step on, not mid-step
+    walk_step(forager, url, [], {})
+    forager.next_step()
+    assert forager.encoder is encoder and forager.counters.paths == 1
+
+
+def test_background_fit_failure_collects_twice_as_many_texts():
+    forager = make(encoder=None, bootstrap=lambda texts: OneHotEncoder(), bootstrap_pages=4,
+                   background_fit=True)
+    forager.next_step()
+    links = [f"http://p{i}/" for i in range(5)]
+    walk_step(forager, "http://s/", links, {u: f"c{i % K}" for i, u in enumerate(links)})
+    forager.next_step()
+    texts, forager.fit_request = forager.fit_request, None
+    forager.encoder_failed(texts, ValueError("too few distinct texts"))
+    assert forager.bootstrap_pages == 12 and forager.encoder is None and forager.fit_request is None
+
+
 def test_abandoned_step_counts_missing_pages():
     forager = make()
     forager.next_step()

@@ -150,6 +150,7 @@ class ForagerSpider(scrapy.Spider):
             encoder=self.encoder, bootstrap=bootstrap, bootstrap_pages=config.bootstrap_pages,
             reuse_states=config.reuse_states, state_cache_size=config.state_cache_size,
             max_start_failures=config.start_failures, max_paths=config.max_paths,
+            background_fit=True,
         )
         self.forager_driver = ForagerDriver(self.crawler, self, forager, config.step_timeout)
         if root:
@@ -181,6 +182,21 @@ class ForagerSpider(scrapy.Spider):
         host = (urlsplit(url).hostname or "").lower()
         return any(host == d or host.endswith("." + d) for d in self._domains)
 
+    def _robots_allow(self, url: str) -> bool:
+        """False for a link the colony's robots.txt of its host (when already read) forbids:
+        it is never probed, so it neither costs a request slot nor counts as a failed probe."""
+        settings = self.crawler.settings
+        if self.colony is None or not settings.getbool("ROBOTSTXT_OBEY"):
+            return True
+        parser = self.colony.robots.get(urlsplit(url).netloc)
+        if parser is None or not hasattr(parser, "allowed"):
+            return True  # not read yet (or unreadable): the middleware decides
+        agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT")
+        if parser.allowed(url, agent):
+            return True
+        self.crawler.stats.inc_value("newsforagers/skipped/robots_link")
+        return False
+
     # -- callbacks ---------------------------------------------------------------------------
 
     def _read(self, response, on_failure):
@@ -199,7 +215,7 @@ class ForagerSpider(scrapy.Spider):
         page = self._read(response, forager.on_step_failed)
         if page is None:
             return
-        links = [link for link in page.links if self._on_site(link)]
+        links = [link for link in page.links if self._on_site(link) and self._robots_allow(link)]
         probes = forager.on_step_page(url, f"{page.title}\n{page.text}", links)
         meta = response.meta
         for probe in probes:
