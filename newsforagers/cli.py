@@ -20,6 +20,7 @@ COMMANDS = {
     "train": "newsforagers.commands.train",
     "replay": "newsforagers.commands.replay",
     "synth": "newsforagers.commands.synth",
+    "bench": "newsforagers.commands.bench",
 }
 
 

@@ -188,6 +188,11 @@ class Colony:
         sim = getattr(spider, "last_site_time", None)
         record["sim_time"] = sim.isoformat() if sim is not None else None
         record.update(extra)
+        if kind in ("retire", "stop") and crawler is not None:
+            # a forager's last counts: no periodic snapshot will see it again
+            self._snapshot_one(forager, crawler, record["time"], self.store.scores())
+            if not self._snapshots.closed:
+                self._snapshots.flush()
         if not self._events.closed:
             self._events.write(json.dumps(record) + "\n")
             self._events.flush()
@@ -197,21 +202,24 @@ class Colony:
         now = datetime.now(UTC).isoformat()
         scores = self.store.scores()
         for name, crawler in list(self.foragers.items()):
-            driver = getattr(getattr(crawler, "spider", None), "forager_driver", None)
-            if driver is None:
-                continue
-            forager = driver.forager
-            record = {
-                "time": now, "forager": name, "score": scores.get(name),
-                "energy": self.policy.energies.get(name) if isinstance(self.policy, EnergyPolicy) else None,
-                "sent": forager.counters.sent, "rewarded": forager.counters.rewarded,
-                "downloaded": forager.counters.downloaded, "steps": forager.counters.steps,
-                "paths": forager.counters.paths,
-                "weblog_head": forager.weblog.entries()[:5],
-                "weight_norm": float(np.linalg.norm(forager.weights)),
-            }
-            self._snapshots.write(json.dumps(record) + "\n")
+            self._snapshot_one(name, crawler, now, scores)
         self._snapshots.flush()
+
+    def _snapshot_one(self, name: str, crawler: Crawler | None, now: str, scores: dict) -> None:
+        driver = getattr(getattr(crawler, "spider", None), "forager_driver", None)
+        if driver is None or self._snapshots.closed:
+            return
+        forager = driver.forager
+        record = {
+            "time": now, "forager": name, "score": scores.get(name),
+            "energy": self.policy.energies.get(name) if isinstance(self.policy, EnergyPolicy) else None,
+            "sent": forager.counters.sent, "rewarded": forager.counters.rewarded,
+            "downloaded": forager.counters.downloaded, "steps": forager.counters.steps,
+            "paths": forager.counters.paths,
+            "weblog_head": forager.weblog.entries()[:5],
+            "weight_norm": float(np.linalg.norm(forager.weights)),
+        }
+        self._snapshots.write(json.dumps(record) + "\n")
 
     async def _snapshot_loop(self) -> None:
         while not self._closed:

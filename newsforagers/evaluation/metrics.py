@@ -290,7 +290,7 @@ def run_metrics(truth: Iterable[Mapping], log: Iterable[Mapping], items: Iterabl
     paths = {r[1] for r in in_window}
     window_articles = {p for p, t in times.items() if start <= t <= end}
     found = {p: (published, found_at) for p, published, found_at in novel}
-    recalled = [p for p in window_articles if p in found]
+    recalled = sorted(p for p in window_articles if p in found)  # a fixed order: sums repeat bit for bit
     lags = [max(0.0, (found[p][1] - found[p][0]).total_seconds() / 60.0) for p in recalled]
     relevant = [(p, found_at) for p, _, found_at in novel if start <= found_at <= end]
 

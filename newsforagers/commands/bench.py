@@ -1,0 +1,172 @@
+"""``newsforagers bench --corpus PATH --out DIR [...]``: the discovery benchmark.
+
+For each repeat and each crawler (``--crawlers``: the ``wlrl``, ``wl``, ``rl`` colonies and the
+``bfs``, ``hubs``, ``adaptive``, ``random``, ``oracle`` baselines) a fresh replay of the same
+simulated window is started and the crawler runs against it under the same request budget;
+the measures of each run and their mean ± std per crawler go to ``DIR/results.json`` and
+``DIR/results.md``, the plots to ``DIR/*.png`` (docs/bench.md). A progress line goes to
+stderr. Exit status: 0 when every run succeeded, 1 when some failed (they are reported in the
+results, the others still ran), 2 for bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+HELP = "benchmark the colonies against the baselines on a replay (recall, lag, efficiency...)"
+
+CRAWLER_NAMES = ("wlrl", "wl", "rl", "bfs", "hubs", "adaptive", "random", "oracle")
+
+
+def _positive(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not math.isfinite(number) or not number > 0:
+        raise argparse.ArgumentTypeError(f"{value!r} must be higher than 0")
+    return number
+
+
+def _count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{value!r} must be at least 1")
+    return number
+
+
+def _crawlers(value: str) -> tuple[str, ...]:
+    names = tuple(part.strip() for part in value.split(",") if part.strip())
+    if not names:
+        raise argparse.ArgumentTypeError("no crawler named")
+    unknown = [name for name in names if name not in CRAWLER_NAMES]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown crawler(s) {', '.join(map(repr, unknown))}; choose from {','.join(CRAWLER_NAMES)}")
+    if len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"{value!r} names a crawler twice")
+    return names
+
+
+def _iso(value: str) -> str:
+    from datetime import datetime, timezone
+
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an ISO 8601 time") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.isoformat()
+
+
+def _setting(value: str) -> tuple[str, str]:
+    key, sep, setting = value.partition("=")
+    if not sep or not key.strip() or not key.strip().replace("_", "").isalnum():
+        raise argparse.ArgumentTypeError(f"{value!r} is not KEY=VALUE")
+    return key.strip(), setting
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", required=True, metavar="PATH",
+                        help="a .jsonl or .jsonl.gz corpus (docs/replay.md)")
+    parser.add_argument("--out", required=True, metavar="DIR",
+                        help="where results.json, results.md, the plots and every run's files go")
+    parser.add_argument("--profile", choices=("hard", "easy"), default="hard",
+                        help="the replay's profile (default hard)")
+    parser.add_argument("--retime", type=_positive, default=None, metavar="R",
+                        help="re-space the corpus to R articles per simulated day (default: off)")
+    parser.add_argument("--speed", type=_positive, default=600.0, metavar="S",
+                        help="simulated seconds per wall second (default 600)")
+    parser.add_argument("--start", type=_iso, default=None, metavar="ISO",
+                        help="simulated start of the window (default: the first Monday 07:00, "
+                        "site time, at or after the corpus's first article)")
+    parser.add_argument("--duration", type=_positive, default=180.0, metavar="SECONDS",
+                        help="wall seconds of each crawl, CLOSESPIDER_TIMEOUT (default 180)")
+    parser.add_argument("--budget", type=_positive, default=20.0, metavar="REQ_PER_S",
+                        help="requests per second to the site, for every crawler (default 20)")
+    parser.add_argument("--repeats", type=_count, default=3, metavar="N",
+                        help="runs of each crawler (default 3)")
+    parser.add_argument("--crawlers", type=_crawlers, default=CRAWLER_NAMES, metavar="LIST",
+                        help="comma-separated, from " + ",".join(CRAWLER_NAMES) + " (default: all)")
+    parser.add_argument("--seed", type=int, default=1,
+                        help="the replay's seed and the crawlers' base seed: repeat r seeds its "
+                        "crawler with SEED + r (default 1)")
+    parser.add_argument("--set", dest="settings", type=_setting, action="append", default=[],
+                        metavar="KEY=VALUE", help="an extra Scrapy setting for every crawl (repeatable)")
+    parser.add_argument("--grace", type=_positive, default=120.0, metavar="SECONDS",
+                        help="wall seconds a crawl may run past --duration before it is killed "
+                        "and its run counted as failed (default 120)")
+    parser.add_argument("--model", default=None, metavar="PATH",
+                        help="a state encoder saved by `newsforagers train`, given to every colony "
+                        "(-a model=PATH); without it each forager fits its own on its first pages")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the plan (every replay and crawl command) and exit")
+    parser.add_argument("--no-plots", action="store_true", help="write no PNG")
+
+
+def _error(message: str) -> int:
+    print(f"newsforagers bench: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    import logging
+    from pathlib import Path
+
+    from newsforagers.evaluation.bench import (
+        BenchConfig, BenchError, Progress, describe_plan, plan_runs, prepare_site, run_bench,
+        write_results,
+    )
+
+    # each run's own log is in its directory; here the progress line is enough
+    logging.getLogger().setLevel(logging.WARNING)
+    config = BenchConfig(
+        corpus=str(Path(args.corpus).resolve()), out=str(Path(args.out).resolve()),
+        profile=args.profile, retime=args.retime, speed=args.speed, start=args.start,
+        duration=args.duration, budget=args.budget, repeats=args.repeats,
+        crawlers=tuple(args.crawlers), seed=args.seed, settings=tuple(args.settings),
+        grace=args.grace, model=str(Path(args.model).resolve()) if args.model else None)
+    try:
+        config.validate()
+        site = prepare_site(config)
+    except BenchError as exc:
+        return _error(str(exc))
+    if args.dry_run:
+        sys.stdout.write(describe_plan(config, site.start))
+        return 0
+    try:
+        Path(config.out).mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return _error(f"--out ({args.out!r}) cannot be created: {exc}")
+    command = _command_line()
+    progress = Progress(total=len(plan_runs(config)), duration=config.duration + 10.0)
+    try:
+        results = run_bench(config, site, progress=progress, command=command)
+    finally:
+        progress.close()
+    plots: list[str] = []
+    if not args.no_plots:
+        from newsforagers.evaluation.plots import plot_results
+
+        plots = plot_results(results, config.out)
+    json_path, md_path = write_results(config.out, results, plots)
+    failed = results["failures"]["count"]
+    print(f"results: {md_path} and {json_path}" + (f"; plots: {', '.join(plots)}" if plots else ""))
+    if failed:
+        print(f"{failed} run(s) failed; see the 'Failed runs' section of {md_path}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _command_line() -> list[str]:
+    """This command line as a user types it (``newsforagers bench ...``, however it was
+    started), for the results; empty when ``sys.argv`` is not a bench command line (called
+    from Python)."""
+    if "bench" not in sys.argv[1:]:
+        return []
+    return ["newsforagers", *sys.argv[1:]]

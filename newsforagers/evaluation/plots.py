@@ -1,0 +1,228 @@
+"""The benchmark's plots (matplotlib, Agg backend), drawn from ``results.json`` alone.
+
+Each run's record carries the series :mod:`newsforagers.evaluation.bench` computed from its
+files (``series``: ``efficiency``, ``lags``; for a colony also ``colony`` and
+``compartments``), so a benchmark can be re-plotted without re-running it::
+
+    plot_results(json.load(open("bench/results.json")), "bench")
+
+Plots (a plot with nothing to draw — no colony among the crawlers — is not written):
+
+- ``efficiency.png``: download efficiency (novel found / requests) per time window, each
+  crawler's mean over its repeats;
+- ``lags.png``: the share of the window's articles found within a given lag (an empirical
+  CDF over every article of the windows, so a curve ends at the crawler's recall), each
+  crawler's repeats pooled;
+- ``colony.png``: each colony's population and its foragers' scores over simulated time (the
+  first successful repeat), with splits and retirements marked;
+- ``compartments.png``: the colony's one-forager share per window, beside the share of the
+  same visits with forager labels shuffled (chance).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from newsforagers.evaluation.bench import COLONY_MODES
+
+COLOURS = {"wlrl": "tab:red", "wl": "tab:orange", "rl": "tab:pink", "bfs": "tab:gray",
+           "hubs": "tab:olive", "adaptive": "tab:blue", "random": "tab:brown",
+           "oracle": "tab:green"}
+
+
+def _pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _ok_runs(results: Mapping[str, Any], crawler: str) -> list[Mapping[str, Any]]:
+    return [r for r in results.get("runs", []) if r.get("crawler") == crawler
+            and r.get("status") == "ok" and r.get("series")]
+
+
+def _title(results: Mapping[str, Any]) -> str:
+    s = results["settings"]
+    retime = "" if s.get("retime") is None else f", retime {s['retime']:g}/day"
+    return (f"{Path(s['corpus']).name} ({s['profile']}{retime}), {s['duration']:g} s × speed "
+            f"{s['speed']:g}, budget {s['budget']:g} req/s")
+
+
+def _save(fig, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    fig.clear()
+    return path
+
+
+def plot_efficiency(results: Mapping[str, Any], path: Path) -> Path | None:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=110)
+    drawn = False
+    for crawler in results["settings"]["crawlers"]:
+        runs = _ok_runs(results, crawler)
+        columns: dict[int, list[float]] = {}
+        minutes: dict[int, float] = {}
+        for run in runs:
+            for i, (t, requests, novel) in enumerate(run["series"].get("efficiency", [])):
+                if requests:
+                    columns.setdefault(i, []).append(novel / requests)
+                    minutes.setdefault(i, t)
+        if not columns:
+            continue
+        keys = sorted(columns)
+        ax.plot([minutes[i] for i in keys], [sum(columns[i]) / len(columns[i]) for i in keys],
+                "o-", ms=3, color=COLOURS.get(crawler), label=crawler)
+        drawn = True
+    if not drawn:
+        plt.close(fig)
+        return None
+    ax.set_xlabel("simulated minutes from the run's first request (window start)")
+    ax.set_ylabel("download efficiency (novel / requests)")
+    ax.set_title(_title(results), fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    try:
+        return _save(fig, path)
+    finally:
+        plt.close(fig)
+
+
+def plot_lags(results: Mapping[str, Any], path: Path) -> Path | None:
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=110)
+    drawn = False
+    for crawler in results["settings"]["crawlers"]:
+        runs = _ok_runs(results, crawler)
+        lags = sorted(lag for run in runs for lag in run["series"].get("lags", []))
+        # over every article the windows held, so that a curve ends at the crawler's recall
+        total = sum((run.get("metrics") or {}).get("window_articles") or 0 for run in runs)
+        if not lags or not total:
+            continue
+        ax.step(lags, [(i + 1) / total for i in range(len(lags))], where="post",
+                color=COLOURS.get(crawler), label=f"{crawler} ({len(lags)} of {total} articles)")
+        drawn = True
+    if not drawn:
+        plt.close(fig)
+        return None
+    ax.set_xscale("symlog", linthresh=1.0)
+    ax.set_xlabel("discovery lag (simulated minutes, symlog)")
+    ax.set_ylabel("share of the window's articles found by then")
+    ax.set_ylim(0, 1.02)
+    ax.set_title(_title(results), fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    try:
+        return _save(fig, path)
+    finally:
+        plt.close(fig)
+
+
+def _colony_runs(results: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    runs = []
+    for crawler in results["settings"]["crawlers"]:
+        if crawler in COLONY_MODES:
+            mine = [r for r in _ok_runs(results, crawler) if r["series"].get("colony")]
+            if mine:
+                runs.append(mine[0])
+    return runs
+
+
+def plot_colony(results: Mapping[str, Any], path: Path) -> Path | None:
+    runs = _colony_runs(results)
+    runs = [r for r in runs if r["series"]["colony"].get("population")]
+    if not runs:
+        return None
+    plt = _pyplot()
+    fig, axes = plt.subplots(2, len(runs), figsize=(5.5 * len(runs), 6.5), dpi=110,
+                             sharex="col", squeeze=False)
+    for column, run in enumerate(runs):
+        colony = run["series"]["colony"]
+        top, bottom = axes[0][column], axes[1][column]
+        population = colony["population"]
+        top.step([p[0] for p in population], [p[1] for p in population], where="post",
+                 color=COLOURS.get(run["crawler"]))
+        for t, kind, _ in colony.get("events", []):
+            if kind in ("split", "retire"):
+                top.axvline(t, color="tab:green" if kind == "split" else "tab:red",
+                            alpha=0.3, lw=0.8)
+        top.set_ylabel("foragers alive")
+        top.set_title(f"{run['crawler']} repeat {run['repeat']} (green: split, red: retire)",
+                      fontsize=9)
+        top.grid(alpha=0.3)
+        for name, points in sorted(colony.get("scores", {}).items()):
+            bottom.plot([p[0] for p in points], [p[1] for p in points], lw=0.7, alpha=0.6)
+        bottom.plot([p[0] for p in population if p[2] is not None],
+                    [p[2] for p in population if p[2] is not None], color="black", lw=1.6,
+                    label="mean score")
+        bottom.set_ylabel("score (thin: each forager)")
+        bottom.set_xlabel("simulated minutes from the window start")
+        bottom.grid(alpha=0.3)
+        bottom.legend(fontsize=8)
+    fig.suptitle(_title(results), fontsize=9)
+    fig.tight_layout()
+    try:
+        return _save(fig, path)
+    finally:
+        plt.close(fig)
+
+
+def plot_compartments(results: Mapping[str, Any], path: Path) -> Path | None:
+    rows_by_crawler = []
+    for crawler in results["settings"]["crawlers"]:
+        if crawler not in COLONY_MODES:
+            continue
+        for run in _ok_runs(results, crawler):
+            rows = [r for r in run["series"].get("compartments", []) if r[3] is not None]
+            if rows:
+                rows_by_crawler.append((run, rows))
+    if not rows_by_crawler:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=110)
+    labelled = set()
+    for run, rows in rows_by_crawler:
+        colour = COLOURS.get(run["crawler"])
+        label = run["crawler"] if run["crawler"] not in labelled else None
+        labelled.add(run["crawler"])
+        ax.plot([r[0] for r in rows], [r[3] for r in rows], "o-", ms=3, color=colour, label=label)
+        shuffled = [(r[0], r[4]) for r in rows if r[4] is not None]
+        if shuffled:
+            ax.plot([p[0] for p in shuffled], [p[1] for p in shuffled], ":", color=colour,
+                    alpha=0.7, label=f"{run['crawler']}, labels shuffled" if label else None)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("simulated minutes from the window start")
+    ax.set_ylabel("pages visited by exactly one forager (share)")
+    ax.set_title("compartmentalisation per window\n" + _title(results), fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    try:
+        return _save(fig, path)
+    finally:
+        plt.close(fig)
+
+
+PLOTS = (("efficiency.png", plot_efficiency), ("lags.png", plot_lags),
+         ("colony.png", plot_colony), ("compartments.png", plot_compartments))
+
+
+def plot_results(results: Mapping[str, Any], out: Path | str) -> list[str]:
+    """Draw every plot that has something to show into ``out``; their file names."""
+    out = Path(out)
+    written = []
+    for name, draw in PLOTS:
+        if draw(results, out / name) is not None:
+            written.append(name)
+    return written
+
+
+__all__ = ["PLOTS", "plot_colony", "plot_compartments", "plot_efficiency", "plot_lags",
+           "plot_results"]
