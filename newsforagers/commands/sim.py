@@ -1,24 +1,45 @@
 """``newsforagers sim``: the learning core without HTTP, in simulated time.
 
-A colony of paper-faithful foragers on a small in-memory news site (:mod:`newsforagers.sim`);
-it prints every novel document as it is found, the colony's splits and retirements, and a
-summary. Thousands of times faster than a crawl of the replay site.
+Without ``--graph``: a colony of paper-faithful foragers on a small in-memory news site
+(:mod:`newsforagers.sim.world`); it prints every novel document as it is found, the colony's
+splits and retirements, and a summary. Thousands of times faster than a crawl of the replay
+site.
+
+With ``--graph PATH`` (a ``src<TAB>dst`` edge list, e.g. ``../shared/data/cnr-2000.edges.tsv.gz``)
+or ``--graph scale-free``: the selection paper's simulation on a web graph
+(:mod:`newsforagers.sim.graphworld`), optionally on its degree-preserving rewired control
+(``--rewire``), printing the Table 1 measures of the run. ``benchmarks/bench_sim_table2.py``
+runs the whole Table 2.
 """
 
 from __future__ import annotations
 
-HELP = "simulate a forager colony on an in-memory news site (no HTTP) and print what it finds"
+HELP = "simulate a forager colony on an in-memory news site or a web graph (no HTTP)"
 
 
 def add_arguments(parser) -> None:
     parser.add_argument("--hours", type=float, default=12.0, help="simulated hours (default 12)")
-    parser.add_argument("--rate", type=float, default=30.0, help="articles per simulated hour (default 30)")
+    parser.add_argument("--rate", type=float, default=None,
+                        help="news per simulated hour (default 30 on the news site, 10 on a graph)")
     parser.add_argument("--sections", type=int, default=16, help="site sections (default 16)")
     parser.add_argument("--budget", type=float, default=5.0,
                         help="requests per simulated second for the whole colony (default 5)")
     parser.add_argument("--mode", choices=("wlrl", "wl", "rl"), default="wlrl")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--foragers", type=int, default=16,
+                        help="MAX_FORAGER: the population grows from 2 up to this (default 16)")
     parser.add_argument("--quiet", action="store_true", help="print only the summary")
+    graph = parser.add_argument_group("graph simulation (selection paper, Sect. 4.2)")
+    graph.add_argument("--graph", metavar="PATH|scale-free",
+                       help="simulate on this edge list, or on a synthetic scale-free graph")
+    graph.add_argument("--rewire", action="store_true",
+                       help="use the degree-preserving rewired control of the graph")
+    graph.add_argument("--days", type=float, default=18.0,
+                       help="simulated days on a graph (default 18, as the paper)")
+    graph.add_argument("--nodes", type=int, default=50_000,
+                       help="nodes of the synthetic scale-free graph (default 50000)")
+    graph.add_argument("--world-seed", type=int, default=0,
+                       help="seed of the graph's states, news and rewiring (default 0)")
 
 
 def _clock(seconds: float) -> str:
@@ -27,17 +48,24 @@ def _clock(seconds: float) -> str:
 
 
 def run(args) -> int:
+    if args.foragers < 2:
+        print("sim: --foragers must be >= 2 (the population starts with MIN_FORAGER = 2)")
+        return 2
+    if args.graph:
+        return _run_graph(args)
     import numpy as np
 
+    from newsforagers.learning import ScorePolicy
     from newsforagers.sim.colony import run_colony
     from newsforagers.sim.world import NewsWorld
 
-    if args.hours <= 0 or args.rate <= 0 or args.sections < 1 or args.budget <= 0:
+    rate = 30.0 if args.rate is None else args.rate
+    if args.hours <= 0 or rate <= 0 or args.sections < 1 or args.budget <= 0:
         print("sim: --hours, --rate, --budget must be > 0 and --sections >= 1")
         return 2
     duration = args.hours * 3600.0
     rng = np.random.default_rng(args.seed)
-    world = NewsWorld(duration, n_sections=args.sections, rate_per_hour=args.rate, rng=rng)
+    world = NewsWorld(duration, n_sections=args.sections, rate_per_hour=rate, rng=rng)
     print(f"synthetic news site: {len(world.articles)} articles in {args.sections} sections over "
           f"{args.hours:g} simulated hours; colony budget {args.budget:g} requests/s; mode {args.mode}")
 
@@ -53,6 +81,7 @@ def run(args) -> int:
             print(f"[{_clock(t)}] {kind}: {name}{detail}")
 
     result = run_colony(world, duration, rng, mode=args.mode, budget=args.budget,
+                        policy=ScorePolicy(max_foragers=args.foragers),
                         on_found=on_found, on_event=on_event)
     published = world.published_between(0.0, duration)
     found_urls = {f.url for f in result.found}
@@ -71,4 +100,64 @@ def run(args) -> int:
     print(f"  download efficiency   : {len(found_urls) / max(result.downloads, 1):.4f} (papers: 0.0046)")
     print(f"  sent efficiency       : {len(found_urls) / max(result.sends, 1):.3f} (papers: WL 0.49, RL 0.248)")
     print(f"  foragers              : {alive} alive, {splits} splits, {retires} retirements")
+    return 0
+
+
+def load_graph(spec: str, nodes: int, seed: int):
+    """``(graph, description)`` for ``--graph PATH|scale-free``."""
+    import numpy as np
+
+    from newsforagers.sim.graph import load_edge_list, scale_free_graph
+
+    if spec == "scale-free":
+        graph = scale_free_graph(nodes, np.random.default_rng(seed))
+        return graph, f"synthetic scale-free graph (n={graph.n:,}, m={graph.m:,})"
+    graph, report = load_edge_list(spec)
+    detail = f", {report.bad} bad lines skipped (first: {report.bad_lines})" if report.bad else ""
+    return graph, (f"{spec} (n={graph.n:,}, m={graph.m:,}; loaded in {report.seconds:.1f} s; "
+                   f"{report.self_loops} self-loops and {report.duplicates} repeated links dropped{detail})")
+
+
+def _run_graph(args) -> int:
+    import numpy as np
+
+    from newsforagers.sim.graph import rewire
+    from newsforagers.sim.graphworld import GraphNewsWorld
+    from newsforagers.sim.table2 import COLUMNS, DAY, EXTRA, LABELS, fmt, run_one
+
+    rate = 10.0 if args.rate is None else args.rate
+    if args.days <= 0 or rate <= 0 or args.nodes < 2:
+        print("sim: --days and --rate must be > 0 and --nodes >= 2")
+        return 2
+    try:
+        graph, description = load_graph(args.graph, args.nodes, args.world_seed)
+    except (OSError, ValueError) as exc:
+        print(f"sim: cannot read the graph {args.graph!r}: {exc}")
+        return 2
+    print(f"graph: {description}")
+    duration = args.days * DAY
+    world = GraphNewsWorld.build(graph, duration, np.random.default_rng(args.world_seed),
+                                 rate_per_hour=rate)
+    name = "real"
+    if args.rewire:
+        rewired, report = rewire(graph, np.random.default_rng(args.world_seed + 1))
+        world = world.with_graph(rewired)
+        name = "rewired"
+        print(f"rewired: {report.swaps:,} double-edge swaps in {report.seconds:.1f} s, "
+              f"{report.changed:.1%} of the links changed, every in- and out-degree kept")
+    print(f"news: {len(world.events):,} documents over {args.days:g} simulated days on the site; "
+          f"seeds {world.seed_urls()}; mode {args.mode}; 2 → {args.foragers} foragers")
+
+    def on_event(t, kind, forager, parent):
+        if not args.quiet and kind in ("split", "retire"):
+            detail = f" from {parent}" if parent else ""
+            print(f"[day {t / DAY:5.2f}] {kind}: {forager}{detail}")
+
+    metrics, _ = run_one(world, args.mode, args.seed, duration, name,
+                         max_foragers=args.foragers, on_event=on_event)
+    print()
+    print(f"summary ({name} graph, {args.mode}, seed {args.seed}; "
+          f"{metrics.wall_seconds:.1f} s wall for {args.days:g} simulated days)")
+    for column in COLUMNS + EXTRA:
+        print(f"  {LABELS[column]:<28}: {fmt(getattr(metrics, column), column)}")
     return 0

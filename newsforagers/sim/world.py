@@ -124,5 +124,18 @@ class NewsWorld:
     def state(self, url: str) -> np.ndarray:
         return self._states[url]
 
+    def states(self, urls) -> np.ndarray:
+        return np.stack([self._states[u] for u in urls])
+
+    def seed_urls(self) -> list[str]:
+        return [self.home_url]
+
+    def documents(self, urls, t: float):
+        """``(url, url, published)`` of the probed pages that are articles (see colony)."""
+        for url in urls:
+            article = self._by_url.get(url)
+            if article is not None:
+                yield url, url, article.published
+
     def published_between(self, start: float, end: float) -> list[SimArticle]:
         return self.articles[bisect.bisect_left(self._times, start): bisect.bisect_right(self._times, end)]
