@@ -67,6 +67,16 @@ class ForagersConfig:
     run_dir: str = _default("run_dir")
     events: str = _default("events")
     snapshot_interval: float = _default("snapshot_interval")
+    strategy: str = _default("strategy")
+    schedule_size: int = _default("schedule_size")
+    schedule_min_interval: float = _default("schedule_min_interval")
+    schedule_max_interval: float = _default("schedule_max_interval")
+    schedule_threshold: float = _default("schedule_threshold")
+    schedule_barren_after: int = _default("schedule_barren_after")
+    schedule_priority: str = _default("schedule_priority")
+    explore_share: float = _default("explore_share")
+    explore_steps: int = _default("explore_steps")
+    explore_patience: int = _default("explore_patience")
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> "ForagersConfig":
@@ -124,6 +134,23 @@ class ForagersConfig:
         need(self.fetch_ttl >= 0, "fetch_ttl", self.fetch_ttl, ">= 0 seconds (0: no sharing)")
         need(self.fetch_cache_size >= 0, "fetch_cache_size", self.fetch_cache_size, ">= 0")
         need(self.snapshot_interval >= 0, "snapshot_interval", self.snapshot_interval, ">= 0 seconds")
+        need(self.strategy in ("paper", "scheduled"), "strategy", self.strategy, "'paper' or 'scheduled'")
+        need(self.strategy == "paper" or self.population == "score", "strategy", self.strategy,
+             "'paper' with FORAGERS_POPULATION='energy' (the energy policy reads the papers' step relevances)")
+        need(self.schedule_size >= 1, "schedule_size", self.schedule_size, "at least 1")
+        need(self.schedule_min_interval >= 0, "schedule_min_interval", self.schedule_min_interval,
+             ">= 0 seconds")
+        need(self.schedule_max_interval > 0 and self.schedule_max_interval >= self.schedule_min_interval,
+             "schedule_max_interval", self.schedule_max_interval,
+             f"> 0 and at least FORAGERS_SCHEDULE_MIN_INTERVAL ({self.schedule_min_interval})")
+        need(self.schedule_threshold >= 0, "schedule_threshold", self.schedule_threshold, ">= 0")
+        need(self.schedule_barren_after >= 1, "schedule_barren_after", self.schedule_barren_after,
+             "at least 1")
+        need(self.schedule_priority in ("return", "lag"), "schedule_priority", self.schedule_priority,
+             "'return' or 'lag'")
+        need(0 <= self.explore_share < 1, "explore_share", self.explore_share, "in [0, 1)")
+        need(self.explore_steps >= 1, "explore_steps", self.explore_steps, "at least 1")
+        need(self.explore_patience >= 1, "explore_patience", self.explore_patience, "at least 1")
 
     def reward_rules(self) -> RewardRules:
         return RewardRules(

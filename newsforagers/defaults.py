@@ -102,6 +102,31 @@ FORAGERS_RUN_DIR = ""
 FORAGERS_EVENTS = ""
 FORAGERS_SNAPSHOT_INTERVAL = 10.0
 
+# Strategy (issue 7): "paper" (the papers' forager, exactly) or "scheduled" (harvest what a
+# page lists, run the weblog as a scheduler of listing pages, explore with short TD paths).
+FORAGERS_STRATEGY = "paper"
+# The scheduled strategy's weblog of listing pages: entries kept, and in simulated seconds
+# the minimum interval between two visits of one URL, the floor (a listing not visited for
+# this long is visited whatever it is expected to hold), what makes a listing due (see
+# FORAGERS_SCHEDULE_PRIORITY for its unit), and the visits that showed new links but never a
+# novel document after which it is barren.
+FORAGERS_SCHEDULE_SIZE = 500
+FORAGERS_SCHEDULE_MIN_INTERVAL = 60.0
+FORAGERS_SCHEDULE_MAX_INTERVAL = 6 * 3600.0
+FORAGERS_SCHEDULE_THRESHOLD = 0.1
+FORAGERS_SCHEDULE_BARREN_AFTER = 3
+# What makes a listing due and orders the due ones: "return" (rate × time since the last
+# visit: novel documents waiting, the threshold in documents) or "lag" (rate × time² / 2:
+# document-hours of discovery lag waiting, the threshold in document-hours). "lag" polls a
+# listing about √rate times as often, which minimises the mean lag for a given number of polls;
+# "return" polls in proportion to the rate (measured: docs/benchmarks.md, issue 7).
+FORAGERS_SCHEDULE_PRIORITY = "lag"
+# Share of the requests the scheduled strategy spends on exploration paths, their length,
+# and the fruitless steps (no novel document, no new listing) that end one.
+FORAGERS_EXPLORE_SHARE = 0.1
+FORAGERS_EXPLORE_STEPS = 20
+FORAGERS_EXPLORE_PATIENCE = 3
+
 # Scrapy settings the add-on sets (at add-on priority: the project and command line still win).
 # Items processed in parallel per response (Scrapy's default: 100); see addon.py.
 CONCURRENT_ITEMS = 8

@@ -168,3 +168,62 @@ class ForagerDriver:
             stats.set_value("newsforagers/td_error_mean_abs", td_error_sum / td_updates)
         stats.set_value("newsforagers/weight_norm", float((self.forager.weights ** 2).sum() ** 0.5))
         stats.set_value("newsforagers/weblog_size", len(self.forager.weblog))
+
+
+class ScheduledDriver(ForagerDriver):
+    """The driver of a :class:`~newsforagers.scheduled.ScheduledForager`: no step barrier, a
+    request whenever the mind has one, and a wake-up of the engine when the next listing is due
+    (the mind idles in simulated time; ``clock`` turns that into wall time)."""
+
+    def __init__(self, crawler: Crawler, spider: Any, forager: Any, step_timeout: float, clock: Any):
+        super().__init__(crawler, spider, forager, step_timeout)
+        self.clock = clock
+        self._wake = None  # the pending wake-up (a Twisted DelayedCall)
+
+    @property
+    def busy(self) -> bool:
+        return False
+
+    def next_step_request(self) -> Request | None:
+        if not self._restored:
+            self._restore()
+        fetch = self.forager.next_fetch(self.clock.now())
+        if self.forager.fit_request is not None:
+            self._fit_in_background()
+        self._update_stats()
+        if fetch is None:
+            if not self.forager.done and self.forager.in_flight == 0:
+                self._wake_later(self.forager.wait)
+            return None
+        return self.spider.make_fetch_request(fetch)
+
+    def abandon_step(self) -> int:
+        return 0
+
+    def _wake_later(self, wait: float) -> None:
+        from twisted.internet import reactor
+
+        if wait == float("inf"):
+            return
+        delay = max(0.05, wait / self.clock.speed)
+        if self._wake is not None and self._wake.active():
+            if self._wake.getTime() - reactor.seconds() <= delay:
+                return
+            self._wake.cancel()
+        self._wake = reactor.callLater(delay, self._wake_engine)
+
+    def _wake_engine(self) -> None:
+        self._wake = None
+        engine = getattr(self.crawler, "engine", None)
+        slot = getattr(engine, "_slot", None)
+        if slot is not None:
+            slot.nextcall.schedule()
+
+    def finish(self):
+        if self._wake is not None and self._wake.active():
+            self._wake.cancel()
+        return super().finish()
+
+    def reward_received(self, forager: str, path: int, step: int, profit: float, rewarded: bool, **kwargs) -> None:
+        if forager == self.name:
+            self.forager.on_reward(path, profit, rewarded)

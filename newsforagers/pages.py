@@ -187,6 +187,10 @@ class Page:
     links: tuple[str, ...]
     published: datetime | None
     date_source: str | None = None
+    #: On a listing: ``(link, time)`` of the items that show one link and one ``<time>``
+    #: (a front's "story, its time" rows), so a crawler can tell old items from new ones
+    #: without downloading them.
+    listed: tuple[tuple[str, datetime], ...] = ()
 
 
 def read_page(
@@ -372,7 +376,28 @@ def _read(url: str, selector: Selector) -> Page:
         links=_links(url, selector),
         published=published,
         date_source=source,
+        listed=_listed(url, selector) if source == "listing" else (),
     )
+
+
+def _listed(url: str, selector: Selector) -> tuple[tuple[str, datetime], ...]:
+    """``(link, time)`` of a listing's items: the smallest element around a ``<time
+    datetime>`` that holds a link, when it holds exactly one distinct link."""
+    listed: dict[str, datetime] = {}
+    for time_element in selector.xpath("//body//time[@datetime]"):
+        when = _parse_timestamp(time_element.attrib.get("datetime", ""))
+        if when is None:
+            continue
+        item = time_element.xpath("ancestor::*[.//a[@href]][1]")
+        if not item:
+            continue
+        hrefs = {h for h in item[0].xpath(".//a/@href").getall()}
+        if len(hrefs) != 1:
+            continue
+        link = _absolute_link(url, hrefs.pop())
+        if link is not None and link not in listed:
+            listed[link] = when
+    return tuple(listed.items())
 
 
 def _normalise_space(text: str) -> str:

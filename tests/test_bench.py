@@ -160,6 +160,16 @@ def test_targets_are_met_or_not_from_the_means():
     assert [row["met"] for row in only_colony] == [True, None, None, True, None, True]
 
 
+def test_the_scheduled_colony_has_issue_7_s_targets():
+    crawlers = summary_of(RECORDS)["crawlers"]
+    scheduled = dict(crawlers["wlrl"])
+    rows = [r for r in targets("hard", {**crawlers, "scheduled": scheduled}) if r["crawler"] == "scheduled"]
+    assert [r["target"] for r in rows] == ["recall ≥ 0.95", "median lag ≤ adaptive", "p90 lag ≤ adaptive",
+                                         "download efficiency ≥ adaptive"]
+    wlrl_rows = [r for r in targets("hard", {**crawlers, "scheduled": scheduled}) if r["crawler"] == "wlrl"]
+    assert [r["met"] for r in wlrl_rows] == [r["met"] for r in targets("hard", crawlers)]
+
+
 def test_results_markdown_reads_the_numbers_and_marks_the_targets():
     worse = [r for r in RECORDS if not (r["crawler"] == "wlrl" and r["repeat"] == 0)]
     text = results_markdown(summary_of(worse), plots=["lags.png"])

@@ -502,3 +502,25 @@ def test_a_listing_of_dated_items_is_not_a_dated_page():
     # a page whose one <time> is not a list item's is dated by it
     article = "<html><body><main><p>By A <time datetime='2024-01-01T10:00:00+00:00'>x</time></p></main></body></html>"
     assert read_page("https://news.example/y/", article).date_source == "time"
+
+
+def test_a_listing_tells_each_item_s_time():
+    items = "".join(
+        f'<li><a href="/2024/01/01/story-{i}/">Story {i}</a> '
+        f'<time datetime="2024-01-01T1{i}:00:00+02:00">Jan 1</time></li>' for i in range(3)
+    )
+    # a row with two links is ambiguous (which one is the dated story?) and left out
+    items += ('<li><a href="/a/">A</a> <a href="/b/">B</a> '
+              '<time datetime="2024-01-01T09:00:00+00:00">x</time></li>')
+    # an unparsable time is left out too
+    items += '<li><a href="/c/">C</a> <time datetime="yesterday">x</time></li>'
+    html = f"<html><body><nav><a href='/'>Home</a></nav><ul>{items}</ul></body></html>"
+    page = read_page("https://news.example/section/politics/", html)
+    assert page.date_source == "listing"
+    assert dict(page.listed) == {
+        f"https://news.example/2024/01/01/story-{i}/": datetime(2024, 1, 1, 8 + i, tzinfo=UTC)
+        for i in range(3)
+    }
+    # an article lists nothing
+    article = "<html><head><meta property='article:published_time' content='2024-01-01T10:00:00Z'></head><body><a href='/x/'>x</a></body></html>"
+    assert read_page("https://news.example/y/", article).listed == ()

@@ -119,7 +119,8 @@ class Colony:
 
     def spawn(self, name: str, *, seeds: list[str], mode: str, parent: str | None = None,
               weblog: dict | None = None, weights: list[float] | None = None,
-              energy: float | None = None, model: str | None = None, **event_fields: Any) -> None:
+              energy: float | None = None, model: str | None = None, speed: float | None = None,
+              **event_fields: Any) -> None:
         """Start forager ``name`` as a new crawler in this process."""
         from scrapy.crawler import AsyncCrawlerRunner
 
@@ -137,6 +138,10 @@ class Colony:
                   "inherited_weblog": weblog, "inherited_weights": weights}
         if model:
             kwargs["model"] = model
+        # the site's clock runs as fast for every forager as for the root
+        speed = speed if speed is not None else getattr(getattr(self.root, "spider", None), "speed", None)
+        if speed is not None:
+            kwargs["speed"] = speed
         task = runner.crawl(crawler, **kwargs)
         task.add_done_callback(lambda t, n=name: self._ended(n, t))
         self._runners.append(runner)

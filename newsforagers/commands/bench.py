@@ -17,7 +17,7 @@ import sys
 
 HELP = "benchmark the colonies against the baselines on a replay (recall, lag, efficiency...)"
 
-CRAWLER_NAMES = ("wlrl", "wl", "rl", "bfs", "hubs", "adaptive", "random", "oracle")
+CRAWLER_NAMES = ("wlrl", "wl", "rl", "scheduled", "bfs", "hubs", "adaptive", "random", "oracle")
 
 
 def _positive(value: str) -> float:

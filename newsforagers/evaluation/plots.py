@@ -25,9 +25,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from newsforagers.evaluation.bench import COLONY_MODES
+from newsforagers.evaluation.bench import COLONIES
 
-COLOURS = {"wlrl": "tab:red", "wl": "tab:orange", "rl": "tab:pink", "bfs": "tab:gray",
+COLOURS = {"scheduled": "tab:purple", "wlrl": "tab:red", "wl": "tab:orange", "rl": "tab:pink", "bfs": "tab:gray",
            "hubs": "tab:olive", "adaptive": "tab:blue", "random": "tab:brown",
            "oracle": "tab:green"}
 
@@ -128,7 +128,7 @@ def plot_lags(results: Mapping[str, Any], path: Path) -> Path | None:
 def _colony_runs(results: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     runs = []
     for crawler in results["settings"]["crawlers"]:
-        if crawler in COLONY_MODES:
+        if crawler in COLONIES:
             mine = [r for r in _ok_runs(results, crawler) if r["series"].get("colony")]
             if mine:
                 runs.append(mine[0])
@@ -177,7 +177,7 @@ def plot_colony(results: Mapping[str, Any], path: Path) -> Path | None:
 def plot_compartments(results: Mapping[str, Any], path: Path) -> Path | None:
     rows_by_crawler = []
     for crawler in results["settings"]["crawlers"]:
-        if crawler not in COLONY_MODES:
+        if crawler not in COLONIES:
             continue
         for run in _ok_runs(results, crawler):
             rows = [r for r in run["series"].get("compartments", []) if r[3] is not None]

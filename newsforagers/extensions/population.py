@@ -23,7 +23,7 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, NotConfigured
 
 from newsforagers import signals as forager_signals
-from newsforagers.learning import EnergyPolicy, Weblog, copy_weights, random_weights
+from newsforagers.learning import EnergyPolicy, copy_weights, random_weights
 
 logger = logging.getLogger(__name__)
 
@@ -117,7 +117,7 @@ class PopulationExtension:
             if len(forager.weblog) >= 2:
                 child_weblog = forager.weblog.split(forager.rng)  # Alg. 6
             else:  # one URL cannot be halved: both start from it
-                child_weblog = Weblog.from_dict(forager.weblog.to_dict())
+                child_weblog = forager.weblog.clone()
             weights = (random_weights(len(forager.weights), forager.rng) if forager.mode == "wl"
                        else copy_weights(forager.weights))
             name = colony.new_id()

@@ -162,6 +162,9 @@ class Weblog:
             "entries": [[url, value] for url, value in self._entries],
         }
 
+    def clone(self) -> "Weblog":
+        return Weblog.from_dict(self.to_dict())
+
     @classmethod
     def from_dict(cls, data: dict) -> "Weblog":
         try:

@@ -9,6 +9,9 @@ Arguments (``-a``):
 - ``model``: a state encoder saved by ``newsforagers train``; without one the forager fits
   its own on its first ``FORAGERS_BOOTSTRAP_PAGES`` probed pages.
 - ``forager``: the forager's id (default ``f1``), sent as the ``X-Forager`` request header.
+- ``speed``: simulated seconds per wall second of the site's clock (default 1, a live site;
+  the replay's ``--speed`` against a replay). Only the ``scheduled`` strategy
+  (``FORAGERS_STRATEGY``) needs it: it idles until a listing is due on the site's clock.
 
 The spider reads pages and sends candidates; the walk itself is the scheduler's (see
 :mod:`newsforagers.scheduler`), the rewards the pipeline's (:mod:`newsforagers.pipelines`).
@@ -71,7 +74,8 @@ class ForagerSpider(scrapy.Spider):
 
     def __init__(self, seeds: str | None = None, mode: str = "wlrl", model: str | None = None,
                  forager: str = "f1", colony=None, inherited_weblog: dict | None = None,
-                 inherited_weights: list[float] | None = None, *args, **kwargs):
+                 inherited_weights: list[float] | None = None, speed: str | float | None = None,
+                 *args, **kwargs):
         super().__init__(*args, **kwargs)
         # a forager started by a colony (another forager's split, or Alg. 9's first foragers)
         self.colony = colony
@@ -84,6 +88,12 @@ class ForagerSpider(scrapy.Spider):
             raise ValueError(f"mode {mode!r} must be one of {', '.join(MODES)}")
         self.mode = mode
         self.forager_id = forager
+        try:
+            self.speed = 1.0 if speed in (None, "") else float(speed)
+        except (TypeError, ValueError):
+            raise ValueError(f"speed ({speed!r}) must be a number higher than 0") from None
+        if not self.speed > 0 or self.speed == float("inf"):
+            raise ValueError(f"speed ({speed!r}) must be a number higher than 0")
         self.encoder = None
         if model:
             from newsforagers.text import StateEncoder
@@ -138,6 +148,8 @@ class ForagerSpider(scrapy.Spider):
                                 tanh_offset=config.tanh_offset,
                                 random_state=None if config.seed < 0 else config.seed).fit(texts)
 
+        if config.strategy == "scheduled":
+            return self._build_scheduled(config, rng, bootstrap, root)
         if self.inherited_weblog is not None:
             weblog = Weblog.from_dict(self.inherited_weblog)
         else:
@@ -156,6 +168,36 @@ class ForagerSpider(scrapy.Spider):
         if root:
             self.colony.register(self.forager_id, self.crawler)
             for _ in range(config.min - 1):  # Alg. 9: MIN_FORAGER foragers from the seeds
+                self.colony.spawn(self.colony.new_id(), seeds=self.seeds, mode=self.mode,
+                                  model=self.model_path)
+        return self.forager_driver
+
+    def _build_scheduled(self, config, rng, bootstrap, root: bool):
+        from newsforagers.driver import ScheduledDriver
+        from newsforagers.scheduled import ScheduledForager, schedule_from_config
+        from newsforagers.spiders.baselines import SiteClock
+
+        schedule = schedule_from_config(config, self.seeds, saved=self.inherited_weblog)
+        weights = (np.asarray(self.inherited_weights, dtype=np.float64)
+                   if self.inherited_weights is not None else initial_weights(config, rng))
+        store = self.colony.store
+
+        def claim(url: str) -> bool:
+            # the colony-wide check: a URL some forager already queued is not fetched again
+            if store.get_url(url) is not None:
+                return False
+            store.put_url(url, {"queued_by": self.forager_id})
+            return True
+
+        forager = ScheduledForager(self.forager_id, config, schedule, weights, rng, mode=self.mode,
+                                   encoder=self.encoder, claim=claim, seeds=self.seeds,
+                                   bootstrap=bootstrap)
+        self.site_clock = SiteClock(self.speed)
+        self.forager_driver = ScheduledDriver(self.crawler, self, forager, config.step_timeout,
+                                              self.site_clock)
+        if root:
+            self.colony.register(self.forager_id, self.crawler)
+            for _ in range(config.min - 1):
                 self.colony.spawn(self.colony.new_id(), seeds=self.seeds, mode=self.mode,
                                   model=self.model_path)
         return self.forager_driver
@@ -220,6 +262,60 @@ class ForagerSpider(scrapy.Spider):
         meta = response.meta
         for probe in probes:
             yield self.make_request(probe, "probe", meta["forager_path"], meta["forager_step"])
+
+    def make_fetch_request(self, fetch) -> scrapy.Request:
+        """A request of the scheduled strategy (``forager_kind``: listing, harvest, explore)."""
+        return scrapy.Request(
+            fetch.url, callback=self.parse_fetch, errback=self.fetch_failed,
+            headers={"X-Forager": self.forager_id},
+            meta={"forager_kind": fetch.kind, "forager_url": fetch.url, "forager_fetch": fetch,
+                  "forager_path": fetch.visit, "forager_step": 0},
+        )
+
+    def parse_fetch(self, response):
+        forager = self.forager_driver.forager
+        fetch = response.meta["forager_fetch"]
+        observed = None
+        header = response.headers.get(b"Date")
+        if header:
+            from newsforagers.spiders.baselines import site_time
+
+            observed = site_time(response)
+            if observed is not None:
+                self.site_clock.observe(observed)
+        try:
+            page = read_response(response)
+        except NotHTML as exc:
+            self.crawler.stats.inc_value("newsforagers/skipped/not_html")
+            logger.debug("%s", exc)
+            forager.on_failed(fetch)
+            return
+        links = [link for link in page.links if self._on_site(link) and self._robots_allow(link)]
+        now = self.site_now(response)
+        forager.on_page(fetch, self.site_clock.now(), text=f"{page.title}\n{page.text}",
+                        links=links, published=page.published, listed=dict(page.listed))
+        if page.published is not None and forager.should_send(fetch.url, page.published, now):
+            item = {
+                "url": fetch.url,
+                "canonical_url": canonicalize_url(fetch.url),
+                "title": page.title,
+                "published": page.published.isoformat(),
+                "found_at": now.isoformat(),
+                "forager": self.forager_id,
+                "fingerprint": fingerprint(page.title, page.text),
+                "forager_path": fetch.visit,
+                "forager_step": 0,
+                "forager_send": True,
+            }
+            if self.config.item_text:
+                item["text"] = page.text
+            yield item
+
+    def fetch_failed(self, failure):
+        self._count_failure(failure.request.meta.get("forager_kind", "fetch"), failure)
+        fetch = failure.request.meta.get("forager_fetch")
+        if fetch is not None:
+            self.forager_driver.forager.on_failed(fetch)
 
     def step_failed(self, failure):
         request = failure.request

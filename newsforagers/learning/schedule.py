@@ -1,0 +1,354 @@
+"""The weblog run as a scheduler: when to revisit which listing page (issue 7, ``scheduled``).
+
+Beyond the papers (DESIGN.md, "Where the papers fall short"): the papers draw a path's start
+at random from the weblog's top 10, blind to how long a listing has gone unvisited. Here each
+weblog entry (a listing page: a home page, a section front, a tag page) keeps
+
+- ``rate``: its *novelty rate*, novel documents per simulated hour found through it. A visit
+  whose listed links gave ``n`` novel documents ``Δ`` hours after the previous visit observes
+  ``n / Δ``, and ``rate ← (1 − β)·rate + β·n/Δ`` (the weblog's β). The update is linear in
+  ``n``, so it is applied piecewise: ``(1 − β)·rate`` when the visit's page arrives
+  (:meth:`HubSchedule.visited`), ``+ β/Δ`` for each novel document credited to it later
+  (:meth:`HubSchedule.credit`), as the listed links are fetched. The first visit observes
+  ``n / window`` (β = 1): a listing showing ``n`` documents younger than the novelty window
+  (24 h) publishes at least that many a window;
+- ``last``: the simulated time of its last visit (set when the visit is *begun*, so a listing
+  is never requested twice at once).
+
+At time ``t`` an entry's expected return is ``rate·(t − last)`` (novel documents waiting on it).
+The next visit goes to the entry with the highest expected return among those
+
+- not visited for at least ``min_interval`` seconds (politeness: a URL is never polled faster),
+- whose expected return reaches ``threshold`` — *or* that have waited ``max_interval``
+  seconds (the floor: nothing starves, and a listing whose rate was underestimated is seen
+  again).
+
+An entry added without a prior is never visited yet and goes first (the optimistic prior); an
+entry may also be added with a prior rate (a listing found on a page that never paid starts
+with that page's rate, so a chain of archive pages is not walked at full speed). When nothing is
+due, :meth:`HubSchedule.next_due` says how long until something is, and the forager idles: no
+request without an expected return. A visit that showed links not seen before and got no
+novel document for them is *wasted*; an entry with ``barren_after`` wasted visits and no novel
+document ever (archive chains, calendar traps) is *barren*: remembered, so it is not added
+again, and never visited. Visits that showed nothing new (a quiet front) are no evidence.
+Traps come in families (one archive page per day, one calendar page per month): URLs of one
+*shape* (the path with every run of digits as ``N``: ``/archive/N/N/N/``) of which
+``barren_after`` are barren and none ever paid are not added any more.
+
+Pure: times are numbers (simulated seconds) passed in; random choices take an explicit
+``numpy.random.Generator``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass
+from dataclasses import fields as dataclass_fields
+from typing import Iterable
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from newsforagers import defaults
+
+HOUR = 3600.0
+PRIORITIES = ("return", "lag")
+
+
+@dataclass
+class Entry:
+    url: str
+    rate: float | None = None  # novel documents per simulated hour; None: never visited
+    last: float | None = None  # simulated time of the last visit begun (or of its prior)
+    visits: int = 0
+    paid: int = 0  # novel documents credited to it in all
+    evidence: int = 0  # visits that showed links not seen before
+    barren: bool = False
+    in_flight: bool = False
+    interval: float | None = None  # hours between the last visit and the one before (None: first)
+    credited: int = 0  # novel documents credited to the last visit
+
+    def expected(self, now: float) -> float:
+        """Novel documents expected on it at ``now`` (infinite before the first visit)."""
+        if self.rate is None or self.last is None:
+            return math.inf
+        return self.rate * max(0.0, now - self.last) / HOUR
+
+    def waiting_lag(self, now: float) -> float:
+        """Document-hours of discovery lag waiting on it at ``now``: ``rate·Δ²/2``."""
+        if self.rate is None or self.last is None:
+            return math.inf
+        hours = max(0.0, now - self.last) / HOUR
+        return self.rate * hours * hours / 2.0
+
+
+class HubSchedule:
+    """Listing pages and when each is due (see the module docstring)."""
+
+    def __init__(
+        self,
+        capacity: int = defaults.FORAGERS_SCHEDULE_SIZE,
+        beta: float = defaults.FORAGERS_WEBLOG_BETA,
+        min_interval: float = defaults.FORAGERS_SCHEDULE_MIN_INTERVAL,
+        max_interval: float = defaults.FORAGERS_SCHEDULE_MAX_INTERVAL,
+        threshold: float = defaults.FORAGERS_SCHEDULE_THRESHOLD,
+        barren_after: int = defaults.FORAGERS_SCHEDULE_BARREN_AFTER,
+        window: float = defaults.FORAGERS_NOVELTY_WINDOW,
+        priority: str = defaults.FORAGERS_SCHEDULE_PRIORITY,
+    ):
+        if not isinstance(capacity, int) or capacity < 1:
+            raise ValueError(f"schedule capacity ({capacity!r}) must be an integer of at least 1.")
+        if not 0.0 < beta <= 1.0:
+            raise ValueError(f"schedule beta ({beta!r}) must be in (0, 1].")
+        if min_interval < 0 or max_interval <= 0 or min_interval > max_interval:
+            raise ValueError(f"schedule intervals ({min_interval!r}, {max_interval!r}) must satisfy "
+                             "0 <= min_interval <= max_interval, max_interval > 0.")
+        if threshold < 0:
+            raise ValueError(f"schedule threshold ({threshold!r}) must be >= 0.")
+        if not isinstance(barren_after, int) or barren_after < 1:
+            raise ValueError(f"barren_after ({barren_after!r}) must be an integer of at least 1.")
+        if window <= 0:
+            raise ValueError(f"novelty window ({window!r}) must be > 0.")
+        if priority not in PRIORITIES:
+            raise ValueError(f"schedule priority ({priority!r}) must be one of {', '.join(PRIORITIES)}.")
+        self.capacity = capacity
+        self.beta = float(beta)
+        self.min_interval = float(min_interval)
+        self.max_interval = float(max_interval)
+        self.threshold = float(threshold)
+        self.barren_after = barren_after
+        self.window = float(window)
+        self.priority = priority
+        self._entries: dict[str, Entry] = {}
+        self._shapes: dict[str, list[int]] = {}  # shape -> [barren entries, paying entries]
+
+    def _parameters(self) -> dict:
+        return dict(capacity=self.capacity, beta=self.beta, min_interval=self.min_interval,
+                    max_interval=self.max_interval, threshold=self.threshold,
+                    barren_after=self.barren_after, window=self.window, priority=self.priority)
+
+    # -- membership ------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return sum(1 for e in self._entries.values() if not e.barren)
+
+    def __contains__(self, url: str) -> bool:
+        return url in self._entries
+
+    def entry(self, url: str) -> Entry | None:
+        return self._entries.get(url)
+
+    def urls(self) -> list[str]:
+        """Live (not barren) entries, the highest rate first (never visited ones before all)."""
+        live = [e for e in self._entries.values() if not e.barren]
+        live.sort(key=lambda e: -(e.rate if e.rate is not None else math.inf))
+        return [e.url for e in live]
+
+    def entries(self) -> list[tuple[str, float]]:
+        """``(url, rate)`` of the live entries, as :meth:`urls` orders them (0 before a visit)."""
+        return [(url, self._entries[url].rate or 0.0) for url in self.urls()]
+
+    def clone(self) -> "HubSchedule":
+        return HubSchedule.from_dict(self.to_dict(), **self._parameters())
+
+    def add(self, url: str, now: float | None = None, rate: float | None = None) -> bool:
+        """A new listing page: with the optimistic prior, or with a prior ``rate`` as if
+        visited at ``now``. False if known (barren included) or if every entry of a full
+        schedule pays."""
+        if url in self._entries:
+            return False
+        barren, paying = self._shapes.get(shape(url), (0, 0))
+        if barren >= self.barren_after and not paying:
+            return False  # a family of traps
+        if rate is not None and (now is None or rate < 0):
+            raise ValueError("a prior rate needs the time it applies from, and must be >= 0.")
+        if len(self._entries) >= self.capacity and not self._evict():
+            return False
+        self._entries[url] = Entry(url, rate=rate, last=now if rate is not None else None)
+        return True
+
+    def _evict(self) -> bool:
+        # make room: the barren first, then the entry that paid least (never a paying one)
+        for url, entry in self._entries.items():
+            if entry.barren:
+                del self._entries[url]
+                return True
+        idle = [e for e in self._entries.values() if e.paid == 0 and e.visits and not e.in_flight]
+        if idle:
+            del self._entries[max(idle, key=lambda e: (e.evidence, e.visits)).url]
+            return True
+        return False
+
+    def remove(self, url: str) -> None:
+        self._entries.pop(url, None)
+
+    # -- the schedule ----------------------------------------------------------------------
+
+    def next_due(self, now: float) -> tuple[str | None, float]:
+        """``(url, 0)`` of the entry to visit now, or ``(None, seconds)`` until one is due
+        (``math.inf`` when the schedule is empty)."""
+        best: Entry | None = None
+        best_key: tuple = (-1,)
+        wait = math.inf
+        for entry in self._entries.values():
+            if entry.barren or entry.in_flight:
+                continue
+            if entry.last is None:
+                key = (2, -entry.visits)  # the optimistic prior: never visited goes first
+            else:
+                elapsed = now - entry.last
+                if entry.paid == 0 and entry.evidence >= self.barren_after and elapsed >= self.min_interval:
+                    # the credits of its last visit had min_interval to arrive: none did
+                    self._mark_barren(entry)
+                    continue
+                expected = self._due_measure(entry, now)
+                if expected >= self.threshold:
+                    key = (1, expected)
+                elif elapsed >= self.max_interval:
+                    key = (0, elapsed)  # the floor: overdue, whatever it is expected to hold
+                else:
+                    key = None
+                due_in = 0.0 if key is not None else self._until_due(entry, now)
+                due_in = max(due_in, self.min_interval - elapsed)  # never polled faster
+                if due_in > 0:
+                    wait = min(wait, due_in)
+                    continue
+                key = key if key is not None else (0, elapsed)  # due to the second
+            if key > best_key:
+                best, best_key = entry, key
+        if best is not None:
+            return best.url, 0.0
+        return None, wait
+
+    def _mark_barren(self, entry: Entry) -> None:
+        entry.barren = True
+        self._shapes.setdefault(shape(entry.url), [0, 0])[0] += 1
+
+    def _due_measure(self, entry: Entry, now: float) -> float:
+        if self.priority == "lag":
+            return entry.waiting_lag(now)
+        return entry.expected(now)
+
+    def _until_due(self, entry: Entry, now: float) -> float:
+        elapsed = now - entry.last
+        until = self.max_interval - elapsed
+        if entry.rate and entry.rate > 0:
+            if self.priority == "lag":  # rate·Δ²/2 = threshold (document-hours)
+                due_at = math.sqrt(2.0 * self.threshold / entry.rate) * HOUR
+            else:  # rate·Δ = threshold (documents)
+                due_at = self.threshold / entry.rate * HOUR
+            until = min(until, due_at - elapsed)
+        return max(0.0, until)
+
+    def begin(self, url: str, now: float) -> None:
+        """A visit of ``url`` is requested at ``now``."""
+        entry = self._entries[url]
+        entry.in_flight = True
+        entry.interval = None if entry.visits == 0 else max(now - entry.last, 1.0) / HOUR
+        entry.last = now
+
+    def visited(self, url: str, new_links: int) -> None:
+        """The page of the visit begun earlier arrived and showed ``new_links`` links not
+        seen before; novel documents among them come later, through :meth:`credit`."""
+        entry = self._entries.get(url)
+        if entry is None:
+            return
+        if new_links < 0:
+            raise ValueError(f"new_links ({new_links!r}) must be >= 0.")
+        entry.in_flight = False
+        entry.visits += 1
+        entry.credited = 0
+        entry.evidence += 1 if new_links else 0
+        if entry.interval is None or entry.rate is None:
+            entry.rate = 0.0  # the first visit: n / window, credited piece by piece
+        else:
+            entry.rate *= 1.0 - self.beta
+
+    def credit(self, url: str, novel: int = 1) -> None:
+        """``novel`` novel documents were found through the last visit of ``url``."""
+        entry = self._entries.get(url)
+        if entry is None or entry.rate is None or novel <= 0:
+            return
+        if entry.paid == 0:
+            self._shapes.setdefault(shape(entry.url), [0, 0])[1] += 1
+        entry.paid += novel
+        entry.credited += novel
+        if entry.interval is None:
+            entry.rate += novel * HOUR / self.window
+        else:
+            entry.rate += self.beta * novel / entry.interval
+
+    def failed(self, url: str) -> None:
+        """The visit could not be made (error, timeout): wasted, as one that showed new links."""
+        entry = self._entries.get(url)
+        if entry is None:
+            return
+        entry.in_flight = False
+        entry.visits += 1
+        entry.evidence += 1
+        if entry.rate is not None:
+            entry.rate *= 1.0 - self.beta
+
+    # -- the colony ------------------------------------------------------------------------
+
+    def split(self, rng: np.random.Generator) -> "HubSchedule":
+        """Alg. 6 for a schedule: a random half of the live entries moves to a new schedule
+        (the child's), the rest stays; barren memories stay with both."""
+        live = [u for u, e in self._entries.items() if not e.barren]
+        moved = set(rng.permutation(len(live))[: len(live) // 2].tolist())
+        child = HubSchedule(**self._parameters())
+        for index, url in enumerate(live):
+            if index in moved:
+                child._entries[url] = self._entries.pop(url)
+        for url, entry in self._entries.items():
+            if entry.barren:
+                child._entries[url] = Entry(**_fields(entry))
+        self._count_shapes()
+        child._count_shapes()
+        return child
+
+    def _count_shapes(self) -> None:
+        self._shapes = {}
+        for entry in self._entries.values():
+            counts = self._shapes.setdefault(shape(entry.url), [0, 0])
+            counts[0] += entry.barren
+            counts[1] += entry.paid > 0
+
+    # -- persistence -----------------------------------------------------------------------
+
+    def to_dict(self) -> dict:
+        return {"entries": [_fields(e) | {"in_flight": False} for e in self._entries.values()]}
+
+    @classmethod
+    def from_dict(cls, data: dict, **kwargs) -> "HubSchedule":
+        schedule = cls(**kwargs)
+        for fields in data.get("entries", []):
+            entry = Entry(**{k: fields[k] for k in _FIELDS if k in fields})
+            schedule._entries[entry.url] = entry
+        schedule._count_shapes()
+        return schedule
+
+    @classmethod
+    def from_seeds(cls, urls: Iterable[str], **kwargs) -> "HubSchedule":
+        schedule = cls(**kwargs)
+        for url in urls:
+            schedule.add(url)
+        return schedule
+
+
+_FIELDS = tuple(f.name for f in dataclass_fields(Entry))
+
+
+def _fields(entry: Entry) -> dict:
+    return asdict(entry)
+
+
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def shape(url: str) -> str:
+    """The URL's path with every run of digits as ``N`` (``/archive/N/N/N/``): a family of
+    pages built from one template and a counter or a date."""
+    parts = urlsplit(url)
+    return _DIGITS.sub("N", parts.path or "/")

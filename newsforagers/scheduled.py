@@ -1,0 +1,407 @@
+"""The ``scheduled`` forager's mind (``FORAGERS_STRATEGY=scheduled``, issue 7).
+
+Beside the papers' forager (:mod:`newsforagers.forager`, kept exact), the same product parts
+used differently (DESIGN.md, "Where the papers fall short"):
+
+- **Harvest.** Every downloaded page is read as an article (it has a publication date) or a
+  listing. The links of a listing that the colony has never fetched, except items the listing
+  itself dates beyond the novelty window (``Page.listed``), are queued at once, first
+  in line, ordered by the TD value ``w·s`` of what is known about them (the state of the page
+  itself when the colony has read it, else of the listing that shows it); the colony-wide
+  check is the ``claim`` callable (the colony store's per-URL records). An article, once
+  fetched, is never fetched again.
+- **The weblog as a scheduler.** :class:`~newsforagers.learning.schedule.HubSchedule` says which
+  listing is due; the reinforcing agent's rewards for documents found through a listing's
+  visit are credited to that listing. A listing met while harvesting is added to the schedule
+  (with the optimistic prior when it was reached from a seed or a listing that has paid, else
+  with its parent's rate), and is read at once when everything its parent showed was new (the
+  next page of a front whose whole first page is new).
+- **Exploration.** At most ``FORAGERS_EXPLORE_SHARE`` of the requests walk short paths (at
+  most ``FORAGERS_EXPLORE_STEPS`` steps, ending after ``FORAGERS_EXPLORE_PATIENCE`` fruitless
+  ones) from a weblog entry along the highest ``w·s``, with a TD(0) step (Alg. 4) on every step
+  (profit: the reward of a fresh article not sent before, minus the send cost, plus one per
+  listing the step added to the schedule); their job is to find listings the weblog lacks.
+- **Idle when nothing is due.** :meth:`ScheduledForager.next_fetch` returns None and
+  :attr:`ScheduledForager.wait` says for how many simulated seconds.
+
+Never imports Scrapy: URLs, texts, dates and simulated times (POSIX seconds of the site's
+clock) in; URLs and numbers out.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import logging
+import math
+from collections import OrderedDict, deque
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from newsforagers.config import ForagersConfig
+from newsforagers.forager import Encoder, ForagerCounters
+from newsforagers.learning import random_weights, td_step
+from newsforagers.learning.schedule import HubSchedule
+from newsforagers.pages import SentMemory, is_candidate
+
+logger = logging.getLogger(__name__)
+
+KINDS = ("listing", "harvest", "explore")
+
+
+@dataclass(frozen=True)
+class Fetch:
+    """One request of the scheduled forager: what to download, why, and the listing visit it
+    came through (``visit``; 0: none) so that rewards can be credited to that listing."""
+
+    url: str
+    kind: str
+    visit: int = 0
+
+
+@dataclass
+class ScheduledCounters(ForagerCounters):
+    listings: int = 0  # scheduled listing visits made
+    harvested: int = 0  # pages fetched from the harvest queue
+    explored: int = 0  # exploration steps
+    listings_found: int = 0  # listings added to the schedule after the seeds
+    idle: int = 0  # times nothing was due
+    old_listed: int = 0  # listed items dated beyond the novelty window: never fetched
+
+
+class _Recent:
+    """A bounded set: the oldest members are forgotten first."""
+
+    def __init__(self, size: int):
+        self.size = max(1, size)
+        self._items: OrderedDict[str, None] = OrderedDict()
+
+    def add(self, key: str) -> None:
+        self._items[key] = None
+        self._items.move_to_end(key)
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+class ScheduledForager:
+    """One scheduled forager (see the module docstring). ``rng`` drives every random choice."""
+
+    strategy = "scheduled"
+
+    def __init__(self, name: str, config: ForagersConfig, schedule: HubSchedule, weights: np.ndarray,
+                 rng: np.random.Generator, mode: str = "wlrl", encoder: Encoder | None = None,
+                 claim: Callable[[str], bool] | None = None, seeds: Iterable[str] = (),
+                 bootstrap: Callable[[list[str]], Encoder] | None = None, memory_size: int = 100_000):
+        self.name = name
+        self.config = config
+        self.schedule = schedule
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.rng = rng
+        self.mode = mode
+        self.encoder = encoder
+        self.claim = claim if claim is not None else (lambda url: True)
+        self.seeds = set(seeds)
+        self.sent = SentMemory(config.sent_memory_size)
+        self.counters = ScheduledCounters()
+        self.retired = False
+        self.wait = 0.0  # simulated seconds until something is due, after next_fetch() gave None
+        self.in_flight = 0
+        self._harvest: list[tuple[float, int, Fetch]] = []  # heap of (-value, order, fetch)
+        self._order = itertools.count()
+        self._articles = _Recent(memory_size)  # fetched articles: never fetched again
+        self._seen = _Recent(memory_size)  # URLs this forager queued or fetched
+        self._fetched = _Recent(memory_size)  # URLs requested outside listing visits
+        self._states: OrderedDict[str, np.ndarray] = OrderedDict()  # states of read pages
+        self._state_cache_size = max(1, config.state_cache_size)
+        self._visits: OrderedDict[int, tuple[str, bool]] = OrderedDict()  # visit -> (listing, all new)
+        self._visit_ids = itertools.count(1)
+        self._explore: list[str] = []  # the exploration path's steps
+        self._explore_previous: np.ndarray | None = None
+        self._fruitless = 0
+        self._texts: list[str] = []  # texts for the encoder's bootstrap
+        self.fit_request: list[str] | None = None
+        self._fitting = False
+        self.bootstrap_pages = config.bootstrap_pages
+        self._bootstrap = bootstrap
+        for url in schedule.urls():
+            self._seen.add(url)
+
+    # -- what the product's other parts ask of a forager ----------------------------------
+
+    @property
+    def weblog(self) -> HubSchedule:
+        """The weblog, run as a scheduler (the population extension splits it, Alg. 6)."""
+        return self.schedule
+
+    @property
+    def done(self) -> bool:
+        return self.retired or (len(self.schedule) == 0 and not self._harvest and self.in_flight == 0)
+
+    @property
+    def busy(self) -> bool:
+        return False  # no step barrier: every request stands alone
+
+    def teleport(self, url: str) -> None:
+        """Energy policy: visit ``url`` next (as a new listing if the weblog lacks it)."""
+        self.schedule.add(url)
+        self._push(Fetch(url, "harvest"), math.inf)
+
+    # -- the scheduler's side ---------------------------------------------------------------
+
+    def next_fetch(self, now: float) -> Fetch | None:
+        """The next request at simulated time ``now``, or None (``wait`` says until when)."""
+        if self.done:
+            return None
+        while self._harvest:
+            _, _, fetch = heapq.heappop(self._harvest)
+            if fetch.url in self._articles or (fetch.url in self._fetched and fetch.url not in self.schedule):
+                continue  # an article (or a page in flight) is never fetched twice
+            return self._begin(fetch)
+        if self._explore_due():
+            fetch = self._explore_step(now)
+            if fetch is not None:
+                return self._begin(fetch)
+        url, wait = self.schedule.next_due(now)
+        if url is None:
+            self.wait = wait
+            self.counters.idle += 1
+            return None
+        self.schedule.begin(url, now)
+        visit = next(self._visit_ids)
+        self._visits[visit] = (url, False)
+        while len(self._visits) > 10_000:
+            self._visits.popitem(last=False)
+        self.counters.listings += 1
+        return self._begin(Fetch(url, "listing", visit))
+
+    def _begin(self, fetch: Fetch) -> Fetch:
+        self.in_flight += 1
+        self._seen.add(fetch.url)
+        if fetch.kind != "listing":
+            self._fetched.add(fetch.url)
+        return fetch
+
+    def _explore_due(self) -> bool:
+        share = self.config.explore_share
+        made = self.counters.listings + self.counters.harvested + self.counters.explored
+        return share > 0 and self.counters.explored < share * (made + 1)
+
+    def _explore_step(self, now: float) -> Fetch | None:
+        steps, patience = self.config.explore_steps, self.config.explore_patience
+        if not self._explore or len(self._explore) > steps or self._fruitless >= patience:
+            starts = self.schedule.urls()
+            if not starts:
+                return None
+            self._explore = [starts[int(self.rng.integers(len(starts)))]]
+            self._explore_previous, self._fruitless = None, 0
+            return Fetch(self._explore[0], "explore")
+        return None  # the path's next step is chosen when its page arrives
+
+    # -- the spider's side -------------------------------------------------------------------
+
+    def on_page(self, fetch: Fetch, now: float, *, text: str, links: Sequence[str],
+                published: datetime | None, listed: Mapping[str, datetime] | None = None) -> None:
+        """The page of ``fetch`` arrived: harvest, schedule, explore (see the module docstring)."""
+        self.in_flight = max(0, self.in_flight - 1)
+        self.counters.downloaded += 1
+        state = self._state(fetch.url, text)
+        if published is not None:
+            self._articles.add(fetch.url)
+        if fetch.kind == "listing":
+            if published is not None:
+                # a dated page is an article, not a listing: it leaves the weblog
+                self.schedule.remove(fetch.url)
+                return
+            self._read_listing(fetch, links, state, now, listed)
+            return
+        if fetch.kind == "harvest":
+            self.counters.harvested += 1
+        source = self._visits.get(fetch.visit)
+        added = 0
+        if published is None:
+            added += self._add_listing(fetch.url, source, now)
+            if source is not None and source[1] and fetch.url in self.schedule:
+                # everything its parent showed was new: read it at once (the next page)
+                self.schedule.begin(fetch.url, now)
+                visit = next(self._visit_ids)
+                self._visits[visit] = (fetch.url, False)
+                self._read_listing(Fetch(fetch.url, "listing", visit), links, state, now, listed)
+        if fetch.kind == "explore":
+            self._explored(fetch, now, text, links, published, state, added)
+
+    def on_failed(self, fetch: Fetch) -> None:
+        self.in_flight = max(0, self.in_flight - 1)
+        if fetch.kind == "listing":
+            self.schedule.failed(fetch.url)
+        if fetch.kind == "explore":
+            self._fruitless += 1
+            self._explore = self._explore[:-1] if len(self._explore) > 1 else []
+
+    def should_send(self, url: str, published: datetime | None, now: datetime) -> bool:
+        """Alg. 5: a candidate (≤ 24 h old, not dated ahead) not sent before by this forager."""
+        window = timedelta(seconds=self.config.novelty_window)
+        skew = timedelta(seconds=self.config.future_skew)
+        if not is_candidate(published, now, window, skew=skew) or url in self.sent:
+            return False
+        self.sent.select([url])
+        self.counters.sent += 1
+        return True
+
+    def on_reward(self, visit: int, profit: float, rewarded: bool) -> None:
+        """The reinforcing agent paid (or not) for a document found through listing visit ``visit``."""
+        if not rewarded:
+            return
+        self.counters.rewarded += 1
+        source = self._visits.get(visit)
+        if source is not None:
+            self.schedule.credit(source[0])
+        else:
+            self.counters.late_rewards += 1
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _read_listing(self, fetch: Fetch, links: Sequence[str], state: np.ndarray | None,
+                      now: float, listed: Mapping[str, datetime] | None) -> None:
+        new = [u for u in links if u not in self._seen and u not in self._articles]
+        # an item the listing dates beyond the novelty window cannot be novel: not fetched
+        oldest = now - self.config.novelty_window
+        listed = listed or {}
+        old = {u for u in new if u in listed and listed[u].timestamp() < oldest}
+        for url in old:
+            self._seen.add(url)
+        self.counters.old_listed += len(old)
+        fresh = [u for u in new if u not in old and self.claim(u)]
+        value = self._value(state)
+        for url in fresh:
+            self._seen.add(url)
+            self._push(Fetch(url, "harvest", fetch.visit), self._value(self._states.get(url), value))
+        listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
+        self._visits[fetch.visit] = (listing, bool(new) and len(new) == len(links))
+        self.schedule.visited(fetch.url, len(new))
+
+    def _add_listing(self, url: str, source: tuple[str, bool] | None, now: float) -> int:
+        if url in self.schedule:
+            return 0
+        parent = self.schedule.entry(source[0]) if source is not None else None
+        trusted = source is None or source[0] in self.seeds or (parent is not None and parent.paid > 0)
+        if trusted:
+            added = self.schedule.add(url)
+        else:
+            added = self.schedule.add(url, now=now, rate=parent.rate if parent and parent.rate else 0.0)
+        self.counters.listings_found += added
+        return int(added)
+
+    def _explored(self, fetch: Fetch, now: float, text: str, links: Sequence[str],
+                  published: datetime | None, state: np.ndarray | None, added: int) -> None:
+        self.counters.explored += 1
+        fresh = published is not None and fetch.url not in self.sent and is_candidate(
+            published, datetime.fromtimestamp(now, UTC),
+            timedelta(seconds=self.config.novelty_window), skew=timedelta(seconds=self.config.future_skew))
+        profit = (self.config.reward - self.config.send_cost) if fresh else 0.0
+        profit += added
+        self._fruitless = 0 if profit > 0 else self._fruitless + 1
+        if state is not None and self._explore_previous is not None and self.mode != "wl":
+            try:
+                self.weights = td_step(self.weights, self._explore_previous, profit, state,
+                                       self.config.td_alpha, self.config.td_gamma)
+                self.counters.td_updates += 1
+            except ValueError:
+                self.counters.td_overflows += 1
+        self._explore_previous = state
+        if len(self._explore) > self.config.explore_steps or self._fruitless >= self.config.explore_patience:
+            self._explore = []
+            return
+        options = [u for u in links if u not in self._explore and u not in self._articles
+                   and (u in self.schedule or u not in self._fetched)]
+        if not options:
+            self._explore = []
+            return
+        parent = self._value(state)
+        values = np.array([self._value(self._states.get(u), parent) for u in options])
+        values += 1e-9 * self.rng.random(len(values))  # ties broken at random
+        step = options[int(np.argmax(values))]
+        self._explore.append(step)
+        self._push(Fetch(step, "explore", fetch.visit), math.inf)
+
+    def _push(self, fetch: Fetch, value: float) -> None:
+        heapq.heappush(self._harvest, (-value, next(self._order), fetch))
+
+    def _value(self, state: np.ndarray | None, default: float = 0.0) -> float:
+        if state is None:
+            return default
+        return float(np.dot(self.weights, state))
+
+    def _state(self, url: str, text: str) -> np.ndarray | None:
+        if self.encoder is None:
+            if self._bootstrap is None:
+                return None
+            self._texts.append(text)
+            if len(self._texts) >= self.bootstrap_pages and not self._fitting:
+                self._fitting = True
+                self.fit_request, self._texts = self._texts, []
+            return None
+        state = np.asarray(self.encoder.transform([text])[0], dtype=np.float32)
+        self._states[url] = state
+        self._states.move_to_end(url)
+        while len(self._states) > self._state_cache_size:
+            self._states.popitem(last=False)
+        return state
+
+    # -- the encoder's bootstrap (the driver fits it on a thread) -------------------------
+
+    def fit(self, texts: list[str]) -> Encoder:
+        """Fit an encoder on ``texts`` (pure: the driver runs it on a thread)."""
+        return self._bootstrap(texts)
+
+    def encoder_fitted(self, encoder: Encoder, n_texts: int) -> None:
+        self._fitting = False
+        self.encoder = encoder
+        logger.info("forager %s: state encoder fitted on %d pages", self.name, n_texts)
+
+    def encoder_failed(self, texts: list[str], exc: Exception) -> None:
+        self._fitting = False
+        logger.info("forager %s: encoder bootstrap postponed (%s)", self.name, exc)
+        self._texts = list(texts) + self._texts
+        self.bootstrap_pages = len(texts) * 2
+
+    # -- persistence (spider state) ---------------------------------------------------------
+
+    def to_state(self) -> dict:
+        return {"name": self.name, "mode": self.mode, "strategy": self.strategy,
+                "weblog": self.schedule.to_dict(), "weights": self.weights.tolist(),
+                "sent": self.sent.to_list()}
+
+    def restore(self, state: dict) -> None:
+        if state.get("strategy") != self.strategy:
+            raise ValueError("saved state is not a scheduled forager's.")
+        weights = np.asarray(state["weights"], dtype=np.float64)
+        if weights.shape != self.weights.shape or not np.all(np.isfinite(weights)):
+            raise ValueError("saved forager weights do not fit this forager.")
+        self.schedule = HubSchedule.from_dict(state["weblog"], **self.schedule._parameters())
+        self.weights = weights
+        self.sent = SentMemory.from_list(state.get("sent", []), self.config.sent_memory_size)
+
+
+def schedule_from_config(config: ForagersConfig, seeds: Iterable[str] = (),
+                         saved: dict | None = None) -> HubSchedule:
+    """The weblog of a scheduled forager, with the ``FORAGERS_SCHEDULE_*`` settings."""
+    parameters = dict(capacity=config.schedule_size, beta=config.weblog_beta,
+                      min_interval=config.schedule_min_interval, max_interval=config.schedule_max_interval,
+                      threshold=config.schedule_threshold, barren_after=config.schedule_barren_after,
+                      window=config.novelty_window, priority=config.schedule_priority)
+    if saved is not None:
+        return HubSchedule.from_dict(saved, **parameters)
+    return HubSchedule.from_seeds(seeds, **parameters)
+
+
+def initial_weights(config: ForagersConfig, rng: np.random.Generator) -> np.ndarray:
+    return random_weights(config.n_clusters, rng)

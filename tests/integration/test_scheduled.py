@@ -1,0 +1,85 @@
+"""The ``scheduled`` strategy end to end: ``scrapy crawl forager -s FORAGERS_STRATEGY=scheduled``
+against the replay site, alone and as a colony that splits."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import datetime, timedelta
+from urllib.parse import urlsplit
+
+import pytest
+
+from newsforagers.evaluation.metrics import run_metrics, run_window
+from newsforagers.replay.log import read_log
+from newsforagers.replay.process import ReplayProcess
+from newsforagers.replay.synth import synth_corpus
+from tests.integration.forager_run import crawl_forager
+from tests.integration.testsite import parse_stats
+
+pytestmark = pytest.mark.timeout(300)
+START = "2024-01-01T07:00:00+00:00"
+SPEED = 600
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    return synth_corpus(tmp_path_factory.mktemp("corpus") / "synth.jsonl.gz", days=3, rate=200,
+                        sections=12, seed=5)
+
+
+def crawl(corpus, tmp_path, seconds, **settings):
+    with ReplayProcess(corpus, speed=SPEED, start=START, log_path=tmp_path / "requests.jsonl",
+                       truth_path=tmp_path / "truth.jsonl") as replay:
+        result = crawl_forager(replay.url, tmp_path, seconds=seconds, args={"speed": SPEED}, settings={
+            "FORAGERS_STRATEGY": "scheduled", "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db",
+            "FORAGERS_SEED": 2, "FORAGERS_BOOTSTRAP_PAGES": 100, "FORAGERS_HOST_RATE": 20,
+            "FORAGERS_FETCH_TTL": 0, "FORAGERS_RUN_DIR": tmp_path / "run", **settings})
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log and " ERROR: " not in result.log
+    log = list(read_log(tmp_path / "requests.jsonl"))
+    truth = [json.loads(line) for line in (tmp_path / "truth.jsonl").read_text().splitlines()]
+    return result, log, truth
+
+
+def test_one_scheduled_forager_harvests_polls_and_idles(corpus, tmp_path):
+    result, log, truth = crawl(corpus, tmp_path, 25, FORAGERS_MIN=1, FORAGERS_MAX=1)
+    start, end = run_window(log)
+    metrics = run_metrics(truth, log, result.items, (start, end))
+    assert metrics["novel"] == len(result.items) > 0, metrics  # everything output is truly novel
+    # what was published at least an hour before the end has been found
+    settled = {t["path"] for t in truth
+               if start <= datetime.fromisoformat(t["published"]) <= end - timedelta(hours=1)}
+    found = {urlsplit(item["url"]).path for item in result.items}
+    assert len(settled & found) >= 0.9 * len(settled), (len(settled & found), len(settled))
+    articles = {t["path"] for t in truth}
+    requested = Counter(r["path"] for r in log)
+    # an article, once fetched, is never fetched again
+    assert max(n for path, n in requested.items() if path in articles) == 1
+    # the home page is polled again and again, never faster than the minimum interval
+    home = sorted(datetime.fromisoformat(r["sim_time"]) for r in log if r["path"] == "/")
+    assert len(home) >= 3
+    assert min(b - a for a, b in zip(home, home[1:])) >= timedelta(seconds=60)
+    # it idles: far fewer requests than the budget (20/s for 25 s) allowed
+    assert len(log) < 0.5 * 20 * 25
+    stats = parse_stats(result.log)
+    assert stats["newsforagers/idle"] > 0 and stats["newsforagers/harvested"] > 0
+    assert stats["newsforagers/listings"] > 0 and stats["newsforagers/rewarded"] == len(result.items)
+
+
+def test_a_scheduled_colony_splits_its_weblog_and_never_fetches_an_article_twice(corpus, tmp_path):
+    result, log, truth = crawl(corpus, tmp_path, 25, FORAGERS_MIN=1, FORAGERS_MAX=3,
+                               FORAGERS_SPLIT_SCORE=103, FORAGERS_EXPLORE_SHARE=0.0)
+    events = [json.loads(line) for line in (tmp_path / "run" / "events.jsonl").read_text().splitlines()]
+    splits = [e for e in events if e["event"] == "split"]
+    assert splits, Counter(e["event"] for e in events)
+    for split in splits:
+        assert split["weblog_child"] == split["weblog_before"] // 2
+    foragers = {r["forager"] for r in log if r["forager"]}
+    assert len(foragers) >= 2
+    # the colony-wide claim: no article is fetched by two foragers
+    articles = {t["path"] for t in truth}
+    requested = Counter(r["path"] for r in log if r["path"] in articles)
+    assert requested and max(requested.values()) == 1
+    urls = [urlsplit(item["url"]).path for item in result.items]
+    assert len(urls) == len(set(urls))

@@ -1,0 +1,217 @@
+"""The weblog run as a scheduler (issue 7): due order, the optimistic prior, the minimum
+interval, the floor, barren URLs, idling, splits and persistence — hand-computed numbers."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from newsforagers.learning.schedule import HOUR, HubSchedule
+
+
+def schedule(**kwargs) -> HubSchedule:
+    options = dict(min_interval=60.0, max_interval=6 * HOUR, threshold=0.5, barren_after=3,
+                   beta=0.3, window=24 * HOUR, priority="return")
+    options.update(kwargs)
+    return HubSchedule(**options)
+
+
+def visit(s: HubSchedule, url: str, at: float, novel: int, new_links: int | None = None) -> None:
+    """A visit whose page showed ``new_links`` new links, ``novel`` of them novel documents."""
+    s.begin(url, at)
+    s.visited(url, novel if new_links is None else new_links)
+    s.credit(url, novel)
+
+
+def test_never_visited_entries_go_first_in_the_order_they_came():
+    s = schedule()
+    for url in ("home", "a", "b"):
+        s.add(url)
+    visit(s, "home", 0.0, 5)
+    assert s.next_due(10 * HOUR)[0] == "a"  # the optimistic prior beats any expected return
+    visit(s, "a", 10 * HOUR, 0)
+    assert s.next_due(10 * HOUR)[0] == "b"
+
+
+def test_first_visit_rate_is_documents_per_novelty_window_then_beta_average():
+    s = schedule()
+    s.add("front")
+    visit(s, "front", 0.0, 12)
+    assert s.entry("front").rate == pytest.approx(12 / 24)  # 12 fresh documents a day: 0.5/h
+    visit(s, "front", 2 * HOUR, 4)  # 4 in 2 hours: 2/h observed
+    assert s.entry("front").rate == pytest.approx(0.7 * 0.5 + 0.3 * 2.0)
+
+
+def test_credits_arriving_one_by_one_give_the_same_rate():
+    s = schedule()
+    s.add("front")
+    visit(s, "front", 0.0, 12)
+    s.begin("front", 2 * HOUR)
+    s.visited("front", 4)
+    assert s.entry("front").rate == pytest.approx(0.7 * 0.5)  # nothing credited yet
+    for _ in range(4):
+        s.credit("front")
+    assert s.entry("front").rate == pytest.approx(0.7 * 0.5 + 0.3 * 2.0)
+    assert s.entry("front").paid == 16
+
+
+def test_the_highest_expected_return_is_due_first():
+    s = schedule()
+    for url in ("slow", "fast"):
+        s.add(url)
+    visit(s, "slow", 0.0, 24)  # 1/h
+    visit(s, "fast", 1800.0, 96)  # 4/h, visited half an hour later
+    # at 2 h: slow expects 2.0, fast expects 4 * 1.5 = 6.0
+    assert s.next_due(2 * HOUR) == ("fast", 0.0)
+    s.begin("fast", 2 * HOUR)
+    assert s.next_due(2 * HOUR) == ("slow", 0.0)  # the one in flight is not chosen twice
+
+
+def test_lag_priority_polls_in_proportion_to_the_square_root_of_the_rate():
+    s = schedule(priority="lag", threshold=0.5, min_interval=0.0, max_interval=100 * HOUR)
+    for url in ("slow", "fast"):
+        s.add(url)
+    visit(s, "slow", 0.0, 24)  # 1/h: 0.5 document-hours waiting after 1 h
+    visit(s, "fast", 0.0, 96)  # 4/h: after 0.5 h
+    assert s.next_due(0.0) == (None, pytest.approx(0.5 * HOUR))
+    assert s.next_due(0.5 * HOUR)[0] == "fast"
+    assert s.next_due(1.0 * HOUR)[0] == "fast"  # 2.0 waiting on fast against 0.5 on slow
+    s.begin("fast", HOUR)
+    assert s.next_due(HOUR)[0] == "slow"
+    # intervals 1 h against 0.5 h: a 4-times faster listing is polled twice as often
+    assert HubSchedule(priority="lag").priority == "lag"
+    with pytest.raises(ValueError, match="priority"):
+        HubSchedule(priority="soonest")
+
+
+def test_minimum_interval_holds_even_for_a_rich_listing():
+    s = schedule(min_interval=300.0)
+    s.add("front")
+    visit(s, "front", 0.0, 24 * 50)  # 50/h: 4 expected after 5 minutes, well past the threshold
+    url, wait = s.next_due(100.0)
+    assert url is None and wait == pytest.approx(200.0)
+    assert s.next_due(300.0) == ("front", 0.0)
+
+
+def test_nothing_due_means_idle_until_the_threshold_is_reached():
+    s = schedule(threshold=0.5)
+    s.add("front")
+    visit(s, "front", 0.0, 24)  # 1/h: 0.5 expected after 30 minutes
+    url, wait = s.next_due(600.0)
+    assert url is None and wait == pytest.approx(1800.0 - 600.0)
+    assert s.next_due(1800.0)[0] == "front"
+
+
+def test_the_floor_visits_a_quiet_listing_and_quiet_visits_are_no_evidence():
+    s = schedule(max_interval=2 * HOUR, barren_after=2)
+    s.add("quiet")
+    for hour in (0, 2, 4, 6):
+        visit(s, "quiet", hour * HOUR, 0, new_links=0)  # nothing new shown: a quiet front
+    entry = s.entry("quiet")
+    assert entry.rate == 0.0 and not entry.barren
+    url, wait = s.next_due(7 * HOUR)
+    assert url is None and wait == pytest.approx(HOUR)  # the floor is 2 h after the last visit
+    assert s.next_due(8 * HOUR)[0] == "quiet"
+
+
+def test_a_listing_whose_new_links_never_pay_becomes_barren_and_is_not_added_again():
+    s = schedule(barren_after=3, max_interval=HOUR)
+    s.add("archive/2001-01-01")
+    for hour in range(3):
+        visit(s, "archive/2001-01-01", hour * HOUR, 0, new_links=20)  # old stories only
+    assert s.next_due(100 * HOUR) == (None, math.inf)
+    assert s.entry("archive/2001-01-01").barren and len(s) == 0
+    assert s.add("archive/2001-01-01") is False
+
+
+def test_a_prior_rate_delays_a_listing_found_on_a_page_that_never_paid():
+    s = schedule(max_interval=6 * HOUR)
+    s.add("archive/2", now=100.0, rate=0.0)
+    url, wait = s.next_due(200.0)
+    assert url is None and wait == pytest.approx(6 * HOUR - 100.0)  # only the floor brings it
+    with pytest.raises(ValueError):
+        s.add("archive/3", rate=0.0)  # a prior needs its time
+
+
+def test_failures_count_toward_barren():
+    s = schedule(barren_after=2)
+    s.add("broken")
+    for at in (0.0, 7 * HOUR):
+        s.begin("broken", at)
+        s.failed("broken")
+    s.next_due(20 * HOUR)
+    assert s.entry("broken").barren
+
+
+def test_capacity_evicts_barren_then_never_paying_entries_never_paying_ones():
+    s = HubSchedule(capacity=2, barren_after=1, min_interval=0.0)
+    s.add("a")
+    s.add("b")
+    visit(s, "a", 0.0, 3)
+    visit(s, "b", 0.0, 0, new_links=5)  # wasted: evicted first
+    assert s.add("c") is True and "b" not in s
+    visit(s, "c", 0.0, 2)
+    assert s.add("d") is False  # every entry pays: nothing evicted
+
+
+def test_split_moves_a_random_half_and_keeps_barren_memories():
+    s = schedule(barren_after=1, min_interval=0.0)
+    for i in range(10):
+        s.add(f"u{i}")
+    visit(s, "u9", 0.0, 0, new_links=3)
+    s.next_due(1.0)  # u9 is found barren
+    child = s.split(np.random.default_rng(3))
+    assert len(child) == 4 and len(s) == 5
+    assert set(child.urls()).isdisjoint(s.urls())
+    assert child.entry("u9").barren and s.entry("u9").barren
+
+
+def test_round_trip_through_a_dict():
+    s = schedule()
+    s.add("a")
+    visit(s, "a", 100.0, 6)
+    s.add("b")
+    again = HubSchedule.from_dict(s.to_dict(), min_interval=60.0)
+    assert again.entry("a").rate == pytest.approx(s.entry("a").rate)
+    assert again.entry("a").last == 100.0 and again.entry("b").last is None
+
+
+@pytest.mark.parametrize("kwargs", [dict(capacity=0), dict(beta=0.0), dict(min_interval=10.0, max_interval=5.0),
+                                    dict(threshold=-1.0), dict(barren_after=0), dict(window=0.0)])
+def test_bad_parameters_are_refused_with_a_message(kwargs):
+    with pytest.raises(ValueError, match="must"):
+        HubSchedule(**kwargs)
+
+
+def test_negative_new_link_count_is_refused():
+    s = schedule()
+    s.add("a")
+    s.begin("a", 0.0)
+    with pytest.raises(ValueError):
+        s.visited("a", -1)
+
+
+def test_a_family_of_barren_pages_keeps_its_new_members_out():
+    s = schedule(barren_after=2, min_interval=0.0)
+    for day in (1, 2):
+        url = f"http://s/archive/2024/01/0{day}/"
+        s.add(url)
+        for hour in (0, 7):
+            visit(s, url, hour * HOUR, 0, new_links=20)
+    s.next_due(20 * HOUR)  # both found barren
+    assert s.add("http://s/archive/2024/01/03/") is False
+    assert s.add("http://s/section/world/") is True  # another shape
+    # a family one of whose members paid is not a trap
+    s.add("http://s/tag/1/")
+    s.add("http://s/tag/2/")
+    s.add("http://s/tag/3/")
+    visit(s, "http://s/tag/3/", 0.0, 1)
+    for url in ("http://s/tag/1/", "http://s/tag/2/"):
+        for hour in (0, 7):
+            visit(s, url, hour * HOUR, 0, new_links=5)
+    s.next_due(30 * HOUR)
+    assert s.add("http://s/tag/4/") is True
+    again = HubSchedule.from_dict(s.to_dict(), barren_after=2)
+    assert again.add("http://s/archive/2024/01/04/") is False
