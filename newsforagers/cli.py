@@ -21,6 +21,7 @@ COMMANDS = {
     "replay": "newsforagers.commands.replay",
     "synth": "newsforagers.commands.synth",
     "bench": "newsforagers.commands.bench",
+    "export": "newsforagers.commands.export",
 }
 
 

@@ -49,28 +49,12 @@ def _error(message: str) -> int:
 
 
 def _open_store(url: str):
-    import sqlite3
+    from newsforagers.store import open_existing_store
 
-    from newsforagers.store import open_store
-
-    if url.startswith("memory:"):
-        raise _Failure(f"{url} lives only inside the colony's process; give a sqlite:///PATH store")
-    if url.startswith("sqlite:"):
-        path = url[len("sqlite:///"):] if url.startswith("sqlite:///") else ""
-        if not path:
-            raise _Failure(f"store {url!r} must name a file: sqlite:///PATH")
-        from pathlib import Path
-
-        if not Path(path).is_file():  # open_store would create an empty one
-            raise _Failure(f"no store at {path} ({url})")
     try:
-        store = open_store(url)
-        store.document_count()
+        return open_existing_store(url)
     except ValueError as exc:
         raise _Failure(str(exc)) from None
-    except sqlite3.Error as exc:
-        raise _Failure(f"cannot read store {url}: {exc}") from None
-    return store
 
 
 def _default_console():

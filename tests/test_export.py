@@ -1,0 +1,59 @@
+"""``newsforagers export``: the store's novel documents as JSON lines, to stdout or atomically
+to a file; a missing or unusable store is a message and exit status 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from newsforagers import cli
+from newsforagers.store import DocumentRecord, open_store
+from tests.integration.forager_run import REPO
+
+
+def filled_store(tmp_path, n=3):
+    url = f"sqlite:///{tmp_path}/colony.db"
+    store = open_store(url)
+    for i in range(n):
+        record = DocumentRecord(f"http://s/{i}/", f"Story {i} ✓", "2024-01-01T10:00:00+00:00",
+                                f"2024-01-01T10:0{i}:00+00:00", f"f{i % 2 + 1}", 100.0)
+        assert store.claim([f"url:http://s/{i}/"], record)
+    assert not store.claim(["url:http://s/0/"], DocumentRecord("http://s/0/", "again", "", "", "f2", 100.0))
+    store.close()
+    return url
+
+
+def test_export_writes_every_paid_document_in_order(tmp_path, capsys):
+    url = filled_store(tmp_path)
+    assert cli.main(["export", "--store", url]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [d["url"] for d in lines] == ["http://s/0/", "http://s/1/", "http://s/2/"]
+    assert lines[0] == {"url": "http://s/0/", "title": "Story 0 ✓", "published": "2024-01-01T10:00:00+00:00",
+                        "found_at": "2024-01-01T10:00:00+00:00", "forager": "f1", "reward": 100.0}
+
+
+def test_export_to_a_file_replaces_it_whole(tmp_path):
+    url = filled_store(tmp_path)
+    out = tmp_path / "documents.jsonl"
+    out.write_text("old contents\n")
+    assert cli.main(["export", "--store", url, "-o", str(out)]) == 0
+    assert [json.loads(line)["url"] for line in out.read_text().splitlines()] == [
+        "http://s/0/", "http://s/1/", "http://s/2/"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".documents.jsonl.")]
+
+
+def test_a_missing_or_in_memory_store_is_a_message_not_a_new_store(tmp_path):
+    for store, message in ((f"sqlite:///{tmp_path}/nope.db", "no store at"),
+                           ("memory://", "lives only inside"), ("nonsense", "not a store URL")):
+        done = subprocess.run([sys.executable, "-m", "newsforagers.cli", "export", "--store", store],
+                              cwd=REPO, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "nope.db").exists()
+    (tmp_path / "junk.db").write_bytes(b"this is not sqlite" * 100)
+    assert cli.main(["export", "--store", f"sqlite:///{tmp_path}/junk.db"]) == 2
+
+
+def test_an_unwritable_output_is_a_message(tmp_path):
+    url = filled_store(tmp_path)
+    assert cli.main(["export", "--store", url, "-o", str(tmp_path / "missing-dir" / "x.jsonl")]) == 2
