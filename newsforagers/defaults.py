@@ -91,6 +91,9 @@ FORAGERS_POPULATION = "score"
 # requests in flight (0: no limit). Scrapy's own per-crawler limits still apply on top.
 FORAGERS_HOST_RATE = 0.0
 FORAGERS_HOST_CONCURRENCY = 8
+# A 429 or 503 with Retry-After pauses the colony's budget for that host; a site asking for
+# hours (or a broken header) is paused this many seconds at most.
+FORAGERS_RETRY_AFTER_MAX = 600.0
 # Foragers probing the same page within this many seconds share one download (0: never).
 # Seconds of the wall clock: against a replay running S times faster, divide by S.
 FORAGERS_FETCH_TTL = 10.0
@@ -112,7 +115,7 @@ FORAGERS_STRATEGY = "paper"
 # novel document after which it is barren.
 FORAGERS_SCHEDULE_SIZE = 500
 FORAGERS_SCHEDULE_MIN_INTERVAL = 60.0
-FORAGERS_SCHEDULE_MAX_INTERVAL = 6 * 3600.0
+FORAGERS_SCHEDULE_MAX_INTERVAL = 4 * 3600.0
 FORAGERS_SCHEDULE_THRESHOLD = 0.1
 FORAGERS_SCHEDULE_BARREN_AFTER = 3
 # What makes a listing due and orders the due ones: "return" (rate × time since the last

@@ -50,6 +50,7 @@ from newsforagers.pages import SentMemory, is_candidate
 logger = logging.getLogger(__name__)
 
 KINDS = ("listing", "harvest", "explore")
+_PAGE_LINKS = 2_000  # pages whose links are remembered as starting points of exploration
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,8 @@ class ScheduledForager:
         self._visits: OrderedDict[int, tuple[str, bool]] = OrderedDict()  # visit -> (listing, all new)
         self._visit_ids = itertools.count(1)
         self._explore: list[str] = []  # the exploration path's steps
+        self._explore_next: Fetch | None = None  # its next step, made when exploration is due
+        self._page_links: OrderedDict[str, tuple[str, ...]] = OrderedDict()  # links of recent pages
         self._explore_previous: np.ndarray | None = None
         self._fruitless = 0
         self._texts: list[str] = []  # texts for the encoder's bootstrap
@@ -167,7 +170,9 @@ class ScheduledForager:
                 continue  # an article (or a page in flight) is never fetched twice
             return self._begin(fetch)
         if self._explore_due():
-            fetch = self._explore_step(now)
+            fetch, self._explore_next = self._explore_next, None
+            if fetch is None or fetch.url in self._articles:
+                fetch = self._explore_step(now)
             if fetch is not None:
                 return self._begin(fetch)
         url, wait = self.schedule.next_due(now)
@@ -196,15 +201,21 @@ class ScheduledForager:
         return share > 0 and self.counters.explored < share * (made + 1)
 
     def _explore_step(self, now: float) -> Fetch | None:
-        steps, patience = self.config.explore_steps, self.config.explore_patience
-        if not self._explore or len(self._explore) > steps or self._fruitless >= patience:
-            starts = self.schedule.urls()
-            if not starts:
-                return None
-            self._explore = [starts[int(self.rng.integers(len(starts)))]]
-            self._explore_previous, self._fruitless = None, 0
-            return Fetch(self._explore[0], "explore")
-        return None  # the path's next step is chosen when its page arrives
+        """The first step of a new exploration path: from a page read recently (drawn at
+        random; its links are remembered, so it is not fetched again), the link of highest
+        ``w·s`` that is not known yet. Harvest follows what listings list; exploration goes
+        where only other pages link (an article's tag and author pages, say)."""
+        starts = list(self._page_links)
+        for _ in range(min(len(starts), 20)):
+            start = starts[int(self.rng.integers(len(starts)))]
+            self._explore = [start]
+            self._explore_previous, self._fruitless = self._states.get(start), 0
+            step = self._choose_step(self._explore_previous, self._page_links[start])
+            if step is not None:
+                self._explore.append(step)
+                return Fetch(step, "explore")
+        self._explore = []
+        return None
 
     # -- the spider's side -------------------------------------------------------------------
 
@@ -214,6 +225,10 @@ class ScheduledForager:
         self.in_flight = max(0, self.in_flight - 1)
         self.counters.downloaded += 1
         state = self._state(fetch.url, text)
+        self._page_links[fetch.url] = tuple(links)
+        self._page_links.move_to_end(fetch.url)
+        while len(self._page_links) > _PAGE_LINKS:
+            self._page_links.popitem(last=False)
         if published is not None:
             self._articles.add(fetch.url)
         if fetch.kind == "listing":
@@ -320,17 +335,24 @@ class ScheduledForager:
         if len(self._explore) > self.config.explore_steps or self._fruitless >= self.config.explore_patience:
             self._explore = []
             return
-        options = [u for u in links if u not in self._explore and u not in self._articles
-                   and (u in self.schedule or u not in self._fetched)]
-        if not options:
+        step = self._choose_step(state, links)
+        if step is None:
             self._explore = []
             return
+        self._explore.append(step)
+        self._explore_next = Fetch(step, "explore", fetch.visit)  # when exploration is due again
+
+    def _choose_step(self, state: np.ndarray | None, links: Sequence[str]) -> str | None:
+        """The link of highest ``w·s`` that is neither a known listing (the schedule polls
+        those), nor fetched before, nor on the path."""
+        options = [u for u in links if u not in self._explore and u not in self._articles
+                   and u not in self.schedule and u not in self._fetched]
+        if not options:
+            return None
         parent = self._value(state)
         values = np.array([self._value(self._states.get(u), parent) for u in options])
         values += 1e-9 * self.rng.random(len(values))  # ties broken at random
-        step = options[int(np.argmax(values))]
-        self._explore.append(step)
-        self._push(Fetch(step, "explore", fetch.visit), math.inf)
+        return options[int(np.argmax(values))]
 
     def _push(self, fetch: Fetch, value: float) -> None:
         heapq.heappush(self._harvest, (-value, next(self._order), fetch))

@@ -61,6 +61,8 @@ class Colony:
         self.budget = HostBudget(config.host_rate, config.host_concurrency)
         self.fetches = SharedFetches(config.fetch_ttl, config.fetch_cache_size)
         self.robots: dict[str, Any] = {}  # netloc -> parser (or a Deferred while fetching)
+        # kinds of trouble (hostile pages, failures) already logged as a warning: once per colony
+        self.warned: set[str] = set()
         self.run_dir = Path(config.run_dir) if config.run_dir else _default_run_dir(root)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._events_path = Path(config.events) if config.events else self.run_dir / "events.jsonl"
@@ -107,7 +109,15 @@ class Colony:
     # -- spawning -----------------------------------------------------------------------------
 
     def _child_settings(self, name: str) -> dict:
-        settings = self.root.settings.copy_to_dict()
+        from scrapy.settings import SETTINGS_PRIORITIES
+
+        # Only what was set above Scrapy's defaults: a child's settings dict is applied at
+        # project priority, and defaults copied that way would look set by the user (Scrapy
+        # then warns about deprecated defaults such as RANDOMIZE_DOWNLOAD_DELAY, and a default
+        # would outrank a newer setting that replaces it).
+        root = self.root.settings
+        settings = {key: value for key, value in root.copy_to_dict().items()
+                    if (root.getpriority(key) or 0) > SETTINGS_PRIORITIES["default"]}
         for key in _ROOT_ONLY:
             settings.pop(key, None)
         settings["FEEDS"] = {}

@@ -18,6 +18,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--corpus", help="a corpus file instead of the generated synthetic one")
     parser.add_argument("--profile", choices=("hard", "easy"), default="hard")
     parser.add_argument("--mode", choices=("wlrl", "wl", "rl"), default="wlrl")
+    parser.add_argument("--strategy", choices=("paper", "scheduled"), default=None,
+                        help="FORAGERS_STRATEGY (default: the setting's default, paper)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--run-dir", default=".newsforagers/demo",
                         help="where the corpus, the request log and the store go")
@@ -90,6 +92,8 @@ def _crawl(reactor, site, args, run_dir, result) -> None:
         "LOG_LEVEL": "WARNING",
         "TELNETCONSOLE_ENABLED": False,
     }
+    if args.strategy:
+        settings["FORAGERS_STRATEGY"] = args.strategy
     runner = CrawlerRunner(settings)
     crawler = runner.create_crawler(ForagerSpider)
     found: list[dict] = []
@@ -106,7 +110,7 @@ def _crawl(reactor, site, args, run_dir, result) -> None:
 
     crawler.signals.connect(on_item, signal=signals.item_scraped, weak=False)
     result["crawler"] = crawler
-    done = runner.crawl(crawler, seeds=site.url, mode=args.mode)
+    done = runner.crawl(crawler, seeds=site.url, mode=args.mode, speed=args.speed)
 
     def finish(outcome):
         result["end"] = site.clock.now()
@@ -146,6 +150,11 @@ def _summary(site, result) -> int:
         print(f"  discovery lag         : median {lags[len(lags) // 2]:.0f} min, p90 {lags[int(0.9 * (len(lags) - 1))]:.0f} min")
     print(f"  requests to the site  : {requests}")
     print(f"  download efficiency   : {len(found) / max(requests, 1):.4f} (papers: 0.0046)")
-    print(f"  root forager f1       : {stats.get('newsforagers/paths', 0)} paths, {stats.get('newsforagers/steps', 0)} steps, "
-          f"{stats.get('newsforagers/td_updates', 0)} TD updates, score {stats.get('newsforagers/score', 100):.1f}")
+    if stats.get("newsforagers/listings") is not None:  # the scheduled strategy
+        print(f"  root forager f1       : {stats.get('newsforagers/listings', 0)} listing visits, "
+              f"{stats.get('newsforagers/harvested', 0)} harvested, {stats.get('newsforagers/explored', 0)} explored, "
+              f"idle {stats.get('newsforagers/idle', 0)} times, score {stats.get('newsforagers/score', 100):.1f}")
+    else:
+        print(f"  root forager f1       : {stats.get('newsforagers/paths', 0)} paths, {stats.get('newsforagers/steps', 0)} steps, "
+              f"{stats.get('newsforagers/td_updates', 0)} TD updates, score {stats.get('newsforagers/score', 100):.1f}")
     return 0

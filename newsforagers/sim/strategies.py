@@ -6,19 +6,11 @@ Every download costs ``1/budget`` simulated seconds; a crawler that has nothing 
 requesting may idle (time passes without a request). A document counts when it is first
 downloaded at most 24 simulated hours after its publication (the reinforcing agent's rule).
 
-``scheduled`` (DESIGN.md, "Where the papers fall short"):
-
-- **harvest**: a listing page's links not seen before are fetched at once, first in line; a
-  fetched page is an article (it has a publication date: never fetched again) or a listing
-  (added to the schedule);
-- **weblog as a scheduler**: :class:`~newsforagers.learning.schedule.HubSchedule` says which
-  listing is due (novelty rate × time since the last visit, optimistic prior, minimum interval,
-  floor, barren URLs); a listing's novelty at a visit is the number of its links not seen before;
-- **exploration**: a bounded share of the requests walks short TD-valued paths (the papers'
-  value ``w·s`` and TD(0) step, one step at a time, crediting each step) to find listings the
-  schedule does not know; a path ends after ``explore_steps`` steps or ``explore_patience``
-  fruitless ones;
-- **idle** when nothing is due and nothing waits to be harvested.
+``scheduled``: the Scrapy forager's own mind, :class:`newsforagers.scheduled.ScheduledForager`
+(harvest of what listings list, the weblog as a scheduler of listings, bounded TD-valued
+exploration, idling when nothing is due; docs/algorithms.md), driven here in simulated time
+with the world's page states in place of the text encoder's, so the simulator predicts what
+the crawler does.
 """
 
 from __future__ import annotations
@@ -26,12 +18,15 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import numpy as np
 
 from newsforagers import defaults
-from newsforagers.learning import random_weights, td_step
+from newsforagers.config import ForagersConfig
+from newsforagers.learning import random_weights
 from newsforagers.learning.schedule import HubSchedule
+from newsforagers.scheduled import ScheduledForager, schedule_from_config
 from newsforagers.sim.colony import Found
 from newsforagers.sim.world import NewsWorld
 
@@ -127,102 +122,60 @@ def run_adaptive(world: NewsWorld, duration: float, budget: float,
     return crawl.result()
 
 
+class _WorldStates:
+    """The world's page states as a state encoder: the simulator hands the mind a page's URL
+    as its text, and its state is the world's."""
+
+    def __init__(self, world: NewsWorld):
+        self.world = world
+
+    def transform(self, texts):
+        return np.stack([self.world.state(t) for t in texts])
+
+
 def run_scheduled(world: NewsWorld, duration: float, budget: float, rng: np.random.Generator,
-                  explore_share: float = defaults.FORAGERS_EXPLORE_SHARE,
-                  explore_steps: int = defaults.FORAGERS_EXPLORE_STEPS,
-                  explore_patience: int = defaults.FORAGERS_EXPLORE_PATIENCE,
-                  schedule: HubSchedule | None = None,
-                  td_alpha: float = defaults.FORAGERS_TD_ALPHA,
-                  td_gamma: float = defaults.FORAGERS_TD_GAMMA,
-                  reward: float = defaults.FORAGERS_REWARD,
-                  send_cost: float = defaults.FORAGERS_SEND_COST) -> StrategyResult:
-    """One ``scheduled`` forager seeded at the home page (see the module docstring)."""
-    if not 0.0 <= explore_share < 1.0:
-        raise ValueError(f"explore_share ({explore_share!r}) must be in [0, 1).")
+                  config: ForagersConfig | None = None,
+                  schedule: HubSchedule | None = None) -> StrategyResult:
+    """One ``scheduled`` forager seeded at the home page: the Scrapy forager's own mind
+    (:class:`~newsforagers.scheduled.ScheduledForager`) driven in simulated time. A front
+    shows each story's time (as the replay's ``<time>`` does); the reinforcing agent is the
+    first-finder rule of :class:`_Crawl`."""
+    config = config or ForagersConfig.from_settings({"FORAGERS_N_CLUSTERS": world.k})
     crawl = _Crawl(world, duration, budget, "scheduled")
-    schedule = HubSchedule() if schedule is None else schedule
-    schedule.add(world.home_url)
-    seeds = {world.home_url}
-    weights = random_weights(world.k, rng)
-    seen: set[str] = {world.home_url}
-    articles: set[str] = set()  # fetched pages with a publication date: never fetched again
-    harvest: deque[tuple[str, str | None]] = deque()  # (url, the listing that showed it)
-    requests = explored = 0
-    path: list[str] = []  # the exploration path's steps
-    fruitless = 0
-    listings_found = 0
+    schedule = schedule_from_config(config, [world.home_url]) if schedule is None else schedule
+    if world.home_url not in schedule:
+        schedule.add(world.home_url)
+    claimed: set[str] = set()
 
-    def add_listing(url: str, source: str | None) -> None:
-        # a listing found through a page that never paid starts with that page's rate, so
-        # chains of such pages (archives, calendars) are not walked at full speed
-        nonlocal listings_found
-        entry = schedule.entry(source) if source is not None else None
-        trusted = source is None or source in seeds or (entry is not None and entry.paid > 0)
-        added = (schedule.add(url) if trusted
-                 else schedule.add(url, now=crawl.t, rate=entry.rate if entry and entry.rate else 0.0))
-        listings_found += added
+    def claim(url: str) -> bool:
+        if url in claimed:
+            return False
+        claimed.add(url)
+        return True
 
-    def read_listing(url: str, links: list[str]) -> None:
-        """A listing's page arrived: queue the links it shows that were never seen."""
-        new = [u for u in links if u not in seen]
-        for link in new:
-            seen.add(link)
-            harvest.append((link, url))
-        schedule.visited(url, len(new))
-
-    def read(url: str, links: list[str], novel: bool, source: str | None) -> None:
-        if novel and source is not None:
-            schedule.credit(source)
-        if world.article(url) is not None:
-            articles.add(url)
-            for link in links:  # an article links its front and the home page
-                if world.article(link) is None and link not in schedule:
-                    add_listing(link, source)
-        elif url not in schedule:
-            add_listing(url, source)
-
+    forager = ScheduledForager("f1", config, schedule, random_weights(world.k, rng), rng,
+                               encoder=_WorldStates(world), claim=claim, seeds=[world.home_url])
     while crawl.t < duration:
-        if harvest:
-            url, source = harvest.popleft()
-            if url in articles:
-                continue
-            links, novel = crawl.fetch(url)
-            requests += 1
-            read(url, links, novel, source)
-            continue
-        if explore_share > 0 and explored < explore_share * (requests + explored + 1):
-            # one exploration step: the papers' value w·s over the current page's links
-            if not path or len(path) >= explore_steps or fruitless >= explore_patience:
-                starts = schedule.urls()
-                if not starts:
-                    break
-                path, fruitless = [starts[int(rng.integers(len(starts)))]], 0
-            current = path[-1]
-            options = [u for u in world.links(current, crawl.t) if u not in path and u not in articles]
-            explored += 1
-            if not options:
-                path = []
-                continue
-            states = np.stack([world.state(u) for u in options])
-            step = options[int(np.argmax(states @ weights))]
-            known_before = len(schedule)
-            links, novel = crawl.fetch(step)
-            seen.add(step)
-            read(step, links, novel, current if current in schedule else None)
-            profit = (reward if novel else 0.0) - send_cost * (world.article(step) is not None)
-            paid = novel or len(schedule) > known_before
-            fruitless = 0 if paid else fruitless + 1
-            weights = td_step(weights, world.state(current), profit, world.state(step), td_alpha, td_gamma)
-            path.append(step)
-            continue
-        url, wait = schedule.next_due(crawl.t)
-        if url is None:
-            if math.isinf(wait):
+        fetch = forager.next_fetch(crawl.t)
+        if fetch is None:
+            if forager.done or math.isinf(forager.wait):
                 break
-            crawl.wait(max(wait, crawl.dt))
+            crawl.wait(max(forager.wait, crawl.dt))
             continue
-        schedule.begin(url, crawl.t)
-        links, novel = crawl.fetch(url)
-        requests += 1
-        read_listing(url, links)
-    return crawl.result(explored=explored, listings_found=listings_found, schedule=len(schedule))
+        links, novel = crawl.fetch(fetch.url)
+        article = world.article(fetch.url)
+        published = _when(article.published) if article is not None else None
+        listed = {u: _when(a.published) for u in links if (a := world.article(u)) is not None}
+        forager.on_page(fetch, crawl.t, text=fetch.url, links=links, published=published,
+                        listed=listed if article is None else None)
+        if published is not None and forager.should_send(fetch.url, published, _when(crawl.t)):
+            profit = (config.reward if novel else 0.0) - config.send_cost
+            forager.on_reward(fetch.visit, profit, novel)
+    counters = forager.counters
+    return crawl.result(explored=counters.explored, listings_found=counters.listings_found,
+                        schedule=len(forager.schedule), listings=counters.listings,
+                        harvested=counters.harvested, old_listed=counters.old_listed)
+
+
+def _when(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)
