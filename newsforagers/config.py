@@ -62,6 +62,7 @@ class ForagersConfig:
     population: str = _default("population")
     host_rate: float = _default("host_rate")
     host_concurrency: int = _default("host_concurrency")
+    retry_after_max: float = _default("retry_after_max")
     fetch_ttl: float = _default("fetch_ttl")
     fetch_cache_size: int = _default("fetch_cache_size")
     run_dir: str = _default("run_dir")
@@ -131,6 +132,8 @@ class ForagersConfig:
              "'score' or 'energy'")
         need(self.host_rate >= 0, "host_rate", self.host_rate, ">= 0 requests/s (0: no limit)")
         need(self.host_concurrency >= 0, "host_concurrency", self.host_concurrency, ">= 0 (0: no limit)")
+        need(self.retry_after_max >= 0, "retry_after_max", self.retry_after_max,
+             ">= 0 seconds (0: never pause)")
         need(self.fetch_ttl >= 0, "fetch_ttl", self.fetch_ttl, ">= 0 seconds (0: no sharing)")
         need(self.fetch_cache_size >= 0, "fetch_cache_size", self.fetch_cache_size, ">= 0")
         need(self.snapshot_interval >= 0, "snapshot_interval", self.snapshot_interval, ">= 0 seconds")

@@ -15,18 +15,20 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections import OrderedDict, deque
 from collections.abc import Iterable, Mapping
+from copy import deepcopy
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit, urlunsplit
 
 import lxml.html
 from htmldate import find_date
 from parsel import Selector
-from w3lib.encoding import html_to_unicode
+from w3lib.encoding import html_body_declared_encoding, html_to_unicode, http_content_type_encoding, read_bom
 from w3lib.url import safe_url_string
 
 from newsforagers import defaults
@@ -39,6 +41,7 @@ __all__ = [
     "NotHTML",
     "Page",
     "SentMemory",
+    "charset_trouble",
     "is_candidate",
     "read_page",
     "read_response",
@@ -62,6 +65,13 @@ _EARLIEST = datetime(1995, 1, 1, tzinfo=UTC)
 _HTMLDATE_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
 
 _HTML_CONTENT_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+_CHARSET_PARAM = re.compile(r"charset\s*=\s*[\"']?([^\s;\"']+)", re.I)
+
+# Session ids in links (see _without_session_id); the hint keeps the common case cheap.
+_SESSION_HINT = re.compile(r"sid|session", re.I)
+_SESSION_PATH_PARAM = re.compile(r";(?:jsessionid|phpsessid|sessionid|sid)=[^/;]*", re.I)
+_SESSION_NAMES = frozenset({"jsessionid", "phpsessid", "sessionid", "session_id", "sessid"})
+_TOKEN = re.compile(r"[0-9A-Za-z_-]{16,}")
 
 # Subtrees whose text a reader never sees, or sees on every page of the site (navigation,
 # asides, footers): boilerplate would only blur the page's text state.
@@ -150,6 +160,11 @@ _TIME_CONTENT_XPATH = "//article//time/@datetime | //main//time/@datetime"
 _TIME_ANY_XPATH = (
     "//body//time[not(ancestor::nav or ancestor::aside or ancestor::footer)]/@datetime"
 )
+# A page's footer (not an article's own: that may carry its byline and date).
+_PAGE_FOOTER_XPATH = (
+    "//footer[not(ancestor::article or ancestor::main)]"
+    " | //*[@role='contentinfo' or @id='footer'][not(ancestor::article or ancestor::main)]"
+)
 _JSON_LD_XPATH = "//script[@type='application/ld+json']/text()"
 # A JSON-LD block is walked breadth-first up to this many nodes: enough for any real
 # article's metadata, and a bound on hostile or huge blocks.
@@ -191,6 +206,9 @@ class Page:
     #: (a front's "story, its time" rows), so a crawler can tell old items from new ones
     #: without downloading them.
     listed: tuple[tuple[str, datetime], ...] = ()
+    #: Links from which a session id was removed (``;jsessionid=…``, ``?sid=…``): a site
+    #: that puts one in every link shows each page under endless URLs (a crawler trap).
+    session_ids: int = 0
 
 
 def read_page(
@@ -231,6 +249,9 @@ def read_response(response: Any) -> Page:
     # Scrapy's binary Response raises AttributeError on .text: getattr turns that into None.
     text = getattr(response, "text", None)
     if not isinstance(text, str):
+        raise NotHTML(url, "binary body")
+    body = getattr(response, "body", None)
+    if isinstance(body, bytes) and b"\x00" in body[:1024]:  # an image or archive labelled text/html
         raise NotHTML(url, "binary body")
     selector = getattr(response, "selector", None)
     if not isinstance(selector, Selector) or selector.type != "html":
@@ -367,16 +388,40 @@ def _memory_key(item: object) -> str:
     return urldefrag(url).url
 
 
+def charset_trouble(content_type: str | bytes | None, body: bytes, text: str) -> str | None:
+    """What is wrong with how a page declares its character set, or None.
+
+    ``content_type`` is the ``Content-Type`` header, ``body`` the raw bytes and ``text`` the
+    decoded text (Scrapy decodes with the header's charset, a BOM, the page's own
+    ``<meta charset>``, else a guess; bytes the chosen charset cannot decode become U+FFFD).
+    ``"unknown"``: the header names a charset nobody knows; ``"replaced"``: the text has
+    replacement characters, so the declared charset is wrong for the bytes; ``"undeclared"``:
+    no charset anywhere, the decoder guessed. Such pages are still read.
+    """
+    if isinstance(content_type, bytes):
+        content_type = content_type.decode("latin-1")
+    named = _CHARSET_PARAM.search(content_type or "")
+    if named is not None and http_content_type_encoding(content_type) is None:
+        return "unknown"
+    if "\ufffd" in text:
+        return "replaced"
+    if named is None and read_bom(body) == (None, None) and html_body_declared_encoding(body) is None:
+        return "undeclared"
+    return None
+
+
 def _read(url: str, selector: Selector) -> Page:
     published, source = _published(url, selector)
+    links, session_ids = _links(url, selector)
     return Page(
         url=url,
         title=_title(selector),
         text=_visible_text(selector.root),
-        links=_links(url, selector),
+        links=links,
         published=published,
         date_source=source,
         listed=_listed(url, selector) if source == "listing" else (),
+        session_ids=session_ids,
     )
 
 
@@ -395,6 +440,8 @@ def _listed(url: str, selector: Selector) -> tuple[tuple[str, datetime], ...]:
         if len(hrefs) != 1:
             continue
         link = _absolute_link(url, hrefs.pop())
+        if link is not None:
+            link = _without_session_id(link)[0]
         if link is not None and link not in listed:
             listed[link] = when
     return tuple(listed.items())
@@ -452,7 +499,7 @@ def _visible_text(root: Any) -> str:
     return _normalise_space("".join(parts))
 
 
-def _links(url: str, selector: Selector) -> tuple[str, ...]:
+def _links(url: str, selector: Selector) -> tuple[tuple[str, ...], int]:
     base = url
     base_href = selector.xpath("(//base/@href)[1]").get()
     if base_href and base_href.strip():
@@ -462,6 +509,7 @@ def _links(url: str, selector: Selector) -> tuple[str, ...]:
             pass
     links: dict[str, None] = {}
     seen_hrefs: set[str] = set()
+    session_ids = 0
     for href in selector.xpath("//a/@href | //area/@href").getall():
         # Navigation menus repeat the same hrefs many times: resolving each once matters.
         if href in seen_hrefs:
@@ -469,8 +517,39 @@ def _links(url: str, selector: Selector) -> tuple[str, ...]:
         seen_hrefs.add(href)
         link = _absolute_link(base, href)
         if link is not None:
+            link, stripped = _without_session_id(link)
+            session_ids += stripped
             links[link] = None
-    return tuple(links)
+    return tuple(links), session_ids
+
+
+def _without_session_id(url: str) -> tuple[str, bool]:
+    """``url`` without a session id, and whether it had one.
+
+    A site that puts a fresh session id in every link shows each page under endless URLs:
+    every visit finds "new" pages that are old ones (a crawler trap). Removed: a
+    ``;jsessionid=``-style path parameter, query parameters whose name says session
+    (``jsessionid``, ``phpsessid``, ``sessionid``, ``session_id``, ``aspsessionid…``) and a
+    ``sid`` whose value looks like a token (16 or more letters and digits: ``?sid=5`` may well
+    be a story id). Other query parameters are kept byte for byte, in their order.
+    """
+    if _SESSION_HINT.search(url) is None:
+        return url, False
+    parts = urlsplit(url)
+    path = _SESSION_PATH_PARAM.sub("", parts.path)
+    kept = [segment for segment in parts.query.split("&") if segment and not _is_session_param(segment)]
+    query = "&".join(kept)
+    if path == parts.path and query == parts.query:
+        return url, False
+    return urlunsplit((parts.scheme, parts.netloc, path, query, parts.fragment)), True
+
+
+def _is_session_param(segment: str) -> bool:
+    name, _, value = segment.partition("=")
+    name = unquote(name).lower()
+    if name in _SESSION_NAMES or name.startswith("aspsessionid"):
+        return True
+    return name == "sid" and _TOKEN.fullmatch(unquote(value)) is not None
 
 
 def _absolute_link(base: str, href: str) -> str | None:
@@ -613,6 +692,15 @@ def _as_utc(parsed: datetime) -> datetime | None:
 def _htmldate(root: Any) -> datetime | None:
     # A parsed tree, never a string: htmldate downloads a str argument that looks like a URL.
     # Given a tree it prunes a deep copy, so the caller's (e.g. response.selector) is intact.
+    # The page's footer is not asked: a date there is the site's ("updated 10:32", "© 2026",
+    # a render time), on every page, old or new, and would make every page look fresh.
+    footers = root.xpath(_PAGE_FOOTER_XPATH)
+    if footers:
+        root = deepcopy(root)
+        for footer in root.xpath(_PAGE_FOOTER_XPATH):
+            parent = footer.getparent()
+            if parent is not None:
+                parent.remove(footer)
     try:
         found = find_date(
             root,

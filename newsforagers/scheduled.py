@@ -309,7 +309,7 @@ class ScheduledForager:
         parent = self.schedule.entry(source[0]) if source is not None else None
         trusted = source is None or source[0] in self.seeds or (parent is not None and parent.paid > 0)
         if trusted:
-            added = self.schedule.add(url)
+            added = self.schedule.add(url, seen_at=now)  # downloaded just now: polite revisit
         else:
             added = self.schedule.add(url, now=now, rate=parent.rate if parent and parent.rate else 0.0)
         self.counters.listings_found += added

@@ -36,6 +36,7 @@ def test_settings_from_the_command_line_are_coerced():
         ("FORAGERS_MIN", 20, r"FORAGERS_MIN \(20\) must be between 1 and FORAGERS_MAX \(16\)\."),
         ("FORAGERS_WEBLOG_SIZE", "lots", r"FORAGERS_WEBLOG_SIZE \('lots'\) must be a finite int\."),
         ("FORAGERS_TD_ALPHA", "nan", r"FORAGERS_TD_ALPHA \('nan'\) must be a finite float\."),
+        ("FORAGERS_RETRY_AFTER_MAX", -1, r"FORAGERS_RETRY_AFTER_MAX \(-1.0\) must be >= 0 seconds \(0: never pause\)\."),
         ("FORAGERS_REWARDED_SEND_PAYS_COST", "maybe", r"FORAGERS_REWARDED_SEND_PAYS_COST \('maybe'\) must be true or false\."),
     ],
 )

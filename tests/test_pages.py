@@ -15,6 +15,7 @@ from newsforagers.pages import (
     NotHTML,
     Page,
     SentMemory,
+    charset_trouble,
     is_candidate,
     read_page,
     read_response,
@@ -356,8 +357,9 @@ def test_read_response_leaves_the_response_selector_intact():
                      headers={"Content-Type": "text/plain"}),
         XmlResponse(URL, body=b"<rss><channel/></rss>", encoding="utf-8",
                     headers={"Content-Type": "application/rss+xml"}),
+        HtmlResponse(URL, body=b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", headers={"Content-Type": "text/html"}),
     ],
-    ids=["image", "binary", "text-plain", "rss"],
+    ids=["image", "binary", "text-plain", "rss", "image-labelled-html"],
 )
 def test_read_response_refuses_non_html(response):
     with pytest.raises(NotHTML) as excinfo:
@@ -524,3 +526,35 @@ def test_a_listing_tells_each_item_s_time():
     # an article lists nothing
     article = "<html><head><meta property='article:published_time' content='2024-01-01T10:00:00Z'></head><body><a href='/x/'>x</a></body></html>"
     assert read_page("https://news.example/y/", article).listed == ()
+
+
+# -- hostile pages (issue 8) -------------------------------------------------------------------
+
+
+def test_session_ids_are_removed_from_links_and_counted():
+    html = ('<a href="/a;jsessionid=0A1B2C3D">a</a> <a href="/b?sid=0123456789abcdef0123&amp;p=2">b</a>'
+            '<a href="/c?sid=5">story 5</a> <a href="/d?PHPSESSID=x&amp;q=a%20b">d</a>')
+    page = read_page("http://site.example/", html)
+    assert page.links == ("http://site.example/a", "http://site.example/b?p=2", "http://site.example/c?sid=5",
+                          "http://site.example/d?q=a%20b")
+    assert page.session_ids == 3
+
+
+def test_a_date_only_in_the_site_footer_is_not_a_publication_date():
+    footer = ("<html><body><h1>About us</h1><p>Our newsroom.</p><footer>Page updated "
+              "<time datetime='2026-01-01T10:00:00Z'>10:00</time>, 1 January 2026</footer></body></html>")
+    assert read_page("http://site.example/about", footer).published is None
+    # an article's own footer (its byline) still counts
+    article = "<html><body><article><h1>T</h1><p>Text.</p><footer>Published 2026-01-01</footer></article></body></html>"
+    assert read_page("http://site.example/t", article).published == datetime(2026, 1, 1, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("content_type, body, text, trouble", [
+    ("text/html; charset=utf-8", "caf\xe9".encode("latin-1"), "caf\ufffd", "replaced"),
+    ("text/html; charset=x-klingon", b"cafe", "cafe", "unknown"),
+    ("text/html", b"<p>caf\xe9", "caf\xe9", "undeclared"),
+    (b"text/html", b"<meta charset='utf-8'><p>cafe", "cafe", None),
+    ("text/html; charset=utf-8", b"<p>cafe", "cafe", None),
+])
+def test_charset_trouble(content_type, body, text, trouble):
+    assert charset_trouble(content_type, body, text) == trouble

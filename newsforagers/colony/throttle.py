@@ -20,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from collections import deque
+from collections import Counter, deque
+from datetime import datetime
+from email.utils import parsedate_to_datetime
 from typing import Awaitable, Callable
 
 # Starts are spaced a little wider than 1/rate: the site stamps arrivals, which jitter by a
@@ -43,6 +45,7 @@ class HostBudget:
         self._starts: dict[str, deque[float]] = {}
         self._slots: dict[str, asyncio.Semaphore] = {}
         self._pause_until: dict[str, float] = {}
+        self.pauses: Counter[str] = Counter()  # pauses asked for, per host
         self.waited = 0.0  # seconds requests spent waiting for the budget
 
     def _semaphore(self, host: str) -> asyncio.Semaphore | None:
@@ -90,6 +93,43 @@ class HostBudget:
         if semaphore is not None:
             semaphore.release()
 
-    def pause(self, host: str, seconds: float) -> None:
-        """Send nothing to ``host`` for ``seconds`` (a 429 with ``Retry-After``)."""
+    def pause(self, host: str, seconds: float) -> int:
+        """Send nothing to ``host`` for ``seconds`` (a 429 or 503 with ``Retry-After``); returns
+        how many pauses ``host`` has asked for so far, this one included. A shorter pause
+        never cuts a longer one short."""
         self._pause_until[host] = max(self._pause_until.get(host, 0.0), self.clock() + seconds)
+        self.pauses[host] += 1
+        return self.pauses[host]
+
+
+def retry_after_seconds(value: str | bytes | None, now: datetime) -> float | None:
+    """Seconds a ``Retry-After`` header value asks for (RFC 9110, 10.2.3), or None.
+
+    ``value`` is either a number of seconds or an HTTP date; a date is read against ``now``,
+    which should be the response's own ``Date`` (the server's clock: a replay's simulated one,
+    or a server whose clock is off) and otherwise an aware UTC time of this machine. A date in
+    the past is 0; a value that is neither (or a negative number) is None: no pause.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        value = value.decode("latin-1")
+    value = value.strip()
+    if not value:
+        return None
+    if value.isdigit():
+        return float(value)
+    try:
+        seconds = float(value)
+    except ValueError:
+        pass
+    else:
+        # not in the RFC's grammar, but sent: "1.5"; a negative or infinite one is garbage
+        return seconds if 0 <= seconds < math.inf else None
+    try:
+        at = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    if at is None or at.tzinfo is None or now.tzinfo is None:
+        return None
+    return max(0.0, (at - now).total_seconds())

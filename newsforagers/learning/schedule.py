@@ -152,10 +152,12 @@ class HubSchedule:
     def clone(self) -> "HubSchedule":
         return HubSchedule.from_dict(self.to_dict(), **self._parameters())
 
-    def add(self, url: str, now: float | None = None, rate: float | None = None) -> bool:
+    def add(self, url: str, now: float | None = None, rate: float | None = None,
+            seen_at: float | None = None) -> bool:
         """A new listing page: with the optimistic prior, or with a prior ``rate`` as if
-        visited at ``now``. False if known (barren included) or if every entry of a full
-        schedule pays."""
+        visited at ``now``. ``seen_at``: the page was just downloaded (met while harvesting),
+        so its first visit waits for the minimum interval, then goes first. False if known
+        (barren included) or if every entry of a full schedule pays."""
         if url in self._entries:
             return False
         barren, paying = self._shapes.get(shape(url), (0, 0))
@@ -165,7 +167,7 @@ class HubSchedule:
             raise ValueError("a prior rate needs the time it applies from, and must be >= 0.")
         if len(self._entries) >= self.capacity and not self._evict():
             return False
-        self._entries[url] = Entry(url, rate=rate, last=now if rate is not None else None)
+        self._entries[url] = Entry(url, rate=rate, last=now if rate is not None else seen_at)
         return True
 
     def _evict(self) -> bool:

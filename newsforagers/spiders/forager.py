@@ -22,20 +22,21 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import numpy as np
 import scrapy
+from scrapy.exceptions import IgnoreRequest
 from w3lib.url import canonicalize_url
 
 from newsforagers.config import ForagersConfig
 from newsforagers.driver import ForagerDriver
 from newsforagers.forager import MODES, Forager, initial_weights
 from newsforagers.learning import Weblog
-from newsforagers.pages import NotHTML, read_response
+from newsforagers.pages import NotHTML, charset_trouble, read_response
 
 logger = logging.getLogger(__name__)
 
@@ -103,6 +104,7 @@ class ForagerSpider(scrapy.Spider):
             self.allowed_domains = sorted({urlsplit(u).hostname for u in self.seeds})
         self._domains = [d.lower().lstrip(".") for d in self.allowed_domains]
         self.forager_driver: ForagerDriver | None = None
+        self._warned: set[str] = set()  # outside a colony
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
@@ -242,14 +244,45 @@ class ForagerSpider(scrapy.Spider):
     # -- callbacks ---------------------------------------------------------------------------
 
     def _read(self, response, on_failure):
-        """The page of a response, or None (counted, and reported to the forager) if not HTML."""
+        """The page of a response, or None (counted, and reported to the forager) if not HTML.
+
+        What a hostile or careless site does to a page that is still read is counted too:
+        a wrong, unknown or missing charset, a page that gave nothing at all (no title, no
+        text, no link), session ids in its links."""
+        url = response.meta["forager_url"]
         try:
-            return read_response(response)
+            page = read_response(response)
         except NotHTML as exc:
-            self.crawler.stats.inc_value("newsforagers/skipped/not_html")
-            logger.debug("%s", exc)
-            on_failure(response.meta["forager_url"])
+            self._trouble("skipped/not_html", "%s: skipped", exc)
+            on_failure(url)
             return None
+        charset = charset_trouble(response.headers.get(b"Content-Type"), response.body, response.text)
+        if charset is not None:
+            self._trouble(f"pages/charset/{charset}", "page %s: charset %s (read with %s)",
+                          url, charset, getattr(response, "encoding", "?"))
+        if not (page.title or page.text or page.links):
+            self._trouble("pages/empty", "page %s gave no title, no text and no link (%d bytes)",
+                          url, len(response.body))
+        if page.session_ids:
+            self._trouble("links/session_ids", "page %s: session ids removed from %d link(s)",
+                          url, page.session_ids, count=page.session_ids)
+        return page
+
+    def _check_future(self, url: str, published: datetime | None, now: datetime) -> None:
+        if published is not None and published > now + timedelta(seconds=self.config.future_skew):
+            self._trouble("pages/future_dated", "page %s is dated %s, ahead of the site's clock (%s): "
+                          "neither sent nor rewarded", url, published.isoformat(), now.isoformat())
+
+    def _trouble(self, kind: str, message: str, *args, count: int = 1) -> None:
+        """Count ``newsforagers/KIND``; log a warning the first time the colony meets this
+        kind of trouble, debug afterwards (Scrapy's "warn once, then count")."""
+        self.crawler.stats.inc_value(f"newsforagers/{kind}", count)
+        warned = getattr(self.colony, "warned", self._warned)
+        if kind in warned:
+            logger.debug(message, *args)
+            return
+        warned.add(kind)
+        logger.warning(message + " (logged once; counted in newsforagers/%s)", *args, kind)
 
     def parse_step(self, response):
         forager = self.forager_driver.forager
@@ -283,17 +316,14 @@ class ForagerSpider(scrapy.Spider):
             observed = site_time(response)
             if observed is not None:
                 self.site_clock.observe(observed)
-        try:
-            page = read_response(response)
-        except NotHTML as exc:
-            self.crawler.stats.inc_value("newsforagers/skipped/not_html")
-            logger.debug("%s", exc)
-            forager.on_failed(fetch)
+        page = self._read(response, lambda _url: forager.on_failed(fetch))
+        if page is None:
             return
         links = [link for link in page.links if self._on_site(link) and self._robots_allow(link)]
         now = self.site_now(response)
         forager.on_page(fetch, self.site_clock.now(), text=f"{page.title}\n{page.text}",
                         links=links, published=page.published, listed=dict(page.listed))
+        self._check_future(fetch.url, page.published, now)
         if page.published is not None and forager.should_send(fetch.url, page.published, now):
             item = {
                 "url": fetch.url,
@@ -332,6 +362,7 @@ class ForagerSpider(scrapy.Spider):
         if page.published is None:
             self.crawler.stats.inc_value("newsforagers/pages/undated")
         now = self.site_now(response)
+        self._check_future(url, page.published, now)
         if forager.should_send(url, page.published, now):
             item = {
                 "url": url,
@@ -354,9 +385,16 @@ class ForagerSpider(scrapy.Spider):
         self.forager_driver.forager.on_probe_failed(failure.request.meta["forager_url"])
 
     def _count_failure(self, kind: str, failure) -> None:
-        self.crawler.stats.inc_value(f"newsforagers/failed/{kind}/{failure.type.__name__}")
-        logger.debug("forager %s: %s %s failed: %s", self.forager_id, kind, failure.request.url,
-                     failure.getErrorMessage())
+        request = failure.request
+        if failure.check(IgnoreRequest) and request.meta.get("redirect_times", 0) >= \
+                self.crawler.settings.getint("REDIRECT_MAX_TIMES"):
+            # Scrapy's RedirectMiddleware gave up (a loop, or a chain too long) and counts nothing
+            self._trouble("redirect/max_reached", "%s: gave up after %d redirects (%s)",
+                          request.meta.get("redirect_urls", [request.url])[0],
+                          request.meta["redirect_times"], failure.getErrorMessage())
+        name = failure.type.__name__
+        self._trouble(f"failed/{kind}/{name}", "forager %s: %s %s failed: %s", self.forager_id, kind,
+                      request.url, failure.getErrorMessage())
 
     def site_now(self, response) -> datetime:
         """The site's clock (the ``Date`` header) or the system clock (``FORAGERS_CLOCK``)."""

@@ -5,10 +5,11 @@ and a pause (429 Retry-After) is honoured."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 
 import pytest
 
-from newsforagers.colony.throttle import HostBudget
+from newsforagers.colony.throttle import HostBudget, retry_after_seconds
 
 
 class LateClock:
@@ -87,3 +88,39 @@ def test_a_pause_sends_nothing_until_it_ends():
 
     paused_at, next_start = asyncio.run(main())
     assert next_start >= paused_at + 30.0
+
+
+def test_a_shorter_pause_never_cuts_a_longer_one_short_and_pauses_are_counted_per_host():
+    clock = LateClock(0.0)
+    budget = HostBudget(0.0, 0, clock=clock, sleep=clock.sleep)
+
+    async def main() -> float:
+        assert budget.pause("site", 30.0) == 1
+        assert budget.pause("site", 5.0) == 2
+        assert budget.pause("other", 5.0) == 1
+        paused_at = clock()
+        await budget.acquire("site")
+        return clock() - paused_at
+
+    assert asyncio.run(main()) >= 30.0
+    assert budget.pauses == {"site": 2, "other": 1}
+
+
+_NOW = datetime(2026, 3, 5, 12, 0, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("value, seconds", [
+    ("120", 120.0),
+    (b"7", 7.0),
+    (" 0 ", 0.0),
+    ("1.5", 1.5),  # outside the RFC's grammar, but sent
+    ("Thu, 05 Mar 2026 12:01:30 GMT", 90.0),  # an HTTP date, read against the server's clock
+    ("Thu, 05 Mar 2026 11:00:00 GMT", 0.0),  # already past: retry at once
+    ("-5", None),
+    ("inf", None),
+    ("soon", None),
+    ("", None),
+    (None, None),
+])
+def test_retry_after_is_seconds_or_an_http_date(value, seconds):
+    assert retry_after_seconds(value, _NOW) == seconds

@@ -38,11 +38,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Callable, Iterable
 
-from twisted.internet import threads
+from twisted.internet import defer, threads
 from twisted.internet.selectreactor import SelectReactor
 from twisted.web import http
 from twisted.web.resource import Resource
-from twisted.web.server import Site
+from twisted.web.server import NOT_DONE_YET, Site
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -62,9 +62,9 @@ PNG_1X1 = bytes.fromhex(
     "1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082"
 )
 
-# What a handler returns: status, headers, body.
+# What a handler returns: status, headers, body; or a Deferred firing with them (a slow page).
 Reply = tuple[int, dict[str, str], bytes]
-Handler = Callable[[http.Request], Reply]
+Handler = Callable[[http.Request], "Reply | defer.Deferred"]
 
 
 def topic_text(topic: int, n: int, words: int = 60) -> str:
@@ -99,18 +99,36 @@ class _Root(Resource):
 
     def render(self, request: http.Request) -> bytes:
         path = request.path.decode("latin-1")
-        handler = self._site.handlers.get(path)
+        handler = self._site.handler_of(path)
         if handler is None:
-            status, headers = 404, {"Content-Type": "text/html"}
-            body = b"<html><body>no such page</body></html>"
+            reply = 404, {"Content-Type": "text/html"}, b"<html><body>no such page</body></html>"
         else:
-            status, headers, body = handler(request)
+            reply = handler(request)
+        if isinstance(reply, defer.Deferred):
+            gone, arrived = [], time.monotonic()
+            request.notifyFinish().addErrback(gone.append)  # the client hung up
+
+            def answer(late: Reply) -> None:
+                # logged at its arrival, like every request; status 0: the client had gone
+                if gone:
+                    self._site.record(path, 0, request, at=arrived)
+                    return
+                body = self._answer(request, path, late, at=arrived)
+                request.write(body)
+                request.finish()
+
+            reply.addCallback(answer)
+            return NOT_DONE_YET
+        return self._answer(request, path, reply)
+
+    def _answer(self, request: http.Request, path: str, reply: Reply, at: float | None = None) -> bytes:
+        status, headers, body = reply
         if request.code == http.NOT_MODIFIED:  # setLastModified answered a conditional GET
             status, body = http.NOT_MODIFIED, b""
         request.setResponseCode(status)
         for name, value in headers.items():
             request.setHeader(name, value)
-        self._site.record(path, status, request)
+        self._site.record(path, status, request, at=at)
         return b"" if request.method == b"HEAD" else body
 
 
@@ -120,7 +138,8 @@ class Hit:
     status: int
     host: str  # the Host header: "127.0.0.1:PORT" or "localhost:PORT"
     if_modified_since: str | None
-    at: float  # time.monotonic() when answered
+    at: float  # time.monotonic() when the request arrived
+    uri: str = ""  # path and query as requested
 
 
 class TestSite:
@@ -130,6 +149,7 @@ class TestSite:
 
     def __init__(self) -> None:
         self.handlers: dict[str, Handler] = {}
+        self.prefix_handlers: dict[str, Handler] = {}
         self.hits: list[Hit] = []
         self._lock = threading.Lock()
         self.reactor = SelectReactor()
@@ -155,12 +175,14 @@ class TestSite:
 
     # -- the request log ----------------------------------------------------------------------
 
-    def record(self, path: str, status: int, request: http.Request) -> None:
+    def record(self, path: str, status: int, request: http.Request, at: float | None = None) -> None:
         since = request.getHeader(b"If-Modified-Since")
         host = request.getHeader(b"Host") or b""
         with self._lock:
             self.hits.append(Hit(path, status, host.decode("latin-1"),
-                                 since.decode("latin-1") if since else None, time.monotonic()))
+                                 since.decode("latin-1") if since else None,
+                                 time.monotonic() if at is None else at,
+                                 request.uri.decode("latin-1")))
 
     def count(self, path: str | None = None) -> int:
         """Requests answered for ``path`` (every path when None)."""
@@ -187,6 +209,19 @@ class TestSite:
 
     def serve(self, path: str, handler: Handler) -> None:
         self.handlers[path] = handler
+
+    def serve_prefix(self, prefix: str, handler: Handler) -> None:
+        """``handler`` answers every path starting with ``prefix`` that has no handler of its
+        own (the longest prefix wins): endless families of pages, ``;param=`` paths."""
+        self.prefix_handlers[prefix] = handler
+
+    def handler_of(self, path: str) -> Handler | None:
+        handler = self.handlers.get(path)
+        if handler is None:
+            prefixes = [prefix for prefix in self.prefix_handlers if path.startswith(prefix)]
+            if prefixes:
+                handler = self.prefix_handlers[max(prefixes, key=len)]
+        return handler
 
     def html(self, path: str, body: bytes, headers: dict[str, str] | None = None,
              last_modified: datetime | None = None) -> None:

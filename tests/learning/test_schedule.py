@@ -135,6 +135,15 @@ def test_a_prior_rate_delays_a_listing_found_on_a_page_that_never_paid():
         s.add("archive/3", rate=0.0)  # a prior needs its time
 
 
+def test_a_listing_just_downloaded_waits_for_the_minimum_interval_then_goes_first():
+    s = schedule(min_interval=300.0)
+    s.add("front", seen_at=1000.0)
+    s.add("other")
+    visit(s, "other", 1000.0, 24 * 10)  # rich, but visited now too
+    assert s.next_due(1100.0) == (None, pytest.approx(200.0))
+    assert s.next_due(1300.0)[0] == "front"  # never visited: its first visit goes first
+
+
 def test_failures_count_toward_barren():
     s = schedule(barren_after=2)
     s.add("broken")
