@@ -68,6 +68,7 @@ class ForagersConfig:
     run_dir: str = _default("run_dir")
     events: str = _default("events")
     snapshot_interval: float = _default("snapshot_interval")
+    checkpoint_interval: float = _default("checkpoint_interval")
     strategy: str = _default("strategy")
     schedule_size: int = _default("schedule_size")
     schedule_min_interval: float = _default("schedule_min_interval")
@@ -137,6 +138,8 @@ class ForagersConfig:
         need(self.fetch_ttl >= 0, "fetch_ttl", self.fetch_ttl, ">= 0 seconds (0: no sharing)")
         need(self.fetch_cache_size >= 0, "fetch_cache_size", self.fetch_cache_size, ">= 0")
         need(self.snapshot_interval >= 0, "snapshot_interval", self.snapshot_interval, ">= 0 seconds")
+        need(self.checkpoint_interval >= 0, "checkpoint_interval", self.checkpoint_interval,
+             ">= 0 seconds (0: only at path ends, population changes and close)")
         need(self.strategy in ("paper", "scheduled"), "strategy", self.strategy, "'paper' or 'scheduled'")
         need(self.strategy == "paper" or self.population == "score", "strategy", self.strategy,
              "'paper' with FORAGERS_POPULATION='energy' (the energy policy reads the papers' step relevances)")

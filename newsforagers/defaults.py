@@ -104,6 +104,10 @@ FORAGERS_FETCH_CACHE_SIZE = 5_000
 FORAGERS_RUN_DIR = ""
 FORAGERS_EVENTS = ""
 FORAGERS_SNAPSHOT_INTERVAL = 10.0
+# With JOBDIR: seconds between checkpoints of every forager and of the population, written
+# atomically so that a crash (even kill -9) resumes from the last one. Checkpoints are also
+# written at a path's end, when the population changes and on close (0: only then).
+FORAGERS_CHECKPOINT_INTERVAL = 10.0
 
 # Strategy (issue 7): "paper" (the papers' forager, exactly) or "scheduled" (harvest what a
 # page lists, run the weblog as a scheduler of listing pages, explore with short TD paths).
@@ -115,8 +119,8 @@ FORAGERS_STRATEGY = "paper"
 # novel document after which it is barren.
 FORAGERS_SCHEDULE_SIZE = 500
 FORAGERS_SCHEDULE_MIN_INTERVAL = 60.0
-FORAGERS_SCHEDULE_MAX_INTERVAL = 4 * 3600.0
-FORAGERS_SCHEDULE_THRESHOLD = 0.1
+FORAGERS_SCHEDULE_MAX_INTERVAL = 3 * 3600.0
+FORAGERS_SCHEDULE_THRESHOLD = 0.07
 FORAGERS_SCHEDULE_BARREN_AFTER = 3
 # What makes a listing due and orders the due ones: "return" (rate × time since the last
 # visit: novel documents waiting, the threshold in documents) or "lag" (rate × time² / 2:

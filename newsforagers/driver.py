@@ -4,18 +4,31 @@ The scheduler asks it for step requests and whether the step barrier holds; the 
 callbacks hand it what pages say; the reinforcing agent's ``reward_received`` signal comes
 back through it. It turns the forager's URLs into Scrapy requests, its counters into stats,
 and keeps its long-term memory in ``spider.state`` (persisted by Scrapy's SpiderState
-extension under JOBDIR).
+extension under JOBDIR when the spider closes).
+
+A crash never closes the spider, so with JOBDIR the driver also writes checkpoints
+(``JOBDIR/forager.json``, atomically, see :mod:`newsforagers.colony.checkpoint`): when a path
+ends, every ``FORAGERS_CHECKPOINT_INTERVAL`` seconds (the colony asks) and on close. A bootstrapped
+state encoder is saved once beside it (``encoder.joblib``): the weights and the path's state
+rows mean something only with the encoder that made them. On start the newest valid checkpoint
+is restored — weblog, weights, sent memory, counters, the path and its frontier, the step in
+progress (walked again) — else the spider state of a clean stop.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from dataclasses import asdict
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
 
 from newsforagers import signals as forager_signals
+from newsforagers.colony.checkpoint import (ENCODER_FILE, FORAGER_FILE, encode_checkpoint,
+                                            read_checkpoint, replace_atomically, write_checkpoint)
 from newsforagers.forager import Forager
 
 if TYPE_CHECKING:
@@ -33,6 +46,16 @@ class ForagerDriver:
         self.forager = forager
         self.step_timeout = step_timeout
         self._restored = False
+        jobdir = crawler.settings.get("JOBDIR")
+        self.jobdir: Path | None = Path(jobdir) if jobdir else None
+        self._seq = 0  # of the last checkpoint written or restored
+        self._encoder_saved = False  # a bootstrapped encoder is in JOBDIR/encoder.joblib
+        # a checkpoint is taken on the reactor's thread (a consistent memory) and written to
+        # disk on another (fsync can take long); writes take turns, the last one is synchronous
+        self._write_lock = threading.Lock()
+        self._writing = False
+        self._pending: bytes | None = None
+        self._final = False
         crawler.signals.connect(self.reward_received, signal=forager_signals.reward_received)
 
     @property
@@ -75,6 +98,10 @@ class ForagerDriver:
 
         def fitted(encoder):
             self.forager.encoder_fitted(encoder, len(texts))
+            if self.jobdir is not None:
+                deferToThread(self._save_encoder, encoder).addErrback(
+                    lambda failure: logger.error("forager %s: cannot save its state encoder: %s",
+                                                 self.name, failure.getErrorMessage()))
 
         def failed(failure):
             if failure.check(ValueError):
@@ -99,6 +126,7 @@ class ForagerDriver:
         self._update_stats()
         if self._restored:
             self.save_state()
+            self.checkpoint(final=True)
         colony = getattr(self.spider, "colony", None)
         if colony is not None and colony.root is self.crawler:
             import asyncio
@@ -121,16 +149,131 @@ class ForagerDriver:
     # -- state and stats -------------------------------------------------------------------
 
     def _restore(self) -> None:
+        """The spider state of a clean stop, when no checkpoint was restored at build time."""
         self._restored = True
         state = self._spider_state()
         saved = state.get(STATE_KEY)
         if saved:
             try:
-                self.forager.restore(saved)
+                # the path's rows need the encoder that made them: only a checkpoint has both
+                self.forager.restore(saved, path=False)
                 logger.info("forager %s: resumed with a weblog of %d URLs", self.name, len(self.forager.weblog))
             except (KeyError, TypeError, ValueError) as exc:
                 logger.error("forager %s: saved state unusable (%s); starting from the seeds", self.name, exc)
         self.save_state()
+
+    def resume(self) -> bool:
+        """Restore the newest valid checkpoint in JOBDIR, if any (called when the driver is
+        built, before the forager joins the colony). True when one was restored."""
+        if self.jobdir is None:
+            return False
+        saved = read_checkpoint(self.jobdir / FORAGER_FILE)
+        if saved is None:
+            return False
+        try:
+            with_path = self._resume_encoder(saved.get("encoder"))
+            self.forager.restore(saved, path=with_path)
+        except (KeyError, TypeError, ValueError) as exc:
+            logger.error("forager %s: checkpoint unusable (%s); starting from the spider state or the seeds",
+                         self.name, exc)
+            return False
+        self._seq = int(saved["seq"])
+        self._restored = True
+        self.save_state()
+        forager = self.forager
+        logger.info("forager %s: resumed from checkpoint %d: weblog of %d URLs, weight norm %.9f, %s%s",
+                    self.name, self._seq, len(forager.weblog), float((forager.weights ** 2).sum() ** 0.5),
+                    self._walk_summary(), ", retired" if forager.retired else "")
+        self.crawler.stats.set_value("newsforagers/resume/checkpoint", self._seq)
+        return True
+
+    def _walk_summary(self) -> str:
+        path = self.forager.path
+        return f"path of {len(path.steps)} steps, frontier of {path.frontier_size} URLs"
+
+    def _resume_encoder(self, kind: str | None) -> bool:
+        """Put back the encoder the checkpoint was taken with; False when the saved path must
+        be dropped (its state rows came from an encoder this forager does not have)."""
+        has_model = getattr(self.spider, "model_path", None) is not None
+        if kind == "model":
+            return has_model
+        if kind == "bootstrapped" and not has_model:
+            from newsforagers.text import StateEncoder
+
+            try:
+                encoder = StateEncoder.load(self.jobdir / ENCODER_FILE)
+            except (OSError, ValueError) as exc:
+                logger.warning("forager %s: saved state encoder unusable (%s); fitting a new one",
+                               self.name, exc)
+                return False
+            # set directly: a paper forager given a new encoder would close its path
+            self.forager.encoder = encoder
+            self._encoder_saved = True
+            return True
+        return kind is None and not has_model and self.forager.encoder is None
+
+    def _encoder_kind(self) -> str | None:
+        if getattr(self.spider, "model_path", None) is not None:
+            return "model"
+        if self.forager.encoder is not None and self._encoder_saved:
+            return "bootstrapped"
+        return None
+
+    def _save_encoder(self, encoder) -> None:
+        """(On a thread.) The bootstrapped encoder, once, beside the checkpoints."""
+        import joblib
+
+        replace_atomically(self.jobdir / ENCODER_FILE, lambda out: joblib.dump(encoder, out))
+        self._encoder_saved = True
+
+    def checkpoint(self, final: bool = False) -> None:
+        """Write the forager's whole memory to JOBDIR/forager.json, atomically: on a thread,
+        or at once when ``final`` (closing; nothing is written after it)."""
+        if self.jobdir is None or not self._restored or self._final:
+            return
+        kind = self._encoder_kind()
+        state = self.forager.to_state()
+        if kind is None and self.forager.encoder is not None:
+            # fitted, not yet saved: the rows would be meaningless to the next encoder
+            state["path"], state["step"] = None, None
+        self._seq += 1
+        payload = encode_checkpoint({
+            "seq": self._seq, "time": time.time(), "forager": self.name,
+            "strategy": getattr(self.forager, "strategy", "paper"), "encoder": kind, **state})
+        if final:
+            self._final = True
+            self._written(self._write(payload))
+            return
+        if self._writing:
+            self._pending = payload  # the newest waits for the write in progress
+            return
+        self._write_later(payload)
+
+    def _write_later(self, payload: bytes) -> None:
+        from twisted.internet.threads import deferToThread
+
+        self._writing = True
+
+        def written(ok):
+            self._writing = False
+            self._written(ok is True)
+            pending, self._pending = self._pending, None
+            if pending is not None and not self._final:
+                self._write_later(pending)
+
+        deferToThread(self._write, payload).addBoth(written)
+
+    def _write(self, payload: bytes) -> bool:
+        with self._write_lock:
+            try:
+                write_checkpoint(self.jobdir / FORAGER_FILE, payload)
+            except OSError as exc:
+                logger.error("forager %s: cannot write its checkpoint: %s", self.name, exc)
+                return False
+        return True
+
+    def _written(self, ok: bool) -> None:
+        self.crawler.stats.inc_value("newsforagers/checkpoints" if ok else "newsforagers/checkpoints/failed")
 
     def _spider_state(self) -> dict:
         state = getattr(self.spider, "state", None)
@@ -140,7 +283,8 @@ class ForagerDriver:
         return state
 
     def save_state(self) -> None:
-        self._spider_state()[STATE_KEY] = self.forager.to_state()
+        # the spider state keeps the long-term memory only (see _restore)
+        self._spider_state()[STATE_KEY] = self.forager.to_state(path=False)
 
     def _steps_finished(self) -> None:
         finished, self.forager.finished_steps = self.forager.finished_steps, []
@@ -151,6 +295,7 @@ class ForagerDriver:
     def _path_finished(self) -> None:
         path = self.forager.last_path
         self.save_state()
+        self.checkpoint()
         self.crawler.signals.send_catch_log(
             forager_signals.path_finished, forager=self.name, path=path["id"],
             steps=path["steps"], profit=path["profit"],
@@ -201,6 +346,9 @@ class ScheduledDriver(ForagerDriver):
 
     def abandon_step(self) -> int:
         return 0
+
+    def _walk_summary(self) -> str:
+        return f"harvest queue of {len(self.forager._harvest)} URLs"
 
     def _wake_later(self, wait: float) -> None:
         from twisted.internet import reactor

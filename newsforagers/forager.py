@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from typing import Callable, Protocol, Sequence
 
@@ -129,6 +129,7 @@ class Forager:
         self.last_path: dict | None = None
         self.finished_steps: list[tuple[str, float, float]] = []  # (url, profit, value), drained by the driver
         self._teleport_to: str | None = None
+        self._resume_step: str | None = None  # a restored step that must be walked again
         self._start_failed = False
         # Alg. 2: state vectors of probed pages by URL, with their publication date; bounded
         self._states: OrderedDict[str, tuple[np.ndarray, datetime | None]] = OrderedDict()
@@ -161,6 +162,10 @@ class Forager:
         if self._fitted is not None:
             (encoder, n_texts), self._fitted = self._fitted, None
             self._use_encoder(encoder, n_texts)
+        if self._resume_step is not None:
+            # the step in progress when the checkpoint was taken: its page and probes again
+            url, self._resume_step = self._resume_step, None
+            return self._begin_step(url)
         if self._teleport_to is not None:
             return self._begin_path()
         if self.path.steps and not self.path.finished:
@@ -414,26 +419,54 @@ class Forager:
         while len(self._states) > self._state_cache_size:
             self._states.popitem(last=False)
 
-    # -- persistence (spider state) -------------------------------------------------------
+    # -- persistence (spider state, checkpoints) ------------------------------------------
 
-    def to_state(self) -> dict:
-        return {
+    def to_state(self, path: bool = True) -> dict:
+        """The forager's memory as JSON-able data: weblog, weights, sent memory, counters and,
+        with ``path``, the current path (steps, step states, profits, visited, frontier URLs
+        and rows) and the step in progress (walked again after a restore)."""
+        state = {
             "name": self.name,
             "mode": self.mode,
             "weblog": self.weblog.to_dict(),
             "weights": self.weights.tolist(),
             "sent": self.sent.to_list(),
             "path_id": self.path_id,
+            "retired": self.retired,
+            "counters": asdict(self.counters),
         }
+        if path:
+            state["path"] = self.path.to_dict(compact=True) if self.path.steps else None
+            step = self._resume_step or (self.step.url if self.step is not None else None)
+            # a step is in progress exactly when the path's last step is not finished yet
+            state["step"] = step if self.path.steps and step == self.path.steps[-1] else None
+        return state
 
-    def restore(self, state: dict) -> None:
-        self.weblog = Weblog.from_dict(state["weblog"])
+    def restore(self, state: dict, path: bool = True) -> None:
+        """Take back :meth:`to_state`'s memory (KeyError, TypeError or ValueError when it does
+        not fit this forager). ``path=False`` keeps a fresh path: the saved rows belong to a
+        state encoder this forager does not have."""
+        weblog = Weblog.from_dict(state["weblog"])
         weights = np.asarray(state["weights"], dtype=np.float64)
         if weights.shape != (self.config.n_clusters,) or not np.all(np.isfinite(weights)):
             raise ValueError("saved forager weights do not fit this forager.")
+        saved_path = None
+        if path and state.get("path"):
+            saved_path = ForagerPath.from_dict(state["path"], k=self.config.n_clusters,
+                                               max_steps=self.config.path_steps)
+        self.weblog = weblog
         self.weights = weights
         self.sent = SentMemory.from_list(state.get("sent", []), self.config.sent_memory_size)
         self.path_id = int(state.get("path_id", 0))
+        self.retired = bool(state.get("retired", False))
+        counters = state.get("counters") or {}
+        for name in ForagerCounters.__dataclass_fields__:
+            if name in counters:
+                setattr(self.counters, name, type(getattr(self.counters, name))(counters[name]))
+        if saved_path is not None:
+            self.path = saved_path
+            step = state.get("step")
+            self._resume_step = step if step and saved_path.steps and step == saved_path.steps[-1] else None
 
 
 def initial_weights(config: ForagersConfig, rng: np.random.Generator) -> np.ndarray:

@@ -35,7 +35,7 @@ import itertools
 import logging
 import math
 from collections import OrderedDict, deque
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Callable, Iterable, Mapping, Sequence
 
@@ -49,7 +49,7 @@ from newsforagers.pages import SentMemory, is_candidate
 
 logger = logging.getLogger(__name__)
 
-KINDS = ("listing", "harvest", "explore")
+KINDS = ("listing", "harvest", "candidate", "explore")
 _PAGE_LINKS = 2_000  # pages whose links are remembered as starting points of exploration
 
 
@@ -117,6 +117,9 @@ class ScheduledForager:
         self.wait = 0.0  # simulated seconds until something is due, after next_fetch() gave None
         self.in_flight = 0
         self._harvest: list[tuple[float, int, Fetch]] = []  # heap of (-value, order, fetch)
+        # harvest and exploration requests not answered yet: a checkpoint puts them back in
+        # the harvest queue (the colony store says they were queued: nobody else fetches them)
+        self._flying: dict[str, Fetch] = {}
         self._order = itertools.count()
         self._articles = _Recent(memory_size)  # fetched articles: never fetched again
         self._seen = _Recent(memory_size)  # URLs this forager queued or fetched
@@ -128,6 +131,7 @@ class ScheduledForager:
         self._explore: list[str] = []  # the exploration path's steps
         self._explore_next: Fetch | None = None  # its next step, made when exploration is due
         self._page_links: OrderedDict[str, tuple[str, ...]] = OrderedDict()  # links of recent pages
+        self._candidates: OrderedDict[str, int] = OrderedDict()  # listings to try -> visit that showed them
         self._explore_previous: np.ndarray | None = None
         self._fruitless = 0
         self._texts: list[str] = []  # texts for the encoder's bootstrap
@@ -170,9 +174,11 @@ class ScheduledForager:
                 continue  # an article (or a page in flight) is never fetched twice
             return self._begin(fetch)
         if self._explore_due():
-            fetch, self._explore_next = self._explore_next, None
-            if fetch is None or fetch.url in self._articles:
-                fetch = self._explore_step(now)
+            fetch = self._try_candidate()
+            if fetch is None:
+                fetch, self._explore_next = self._explore_next, None
+                if fetch is None or fetch.url in self._articles:
+                    fetch = self._explore_step(now)
             if fetch is not None:
                 return self._begin(fetch)
         url, wait = self.schedule.next_due(now)
@@ -190,6 +196,8 @@ class ScheduledForager:
 
     def _begin(self, fetch: Fetch) -> Fetch:
         self.in_flight += 1
+        if fetch.kind != "listing":
+            self._flying[fetch.url] = fetch
         self._seen.add(fetch.url)
         if fetch.kind != "listing":
             self._fetched.add(fetch.url)
@@ -199,6 +207,17 @@ class ScheduledForager:
         share = self.config.explore_share
         made = self.counters.listings + self.counters.harvested + self.counters.explored
         return share > 0 and self.counters.explored < share * (made + 1)
+
+    def _try_candidate(self) -> Fetch | None:
+        """A candidate listing's first visit (exploration's share): the newest first."""
+        while self._candidates:
+            url, visit = self._candidates.popitem(last=True)
+            if url in self.schedule or url in self._fetched or url in self._articles:
+                continue
+            if not self.claim(url):
+                continue
+            return Fetch(url, "candidate", visit)
+        return None
 
     def _explore_step(self, now: float) -> Fetch | None:
         """The first step of a new exploration path: from a page read recently (drawn at
@@ -223,6 +242,7 @@ class ScheduledForager:
                 published: datetime | None, listed: Mapping[str, datetime] | None = None) -> None:
         """The page of ``fetch`` arrived: harvest, schedule, explore (see the module docstring)."""
         self.in_flight = max(0, self.in_flight - 1)
+        self._flying.pop(fetch.url, None)
         self.counters.downloaded += 1
         state = self._state(fetch.url, text)
         self._page_links[fetch.url] = tuple(links)
@@ -240,12 +260,16 @@ class ScheduledForager:
             return
         if fetch.kind == "harvest":
             self.counters.harvested += 1
+        elif fetch.kind == "candidate":
+            self.counters.explored += 1  # a candidate listing's first visit: exploration's share
         source = self._visits.get(fetch.visit)
         added = 0
         if published is None:
             added += self._add_listing(fetch.url, source, now)
-            if source is not None and source[1] and fetch.url in self.schedule:
-                # everything its parent showed was new: read it at once (the next page)
+            first_visit = fetch.kind == "candidate" or (source is not None and source[1])
+            if first_visit and fetch.url in self.schedule:
+                # a candidate's first visit, or everything its parent showed was new (the
+                # next page): read it at once
                 self.schedule.begin(fetch.url, now)
                 visit = next(self._visit_ids)
                 self._visits[visit] = (fetch.url, False)
@@ -255,6 +279,7 @@ class ScheduledForager:
 
     def on_failed(self, fetch: Fetch) -> None:
         self.in_flight = max(0, self.in_flight - 1)
+        self._flying.pop(fetch.url, None)
         if fetch.kind == "listing":
             self.schedule.failed(fetch.url)
         if fetch.kind == "explore":
@@ -294,14 +319,36 @@ class ScheduledForager:
         for url in old:
             self._seen.add(url)
         self.counters.old_listed += len(old)
-        fresh = [u for u in new if u not in old and self.claim(u)]
+        items = [u for u in new if u not in old and (not listed or u in listed)]
+        # every dated item new and fresh: the listing's next pages probably hold more
+        all_new = bool(listed) and bool(items) and all(
+            u in items for u in links if u in listed)
+        # A listing that dates its items tells stories from navigation (other listings:
+        # pages 2.., sections, authors). Its fresh stories are fetched at once; the other
+        # links wait as candidate listings for exploration's share (their first visit), so
+        # hundreds of sub-listings do not eat the budget before they have shown any news.
+        navigation = [u for u in new if u not in old and listed and u not in listed]
+        if all_new:
+            items += navigation
+        else:
+            for url in navigation:
+                self._candidate(url, fetch.visit)
         value = self._value(state)
-        for url in fresh:
+        for url in items:
+            if not self.claim(url):
+                continue
             self._seen.add(url)
             self._push(Fetch(url, "harvest", fetch.visit), self._value(self._states.get(url), value))
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
-        self._visits[fetch.visit] = (listing, bool(new) and len(new) == len(links))
+        self._visits[fetch.visit] = (listing, all_new or (not listed and bool(new) and len(new) == len(links)))
         self.schedule.visited(fetch.url, len(new))
+
+    def _candidate(self, url: str, visit: int) -> None:
+        if url in self.schedule or url in self._candidates:
+            return
+        self._candidates[url] = visit
+        while len(self._candidates) > self.schedule.capacity:
+            self._candidates.popitem(last=False)
 
     def _add_listing(self, url: str, source: tuple[str, bool] | None, now: float) -> int:
         if url in self.schedule:
@@ -395,14 +442,27 @@ class ScheduledForager:
         self._texts = list(texts) + self._texts
         self.bootstrap_pages = len(texts) * 2
 
-    # -- persistence (spider state) ---------------------------------------------------------
+    # -- persistence (spider state, checkpoints) ------------------------------------------
 
-    def to_state(self) -> dict:
-        return {"name": self.name, "mode": self.mode, "strategy": self.strategy,
-                "weblog": self.schedule.to_dict(), "weights": self.weights.tolist(),
-                "sent": self.sent.to_list()}
+    def to_state(self, path: bool = True) -> dict:
+        """The forager's memory as JSON-able data: the schedule (weblog), weights, sent memory,
+        counters and, with ``path``, the harvest queue (requests in flight included, first in
+        line) and the articles fetched (never fetched again)."""
+        state = {"name": self.name, "mode": self.mode, "strategy": self.strategy,
+                 "weblog": self.schedule.to_dict(), "weights": self.weights.tolist(),
+                 "sent": self.sent.to_list(), "retired": self.retired,
+                 "counters": asdict(self.counters)}
+        if path:
+            queue = [[f.url, f.kind, f.visit, None] for f in self._flying.values()]
+            queue += [[f.url, f.kind, f.visit, -value] for value, _, f in sorted(self._harvest)]
+            state["harvest"] = queue
+            state["articles"] = list(self._articles._items)
+        return state
 
-    def restore(self, state: dict) -> None:
+    def restore(self, state: dict, path: bool = True) -> None:
+        """Take back :meth:`to_state`'s memory. The harvest queue comes back whatever ``path``
+        says: its URLs are claimed in the colony store, and no other forager would fetch them
+        (without the encoder that valued them, only their order is off)."""
         if state.get("strategy") != self.strategy:
             raise ValueError("saved state is not a scheduled forager's.")
         weights = np.asarray(state["weights"], dtype=np.float64)
@@ -411,6 +471,21 @@ class ScheduledForager:
         self.schedule = HubSchedule.from_dict(state["weblog"], **self.schedule._parameters())
         self.weights = weights
         self.sent = SentMemory.from_list(state.get("sent", []), self.config.sent_memory_size)
+        self.retired = bool(state.get("retired", False))
+        counters = state.get("counters") or {}
+        for name in ScheduledCounters.__dataclass_fields__:
+            if name in counters:
+                setattr(self.counters, name, type(getattr(self.counters, name))(counters[name]))
+        for url in self.schedule.urls():
+            self._seen.add(url)
+        for url in state.get("articles", []):
+            self._articles.add(url)
+            self._seen.add(url)
+        for url, _kind, visit, value in state.get("harvest", []):
+            # what was in flight has no value saved: it goes first, as it nearly went (an
+            # exploration step comes back as a plain fetch: its path is gone)
+            self._push(Fetch(url, "harvest", int(visit)), math.inf if value is None else float(value))
+            self._seen.add(url)
 
 
 def schedule_from_config(config: ForagersConfig, seeds: Iterable[str] = (),

@@ -147,3 +147,32 @@ def test_state_round_trip_and_a_strategy_mismatch_is_refused():
 def test_energy_population_is_refused_with_the_scheduled_strategy():
     with pytest.raises(ValueError, match="FORAGERS_STRATEGY"):
         ForagersConfig.from_settings({"FORAGERS_STRATEGY": "scheduled", "FORAGERS_POPULATION": "energy"})
+
+
+def test_navigation_of_a_dated_listing_waits_as_a_candidate_for_exploration_s_share():
+    forager = make(FORAGERS_EXPLORE_SHARE=0.5)
+    visit = forager.next_fetch(at(0))
+    story, old, nav = HOME + "story/", HOME + "old/", HOME + "section/b/"
+    forager.on_page(visit, at(0), text="c1", links=[story, old, nav], published=None,
+                    listed={story: dated(5, at(0)), old: dated(30 * 60, at(0))})
+    first = forager.next_fetch(at(0))
+    assert first == Fetch(story, "harvest", visit.visit)  # the fresh story at once
+    forager.on_page(first, at(0), text="c2", links=[], published=dated(5, at(0)))
+    # the navigation link is a candidate: its first visit comes out of exploration's share
+    candidate = forager.next_fetch(at(0))
+    assert candidate == Fetch(nav, "candidate", visit.visit)
+    forager.on_page(candidate, at(1), text="c3", links=[HOME + "b1/"], published=None,
+                    listed={HOME + "b1/": dated(1, at(1))})
+    assert nav in forager.schedule and forager.schedule.entry(nav).visits == 1  # read at once
+    assert forager.next_fetch(at(1)).url == HOME + "b1/"
+
+
+def test_when_every_listed_story_is_new_and_fresh_the_next_pages_are_fetched_at_once():
+    forager = make()
+    visit = forager.next_fetch(at(0))
+    stories = [HOME + f"s{i}/" for i in range(3)]
+    page2 = HOME + "?page=2"
+    forager.on_page(visit, at(0), text="c1", links=stories + [page2], published=None,
+                    listed={u: dated(10, at(0)) for u in stories})
+    fetched = {forager.next_fetch(at(0)).url for _ in range(4)}
+    assert fetched == set(stories) | {page2}

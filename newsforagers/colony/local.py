@@ -11,6 +11,15 @@ The root crawler stays open until the whole colony has ended (it hosts the user'
 export: children's documents are forwarded to it, so one ``-O`` file receives them all); when
 it closes — the colony ended, or SIGINT/SIGTERM, or ``CLOSESPIDER_*`` — it stops every other
 forager once and waits for them.
+
+With ``JOBDIR`` the colony resumes after any stop, ``kill -9`` included: the population (who
+lives, their ids, modes, seeds, what each was born with; the next id; the energy policy) is
+checkpointed atomically to ``JOBDIR/population.json`` whenever it changes and every
+``FORAGERS_CHECKPOINT_INTERVAL`` seconds, together with every forager's own checkpoint (see
+:mod:`newsforagers.driver`). On a resume the root respawns every forager alive at the
+checkpoint under its own id, cuts a half-written last line off the local JSON-lines feed before
+it is reopened, and outputs again the documents of this job that the store paid for and the
+feed lacks (the store is the source of truth).
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from newsforagers.colony import checkpoint as checkpoints
 from newsforagers.colony.throttle import HostBudget
 from newsforagers.colony.fetches import SharedFetches
 from newsforagers.config import ForagersConfig
@@ -66,6 +76,9 @@ class Colony:
         self.run_dir = Path(config.run_dir) if config.run_dir else _default_run_dir(root)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self._events_path = Path(config.events) if config.events else self.run_dir / "events.jsonl"
+        # a crash may have cut the record's last line in half: appending starts on a new one
+        checkpoints.repair_feed(self._events_path)
+        checkpoints.repair_feed(self.run_dir / "snapshots.jsonl")
         self._events = open(self._events_path, "a", encoding="utf-8")
         self._snapshots = open(self.run_dir / "snapshots.jsonl", "a", encoding="utf-8")
         self.foragers: dict[str, Crawler] = {}  # live foragers (the root included while it walks)
@@ -74,6 +87,26 @@ class Colony:
         self._stopping = False
         self._closed = False
         self._snapshot_task = None
+        self._checkpoint_task = None
+        # the population as it must come back after a stop: every forager alive (retired ones
+        # leave it), with what it was started with
+        self.members: dict[str, dict] = {}
+        jobdir = root.settings.get("JOBDIR")
+        self.jobdir = Path(jobdir) if jobdir else None
+        self._population_seq = 0
+        self.resumed: dict | None = None  # the population checkpoint this run resumes from
+        if self.jobdir is not None:
+            self.resumed = checkpoints.read_checkpoint(self.jobdir / checkpoints.POPULATION_FILE)
+        if self.resumed is not None:
+            self._population_seq = int(self.resumed["seq"])
+            self._next_id = max(1, int(self.resumed.get("next_id", 1)))
+            self.store_start = int(self.resumed.get("store_start", 0))
+            if isinstance(self.policy, EnergyPolicy) and self.resumed.get("energy"):
+                _restore_energy(self.policy, self.resumed["energy"])
+        else:
+            # the store may hold earlier jobs' documents: this job's feed holds those after them
+            self.store_start = self.store.document_count()
+        self._reemit: list = []
 
     # -- identity and population -------------------------------------------------------------
 
@@ -92,19 +125,31 @@ class Colony:
         return len(self.foragers)
 
     def register(self, name: str, crawler: Crawler, parent: str | None = None,
-                 energy: float | None = None) -> None:
+                 energy: float | None = None, member: dict | None = None, resumed: bool = False) -> None:
+        """A forager joins the colony; ``member`` is what it was started with (to respawn it
+        after a stop), ``resumed`` says it comes back from a checkpoint."""
         self.foragers[name] = crawler
+        self.members[name] = member if member is not None else {"root": crawler is self.root}
         if self.store.get_score(name) is None or parent is not None:
             self.store.set_score(name, self.config.score_init)
         if isinstance(self.policy, EnergyPolicy):
+            if energy is None and resumed:
+                energy = ((self.resumed or {}).get("energy") or {}).get("energies", {}).get(name)
             self.policy.register(name, energy)
         if parent is None:
-            self.event("start", name, None, crawler)
+            self.event("start", name, None, crawler, **({"resumed": True} if resumed else {}))
+        self.checkpoint_population()
 
     def unregister(self, name: str) -> None:
         self.foragers.pop(name, None)
         if isinstance(self.policy, EnergyPolicy):
             self.policy.forget(name)
+
+    def retire(self, name: str) -> None:
+        """A forager leaves the population for good (not respawned after a stop)."""
+        self.unregister(name)
+        self.members.pop(name, None)
+        self.checkpoint_population()
 
     # -- spawning -----------------------------------------------------------------------------
 
@@ -130,8 +175,9 @@ class Colony:
     def spawn(self, name: str, *, seeds: list[str], mode: str, parent: str | None = None,
               weblog: dict | None = None, weights: list[float] | None = None,
               energy: float | None = None, model: str | None = None, speed: float | None = None,
-              **event_fields: Any) -> None:
-        """Start forager ``name`` as a new crawler in this process."""
+              resumed: bool = False, **event_fields: Any) -> None:
+        """Start forager ``name`` as a new crawler in this process (``resumed``: again, after a
+        stop; its own checkpoint, if any, wins over what it is given here)."""
         from scrapy.crawler import AsyncCrawlerRunner
 
         from newsforagers.spiders.forager import ForagerSpider
@@ -140,7 +186,9 @@ class Colony:
             return
         runner = AsyncCrawlerRunner(self._child_settings(name))
         crawler = runner.create_crawler(ForagerSpider)
-        self.register(name, crawler, parent, energy)
+        member = {"seeds": list(seeds), "mode": mode, "model": model, "parent": parent,
+                  "weblog": weblog, "weights": weights}
+        self.register(name, crawler, parent, energy, member=member, resumed=resumed)
         if parent is not None:
             # the child's spider does not exist yet: the parent's knows the site's clock
             self.event("split", name, parent, self.foragers.get(parent, crawler), **event_fields)
@@ -155,6 +203,105 @@ class Colony:
         task = runner.crawl(crawler, **kwargs)
         task.add_done_callback(lambda t, n=name: self._ended(n, t))
         self._runners.append(runner)
+
+    def start_population(self, seeds: list[str], mode: str, model: str | None) -> None:
+        """Alg. 9 — the first ``FORAGERS_MIN − 1`` foragers beside the root — or, on a resume,
+        every forager alive at the checkpoint, under its own id."""
+        saved = (self.resumed or {}).get("members")
+        if saved is None:
+            for _ in range(self.config.min - 1):
+                self.spawn(self.new_id(), seeds=seeds, mode=mode, model=model)
+            return
+        for name, member in saved.items():
+            if member.get("root") or name in self.foragers:
+                continue
+            self.claim_id(name)
+            self.spawn(name, seeds=member.get("seeds") or seeds, mode=member.get("mode") or mode,
+                       model=member.get("model", model), weblog=member.get("weblog"),
+                       weights=member.get("weights"), resumed=True)
+            self.members[name] = member  # as it was born (its parent, its first weblog)
+        # stopped while the first foragers were starting: the rest of Alg. 9's MIN
+        while self.population < self.config.min and not self._stopping:
+            self.spawn(self.new_id(), seeds=seeds, mode=mode, model=model)
+        logger.info("colony: resumed from checkpoint %d with %d forager(s)", self._population_seq,
+                    len(self.foragers))
+
+    def checkpoint_population(self) -> None:
+        """Write who lives (and the energy policy) to JOBDIR/population.json, atomically."""
+        if self.jobdir is None or self._closed:
+            return
+        self._population_seq += 1
+        data = {"seq": self._population_seq, "time": datetime.now(UTC).isoformat(),
+                "next_id": self._next_id, "store_start": self.store_start, "members": self.members}
+        if isinstance(self.policy, EnergyPolicy):
+            data["energy"] = _energy_state(self.policy)
+        try:
+            checkpoints.write_checkpoint(self.jobdir / checkpoints.POPULATION_FILE, data)
+        except OSError as exc:
+            logger.error("colony: cannot write the population checkpoint: %s", exc)
+
+    def checkpoint(self) -> None:
+        """Checkpoint every live forager, then the population."""
+        crawlers = {id(c): c for c in [self.root, *self.foragers.values()]}
+        for crawler in crawlers.values():
+            driver = getattr(getattr(crawler, "spider", None), "forager_driver", None)
+            if driver is not None:
+                driver.checkpoint()
+        self.checkpoint_population()
+
+    async def _checkpoint_loop(self) -> None:
+        while not self._closed:
+            await asyncio.sleep(self.config.checkpoint_interval)
+            if not self._closed and not self._stopping:
+                self.checkpoint()
+
+    def start_checkpoints(self) -> None:
+        if self.jobdir is not None and self._checkpoint_task is None and self.config.checkpoint_interval > 0:
+            self._checkpoint_task = asyncio.ensure_future(self._checkpoint_loop())
+
+    # -- the feed after a resume ------------------------------------------------------------------
+
+    def prepare_feeds(self) -> None:
+        """Before the root's feed exports open: on a resume, repair the local JSON-lines feeds
+        and find the documents of this job the feed lacks (output again once it is open)."""
+        from scrapy import signals
+
+        if self.resumed is None:
+            return
+        local, other = checkpoints.local_feeds(self.root.settings.getdict("FEEDS"))
+        reference = None
+        for path, options in local:
+            overwrite = bool(options.get("overwrite", False))
+            if options.get("format") in checkpoints.JSONLINES and not overwrite:
+                cut = checkpoints.repair_feed(path)
+                if cut:
+                    logger.warning("colony: feed %s ended in an unfinished item (%d bytes); cut off",
+                                   path, cut)
+                    self.root.stats.set_value("newsforagers/resume/feed_bytes_cut", cut)
+                if reference is None:
+                    reference = (path, checkpoints.feed_urls(path))
+            elif overwrite and reference is None:
+                reference = (path, set())  # the file starts empty again
+        for uri in other + [str(p) for p, _ in local if reference is None or p != reference[0]]:
+            logger.warning("colony: feed %s cannot be checked after the stop: it may miss documents "
+                           "found before it, or hold some twice; `newsforagers export --store %s` "
+                           "writes them all", uri, self.store.url)
+        if reference is None:
+            return
+        self._reemit = checkpoints.missing_documents(self.store, self.store_start, reference[1])
+        if self._reemit:
+            self.root.signals.connect(self._output_missing, signal=signals.spider_opened)
+
+    def _output_missing(self, spider) -> None:
+        """(After the feed exports opened.) The documents the store paid for that the feed lost."""
+        from scrapy import signals
+
+        missing, self._reemit = self._reemit, []
+        for record in missing:
+            self.root.signals.send_catch_log(signal=signals.item_scraped, item=record.to_dict(),
+                                             response=None, spider=spider)
+        self.root.stats.set_value("newsforagers/resume/output_again", len(missing))
+        logger.info("colony: %d document(s) paid for before the stop output again", len(missing))
 
     def _ended(self, name: str, task) -> None:
         if name in self.foragers:  # ended without retiring: stopped (shutdown, limits, no start URL)
@@ -282,16 +429,41 @@ class Colony:
     def close(self) -> None:
         if self._closed:
             return
+        self.checkpoint_population()
         self.snapshot()
         for name in list(self.foragers):
             self.event("stop", name, None, self.foragers[name])
         (self.run_dir / "colony.json").write_text(json.dumps(self.summary(), indent=2) + "\n")
         self._closed = True
-        if self._snapshot_task is not None:
-            self._snapshot_task.cancel()
+        for task in (self._snapshot_task, self._checkpoint_task):
+            if task is not None:
+                task.cancel()
         self._events.close()
         self._snapshots.close()
         self.store.close()
+
+
+def _energy_state(policy: EnergyPolicy) -> dict:
+    model = policy.model
+    return {"energies": dict(policy.energies), "history": list(model._history),
+            "order": list(model._order), "page_energy": list(policy.page_energy.items()),
+            "visits": policy.visits, "pages": policy.pages, "relevant_pages": policy.relevant_pages,
+            "gaining_pages": policy.gaining_pages}
+
+
+def _restore_energy(policy: EnergyPolicy, state: dict) -> None:
+    """The energy policy's buffer, threshold history and counts (energies come back as each
+    forager registers again)."""
+    from collections import deque
+
+    try:
+        policy.model._history = sorted(float(r) for r in state.get("history", []))
+        policy.model._order = deque(float(r) for r in state.get("order", []))
+        policy.page_energy = {page: float(e) for page, e in state.get("page_energy", [])}
+        for name in ("visits", "pages", "relevant_pages", "gaining_pages"):
+            setattr(policy, name, int(state.get(name, 0)))
+    except (TypeError, ValueError) as exc:
+        logger.error("colony: saved energy policy unusable (%s); starting afresh", exc)
 
 
 def _default_run_dir(root: Crawler) -> Path:

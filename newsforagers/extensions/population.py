@@ -63,6 +63,7 @@ class PopulationExtension:
     def spider_opened(self, spider) -> None:
         if self.is_root:
             self.colony.start_snapshots()
+            self.colony.start_checkpoints()
 
     # -- score policy (Alg. 8) -----------------------------------------------------------------
 
@@ -128,13 +129,16 @@ class PopulationExtension:
                          weblog_before=before, weblog_child=len(child_weblog),
                          weblog_parent=len(forager.weblog))
         self.spider.forager_driver.save_state()
+        # the half of the weblog that left must not come back to the parent after a crash
+        self.spider.forager_driver.checkpoint()
 
     def _retire(self) -> None:
         colony = self.colony
         driver = self.spider.forager_driver
         driver.forager.retired = True
         colony.event("retire", driver.name, None, self.crawler)
-        colony.unregister(driver.name)
+        colony.retire(driver.name)
+        driver.checkpoint()  # retired for good: not respawned, nor walking again, after a stop
         if not self.is_root:
             asyncio.ensure_future(self.crawler.engine.close_spider_async(reason=RETIRED))
         # the root keeps hosting the colony (its feed) until the others are done

@@ -10,6 +10,7 @@ this class, so the offline and online foragers take the same decisions.
 
 from __future__ import annotations
 
+import base64
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -175,27 +176,57 @@ class ForagerPath:
             return None
         return s_tm1, self.profits[-1], s_t
 
-    def to_dict(self) -> dict:
+    def to_dict(self, compact: bool = False) -> dict:
+        """The path as JSON-able data. ``compact`` packs the state rows as base64 of their
+        bytes (float32 frontier rows, float64 step states: no precision lost) instead of
+        lists of numbers, about a quarter of the size."""
         n = len(self._frontier_urls)
         alive = self._alive[:n]
-        return {
+        data = {
             "steps": list(self.steps),
             "profits": list(self.profits),
-            "step_states": [None if s is None else s.tolist() for s in self.step_states],
             "frontier": [u for u, a in zip(self._frontier_urls, alive) if a],
-            "frontier_states": self._rows[:n][alive].tolist(),
             "visited": sorted(self.visited),
         }
+        rows = self._rows[:n][alive]
+        if not compact:
+            data["step_states"] = [None if s is None else s.tolist() for s in self.step_states]
+            data["frontier_states"] = rows.tolist()
+            return data
+        known = [s is not None for s in self.step_states]
+        states = np.array([s for s in self.step_states if s is not None], dtype="<f8").reshape(-1, self.k)
+        data["step_states_known"] = known
+        data["step_states_b64"] = base64.b64encode(states.tobytes()).decode("ascii")
+        data["frontier_states_b64"] = base64.b64encode(rows.astype("<f4").tobytes()).decode("ascii")
+        return data
 
     @classmethod
     def from_dict(cls, data: dict, k: int = defaults.FORAGERS_N_CLUSTERS,
                   max_steps: int = defaults.FORAGERS_PATH_STEPS) -> "ForagerPath":
+        """Rebuild a path from :meth:`to_dict` (either form); ValueError when it does not fit
+        ``k`` or is inconsistent."""
         path = cls(k=k, max_steps=max_steps)
-        path.steps = list(data["steps"])
+        path.steps = [str(u) for u in data["steps"]]
         path.profits = [float(p) for p in data["profits"]]
-        path.step_states = [None if s is None else np.asarray(s, dtype=np.float64)
-                            for s in data["step_states"]]
+        if "step_states_b64" in data:
+            known = [bool(b) for b in data["step_states_known"]]
+            packed = np.frombuffer(base64.b64decode(data["step_states_b64"]), dtype="<f8")
+            if packed.size != sum(known) * k:
+                raise ValueError("saved step states do not fit this path.")
+            packed = iter(packed.reshape(-1, k).astype(np.float64))
+            path.step_states = [next(packed) if b else None for b in known]
+            frontier_states = np.frombuffer(base64.b64decode(data["frontier_states_b64"]), dtype="<f4")
+        else:
+            path.step_states = [None if s is None else np.asarray(s, dtype=np.float64)
+                                for s in data["step_states"]]
+            frontier_states = np.asarray(data["frontier_states"], dtype=np.float32)
+        if not len(path.steps) == len(path.profits) == len(path.step_states):
+            raise ValueError("saved path steps, profits and states differ in length.")
+        if any(s is not None and s.shape != (k,) for s in path.step_states):
+            raise ValueError("saved step states do not fit this path.")
+        if frontier_states.size != len(data["frontier"]) * k:
+            raise ValueError("saved frontier states do not fit this path.")
         path.visited = set(data["visited"])
         if data["frontier"]:
-            path.add_frontier(data["frontier"], np.asarray(data["frontier_states"]))
+            path.add_frontier(data["frontier"], frontier_states.reshape(-1, k))
         return path

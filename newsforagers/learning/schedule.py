@@ -21,7 +21,8 @@ The next visit goes to the entry with the highest expected return among those
 - not visited for at least ``min_interval`` seconds (politeness: a URL is never polled faster),
 - whose expected return reaches ``threshold`` — *or* that have waited ``max_interval``
   seconds (the floor: nothing starves, and a listing whose rate was underestimated is seen
-  again).
+  again; for a listing that has never paid, ``max_interval`` doubled after each visit, up to
+  the novelty window).
 
 An entry added without a prior is never visited yet and goes first (the optimistic prior); an
 entry may also be added with a prior rate (a listing found on a page that never paid starts
@@ -207,7 +208,7 @@ class HubSchedule:
                 expected = self._due_measure(entry, now)
                 if expected >= self.threshold:
                     key = (1, expected)
-                elif elapsed >= self.max_interval:
+                elif elapsed >= self._floor(entry):
                     key = (0, elapsed)  # the floor: overdue, whatever it is expected to hold
                 else:
                     key = None
@@ -232,9 +233,17 @@ class HubSchedule:
             return entry.waiting_lag(now)
         return entry.expected(now)
 
+    def _floor(self, entry: Entry) -> float:
+        # A listing that has never paid waits twice as long after each visit, up to the
+        # novelty window (a visit a window apart still finds every story it lists in time):
+        # hundreds of sub-listings (authors, tags, older pages) must not take the budget.
+        if entry.paid or entry.visits <= 1:
+            return self.max_interval
+        return min(self.window, self.max_interval * 2.0 ** (entry.visits - 1))
+
     def _until_due(self, entry: Entry, now: float) -> float:
         elapsed = now - entry.last
-        until = self.max_interval - elapsed
+        until = self._floor(entry) - elapsed
         if entry.rate and entry.rate > 0:
             if self.priority == "lag":  # rate·Δ²/2 = threshold (document-hours)
                 due_at = math.sqrt(2.0 * self.threshold / entry.rate) * HOUR

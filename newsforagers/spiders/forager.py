@@ -167,12 +167,20 @@ class ForagerSpider(scrapy.Spider):
             background_fit=True,
         )
         self.forager_driver = ForagerDriver(self.crawler, self, forager, config.step_timeout)
-        if root:
-            self.colony.register(self.forager_id, self.crawler)
-            for _ in range(config.min - 1):  # Alg. 9: MIN_FORAGER foragers from the seeds
-                self.colony.spawn(self.colony.new_id(), seeds=self.seeds, mode=self.mode,
-                                  model=self.model_path)
+        self._start(root)
         return self.forager_driver
+
+    def _start(self, root: bool) -> None:
+        """Restore the forager's checkpoint (JOBDIR); the root also starts the colony: its own
+        place in it, the other foragers (Alg. 9, or those alive at the checkpoint), its feed."""
+        self.forager_driver.resume()
+        if not root:
+            return
+        colony = self.colony
+        if not self.forager_driver.forager.retired:
+            colony.register(self.forager_id, self.crawler, resumed=colony.resumed is not None)
+        colony.start_population(self.seeds, self.mode, self.model_path)
+        colony.prepare_feeds()
 
     def _build_scheduled(self, config, rng, bootstrap, root: bool):
         from newsforagers.driver import ScheduledDriver
@@ -197,11 +205,7 @@ class ForagerSpider(scrapy.Spider):
         self.site_clock = SiteClock(self.speed)
         self.forager_driver = ScheduledDriver(self.crawler, self, forager, config.step_timeout,
                                               self.site_clock)
-        if root:
-            self.colony.register(self.forager_id, self.crawler)
-            for _ in range(config.min - 1):
-                self.colony.spawn(self.colony.new_id(), seeds=self.seeds, mode=self.mode,
-                                  model=self.model_path)
+        self._start(root)
         return self.forager_driver
 
     # -- requests ----------------------------------------------------------------------------

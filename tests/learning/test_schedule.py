@@ -107,13 +107,28 @@ def test_nothing_due_means_idle_until_the_threshold_is_reached():
 def test_the_floor_visits_a_quiet_listing_and_quiet_visits_are_no_evidence():
     s = schedule(max_interval=2 * HOUR, barren_after=2)
     s.add("quiet")
-    for hour in (0, 2, 4, 6):
-        visit(s, "quiet", hour * HOUR, 0, new_links=0)  # nothing new shown: a quiet front
+    visit(s, "quiet", 0.0, 1)  # it paid once
+    for hour in (2, 4, 6):
+        visit(s, "quiet", hour * HOUR, 0, new_links=0)  # nothing new shown since: a quiet front
     entry = s.entry("quiet")
-    assert entry.rate == 0.0 and not entry.barren
+    assert entry.rate < 0.02 and not entry.barren
     url, wait = s.next_due(7 * HOUR)
     assert url is None and wait == pytest.approx(HOUR)  # the floor is 2 h after the last visit
     assert s.next_due(8 * HOUR)[0] == "quiet"
+
+
+def test_a_listing_that_never_paid_waits_twice_as_long_each_time_up_to_the_window():
+    s = schedule(max_interval=2 * HOUR, barren_after=10)
+    s.add("sub")
+    visit(s, "sub", 0.0, 0, new_links=0)
+    assert s.next_due(1.0)[1] == pytest.approx(2 * HOUR - 1.0)  # after one visit: the floor
+    visit(s, "sub", 2 * HOUR, 0, new_links=0)
+    assert s.next_due(2 * HOUR)[1] == pytest.approx(4 * HOUR)  # then 4 h
+    visit(s, "sub", 6 * HOUR, 0, new_links=0)
+    assert s.next_due(6 * HOUR)[1] == pytest.approx(8 * HOUR)
+    for at in (14, 30, 54):
+        visit(s, "sub", at * HOUR, 0, new_links=0)
+    assert s.next_due(54 * HOUR)[1] == pytest.approx(24 * HOUR)  # never beyond the window
 
 
 def test_a_listing_whose_new_links_never_pay_becomes_barren_and_is_not_added_again():

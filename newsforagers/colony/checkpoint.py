@@ -1,0 +1,182 @@
+"""What a colony needs to survive a crash (even ``kill -9``): atomic checkpoints and the feed.
+
+Checkpoints are JSON objects written next to themselves, flushed to disk and renamed into
+place (``os.replace``), so a reader sees the old file or the new one, never half of one. The
+previous checkpoint is kept beside it (``NAME.prev``): a file that is unreadable all the same
+(a disk that lost it, a hand edit) is logged and skipped, and the newest valid one (the highest
+``seq``) wins.
+
+The user's feed (``-o FILE``) is written by Scrapy's feed exporter through a buffer: after a
+crash the file may lack the last items and end in half a line. :func:`repair_feed` cuts that
+line off before the feed is reopened; :func:`feed_urls` and :func:`missing_documents` say which
+documents the store paid for that the file lacks — the store is the source of truth.
+
+No Scrapy here: paths, dicts and the store in, files and lists out.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from newsforagers.store import ColonyStore, DocumentRecord
+
+logger = logging.getLogger(__name__)
+
+VERSION = 1
+FORAGER_FILE = "forager.json"  # in a forager's JOBDIR (the root's, or JOBDIR/foragers/<id>)
+POPULATION_FILE = "population.json"  # in the root's JOBDIR
+ENCODER_FILE = "encoder.joblib"  # a bootstrapped state encoder, in the forager's JOBDIR
+JSONLINES = ("jsonlines", "jsonl")
+
+
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # some platforms cannot open a directory
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def replace_atomically(target: Path, write) -> None:
+    """Call ``write(binary_file)`` on a file beside ``target``, flush it to disk, rename it into
+    place. ``target`` is never seen half written."""
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        with open(temporary, "wb") as out:
+            write(out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    _fsync_dir(target.parent)
+
+
+def encode_checkpoint(data: Mapping[str, Any]) -> bytes:
+    """``data`` (which carries its ``seq``) as the bytes of a checkpoint file."""
+    return json.dumps({"version": VERSION, **data}, separators=(",", ":")).encode("utf-8")
+
+
+def write_checkpoint(path: Path, data: Mapping[str, Any] | bytes) -> None:
+    """Write ``data`` (or its :func:`encode_checkpoint` bytes) as the newest checkpoint at
+    ``path``; the one it replaces becomes ``path.prev``. Writers of one path must take turns
+    (a lock): the newest is then always one of the two files, and readers pick it by ``seq``."""
+    path = Path(path)
+    payload = data if isinstance(data, bytes) else encode_checkpoint(data)
+    if path.exists():
+        # between the two renames only .prev exists: a reader still finds a whole checkpoint
+        os.replace(path, previous_of(path))
+    replace_atomically(path, lambda out: out.write(payload))
+
+
+def previous_of(path: Path) -> Path:
+    return Path(path).with_name(Path(path).name + ".prev")
+
+
+def read_checkpoint(path: Path) -> dict | None:
+    """The newest valid checkpoint at ``path`` (or its ``.prev``), or None if there is none.
+
+    An unreadable file is logged and skipped, never raised: a colony that cannot read its
+    checkpoint starts as it would without one."""
+    best = None
+    for candidate in (Path(path), previous_of(path)):
+        if not candidate.exists():
+            continue
+        try:
+            data = json.loads(candidate.read_bytes())
+            if not isinstance(data, dict) or data.get("version") != VERSION or \
+                    not isinstance(data.get("seq"), int):
+                raise ValueError("not a checkpoint of this version")
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            logger.warning("checkpoint %s is unreadable (%s); skipped", candidate, exc)
+            continue
+        if best is None or data["seq"] > best["seq"]:
+            best = data
+    return best
+
+
+# -- the feed ---------------------------------------------------------------------------------
+
+
+def local_feeds(feeds: Mapping[Any, Mapping[str, Any]]) -> tuple[list[tuple[Path, dict]], list[str]]:
+    """Split the ``FEEDS`` setting into local files this process can read back (path, options)
+    and the others (URIs: remote storage, URI templates, batches), which it cannot."""
+    local, other = [], []
+    for uri, options in feeds.items():
+        options = dict(options or {})
+        text = str(uri)
+        if text.startswith("file://"):
+            text = text[len("file://"):]
+        elif "://" in text:
+            other.append(str(uri))
+            continue
+        if "%(" in text or options.get("batch_item_count"):
+            other.append(str(uri))
+            continue
+        local.append((Path(text).absolute(), options))
+    return local, other
+
+
+def repair_feed(path: Path) -> int:
+    """Cut off a JSON-lines file's unfinished tail (a line without its newline, or lines that
+    are not JSON at the end) so that appending to it starts on a fresh line. Returns the bytes
+    removed."""
+    path = Path(path)
+    if not path.exists():
+        return 0
+    data = path.read_bytes()
+    keep = len(data)
+    if data and not data.endswith(b"\n"):
+        keep = data.rfind(b"\n") + 1
+    while keep > 0:  # a buffer flushed on a line's end may still have left an unparsable one
+        start = data.rfind(b"\n", 0, keep - 1) + 1
+        try:
+            json.loads(data[start:keep])
+            break
+        except ValueError:
+            keep = start
+    if keep == len(data):
+        return 0
+    with open(path, "r+b") as f:
+        f.truncate(keep)
+        f.flush()
+        os.fsync(f.fileno())
+    return len(data) - keep
+
+
+def feed_urls(path: Path) -> set[str]:
+    """The ``url`` of every item in a JSON-lines feed (lines that are not JSON are ignored)."""
+    urls: set[str] = set()
+    path = Path(path)
+    if not path.exists():
+        return urls
+    with open(path, "rb") as f:
+        for line in f:
+            try:
+                item = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(item, dict) and isinstance(item.get("url"), str):
+                urls.add(item["url"])
+    return urls
+
+
+def missing_documents(store: ColonyStore, since: int, present: Iterable[str]) -> list[DocumentRecord]:
+    """The documents the store paid for after its first ``since`` ones (this job's) that are
+    not among ``present`` URLs, in the order they were paid for."""
+    present = set(present)
+    return [record for index, record in enumerate(store.documents())
+            if index >= since and record.url not in present]
