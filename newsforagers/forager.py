@@ -286,13 +286,7 @@ class Forager:
 
     def should_send(self, url: str, published: datetime | None, now: datetime) -> bool:
         """Alg. 5: a candidate (≤ 24 h old, not dated ahead) not sent before by this forager."""
-        window = timedelta(seconds=self.config.novelty_window)
-        skew = timedelta(seconds=self.config.future_skew)
-        if not is_candidate(published, now, window, skew=skew) or url in self.sent:
-            return False
-        self.sent.select([url])
-        self.counters.sent += 1
-        return True
+        return select_send(self.config, self.sent, self.counters, url, published, now)
 
     def on_reward(self, path_id: int, step_index: int, profit: float, rewarded: bool) -> None:
         """The reinforcing agent's answer for one send made at ``step_index`` of path ``path_id``."""
@@ -467,6 +461,20 @@ class Forager:
             self.path = saved_path
             step = state.get("step")
             self._resume_step = step if step and saved_path.steps and step == saved_path.steps[-1] else None
+
+
+def select_send(config: ForagersConfig, sent: SentMemory, counters: ForagerCounters, url: str,
+                published: datetime | None, now: datetime) -> bool:
+    """Alg. 5, for either strategy: ``url`` is sent if it is a candidate (at most the novelty
+    window old, not dated ahead of ``now`` beyond the skew) and not in ``sent``; then it is
+    remembered there and counted."""
+    window = timedelta(seconds=config.novelty_window)
+    skew = timedelta(seconds=config.future_skew)
+    if not is_candidate(published, now, window, skew=skew) or url in sent:
+        return False
+    sent.select([url])
+    counters.sent += 1
+    return True
 
 
 def initial_weights(config: ForagersConfig, rng: np.random.Generator) -> np.ndarray:

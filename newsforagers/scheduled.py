@@ -42,8 +42,8 @@ from typing import Callable, Iterable, Mapping, Sequence
 import numpy as np
 
 from newsforagers.config import ForagersConfig
-from newsforagers.forager import Encoder, ForagerCounters
-from newsforagers.learning import random_weights, td_step
+from newsforagers.forager import Encoder, ForagerCounters, select_send
+from newsforagers.learning import td_step
 from newsforagers.learning.schedule import HubSchedule
 from newsforagers.pages import SentMemory, is_candidate
 
@@ -288,13 +288,7 @@ class ScheduledForager:
 
     def should_send(self, url: str, published: datetime | None, now: datetime) -> bool:
         """Alg. 5: a candidate (≤ 24 h old, not dated ahead) not sent before by this forager."""
-        window = timedelta(seconds=self.config.novelty_window)
-        skew = timedelta(seconds=self.config.future_skew)
-        if not is_candidate(published, now, window, skew=skew) or url in self.sent:
-            return False
-        self.sent.select([url])
-        self.counters.sent += 1
-        return True
+        return select_send(self.config, self.sent, self.counters, url, published, now)
 
     def on_reward(self, visit: int, profit: float, rewarded: bool) -> None:
         """The reinforcing agent paid (or not) for a document found through listing visit ``visit``."""
@@ -498,7 +492,3 @@ def schedule_from_config(config: ForagersConfig, seeds: Iterable[str] = (),
     if saved is not None:
         return HubSchedule.from_dict(saved, **parameters)
     return HubSchedule.from_seeds(seeds, **parameters)
-
-
-def initial_weights(config: ForagersConfig, rng: np.random.Generator) -> np.ndarray:
-    return random_weights(config.n_clusters, rng)
