@@ -326,23 +326,13 @@ def prepare_site(config: BenchConfig) -> Site:
 def read_jsonl(path: Path | str) -> tuple[list[dict], int]:
     """The JSON objects of a JSON-lines file and how many lines were not one (a last line
     without its newline included: the run is over, nothing is still writing it)."""
-    records, bad = [], 0
+    from newsforagers.colony.status import parse_jsonl
+
     try:
-        with open(path, encoding="utf-8", errors="replace") as lines:
-            for line in lines:
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except ValueError:
-                    bad += 1
-                    continue
-                if isinstance(record, dict):
-                    records.append(record)
-                else:
-                    bad += 1
+        data = Path(path).read_bytes()
     except FileNotFoundError:
         return [], 0
+    records, bad, _ = parse_jsonl(data + b"\n")
     return records, bad
 
 

@@ -54,10 +54,14 @@ def _title(results: Mapping[str, Any]) -> str:
 
 
 def _save(fig, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path)
-    fig.clear()
-    return path
+    """Lay out, write and close ``fig`` (closed even when writing fails)."""
+    try:
+        fig.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path)
+        return path
+    finally:
+        _pyplot().close(fig)
 
 
 def plot_efficiency(results: Mapping[str, Any], path: Path) -> Path | None:
@@ -87,11 +91,7 @@ def plot_efficiency(results: Mapping[str, Any], path: Path) -> Path | None:
     ax.set_title(_title(results), fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    try:
-        return _save(fig, path)
-    finally:
-        plt.close(fig)
+    return _save(fig, path)
 
 
 def plot_lags(results: Mapping[str, Any], path: Path) -> Path | None:
@@ -118,11 +118,7 @@ def plot_lags(results: Mapping[str, Any], path: Path) -> Path | None:
     ax.set_title(_title(results), fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="best")
-    fig.tight_layout()
-    try:
-        return _save(fig, path)
-    finally:
-        plt.close(fig)
+    return _save(fig, path)
 
 
 def _colony_runs(results: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -167,11 +163,7 @@ def plot_colony(results: Mapping[str, Any], path: Path) -> Path | None:
         bottom.grid(alpha=0.3)
         bottom.legend(fontsize=8)
     fig.suptitle(_title(results), fontsize=9)
-    fig.tight_layout()
-    try:
-        return _save(fig, path)
-    finally:
-        plt.close(fig)
+    return _save(fig, path)
 
 
 def plot_compartments(results: Mapping[str, Any], path: Path) -> Path | None:
@@ -203,11 +195,7 @@ def plot_compartments(results: Mapping[str, Any], path: Path) -> Path | None:
     ax.set_title("compartmentalisation per window\n" + _title(results), fontsize=9)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    try:
-        return _save(fig, path)
-    finally:
-        plt.close(fig)
+    return _save(fig, path)
 
 
 PLOTS = (("efficiency.png", plot_efficiency), ("lags.png", plot_lags),

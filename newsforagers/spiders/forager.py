@@ -23,7 +23,6 @@ import hashlib
 import logging
 import re
 from datetime import UTC, datetime, timedelta
-from email.utils import parsedate_to_datetime
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -104,6 +103,7 @@ class ForagerSpider(scrapy.Spider):
             self.allowed_domains = sorted({urlsplit(u).hostname for u in self.seeds})
         self._domains = [d.lower().lstrip(".") for d in self.allowed_domains]
         self.forager_driver: ForagerDriver | None = None
+        self.site_clock = None  # the scheduled strategy's estimate of the site's clock
         self._warned: set[str] = set()  # outside a colony
 
     @classmethod
@@ -312,38 +312,16 @@ class ForagerSpider(scrapy.Spider):
     def parse_fetch(self, response):
         forager = self.forager_driver.forager
         fetch = response.meta["forager_fetch"]
-        observed = None
-        header = response.headers.get(b"Date")
-        if header:
-            from newsforagers.spiders.baselines import site_time
-
-            observed = site_time(response)
-            if observed is not None:
-                self.site_clock.observe(observed)
+        now = self.site_now(response)  # also sets the scheduled forager's site clock
         page = self._read(response, lambda _url: forager.on_failed(fetch))
         if page is None:
             return
         links = [link for link in page.links if self._on_site(link) and self._robots_allow(link)]
-        now = self.site_now(response)
         forager.on_page(fetch, self.site_clock.now(), text=f"{page.title}\n{page.text}",
                         links=links, published=page.published, listed=dict(page.listed))
         self._check_future(fetch.url, page.published, now)
         if page.published is not None and forager.should_send(fetch.url, page.published, now):
-            item = {
-                "url": fetch.url,
-                "canonical_url": canonicalize_url(fetch.url),
-                "title": page.title,
-                "published": page.published.isoformat(),
-                "found_at": now.isoformat(),
-                "forager": self.forager_id,
-                "fingerprint": fingerprint(page.title, page.text),
-                "forager_path": fetch.visit,
-                "forager_step": 0,
-                "forager_send": True,
-            }
-            if self.config.item_text:
-                item["text"] = page.text
-            yield item
+            yield self._send_item(fetch.url, page, now, fetch.visit, 0)
 
     def fetch_failed(self, failure):
         self._count_failure(failure.request.meta.get("forager_kind", "fetch"), failure)
@@ -368,21 +346,26 @@ class ForagerSpider(scrapy.Spider):
         now = self.site_now(response)
         self._check_future(url, page.published, now)
         if forager.should_send(url, page.published, now):
-            item = {
-                "url": url,
-                "canonical_url": canonicalize_url(url),
-                "title": page.title,
-                "published": page.published.isoformat(),
-                "found_at": now.isoformat(),
-                "forager": self.forager_id,
-                "fingerprint": fingerprint(page.title, page.text),
-                "forager_path": response.meta["forager_path"],
-                "forager_step": response.meta["forager_step"],
-                "forager_send": True,
-            }
-            if self.config.item_text:
-                item["text"] = page.text
-            yield item
+            yield self._send_item(url, page, now, response.meta["forager_path"], response.meta["forager_step"])
+
+    def _send_item(self, url: str, page, now: datetime, path: int, step: int) -> dict:
+        """A send to the reinforcing agent; ``path``/``step`` come back with its reward
+        (the scheduled strategy: the listing visit, step 0)."""
+        item = {
+            "url": url,
+            "canonical_url": canonicalize_url(url),
+            "title": page.title,
+            "published": page.published.isoformat(),
+            "found_at": now.isoformat(),
+            "forager": self.forager_id,
+            "fingerprint": fingerprint(page.title, page.text),
+            "forager_path": path,
+            "forager_step": step,
+            "forager_send": True,
+        }
+        if self.config.item_text:
+            item["text"] = page.text
+        return item
 
     def probe_failed(self, failure):
         self._count_failure("probe", failure)
@@ -401,17 +384,17 @@ class ForagerSpider(scrapy.Spider):
                       request.url, failure.getErrorMessage())
 
     def site_now(self, response) -> datetime:
-        """The site's clock (the ``Date`` header) or the system clock (``FORAGERS_CLOCK``)."""
+        """The site's clock (the ``Date`` header) or the system clock (``FORAGERS_CLOCK``).
+        A ``Date`` read here also sets the scheduled forager's site clock."""
+        from newsforagers.spiders.baselines import site_time
+
         if self.config.clock == "site":
-            header = response.headers.get(b"Date")
-            if header:
-                try:
-                    parsed = parsedate_to_datetime(header.decode("latin-1"))
-                    if parsed.tzinfo is not None:
-                        self.last_site_time = parsed.astimezone(UTC)
-                        return self.last_site_time
-                except (TypeError, ValueError):
-                    pass
+            parsed = site_time(response)
+            if parsed is not None:
+                self.last_site_time = parsed
+                if self.site_clock is not None:
+                    self.site_clock.observe(parsed)
+                return parsed
             self.crawler.stats.inc_value("newsforagers/clock/no_date_header")
         self.last_site_time = datetime.now(UTC)
         return self.last_site_time
