@@ -69,6 +69,9 @@ class ForagersConfig:
     events: str = _default("events")
     snapshot_interval: float = _default("snapshot_interval")
     checkpoint_interval: float = _default("checkpoint_interval")
+    url_records_max: int = _default("url_records_max")
+    expire_claims: bool = _default("expire_claims")
+    energy_pages_max: int = _default("energy_pages_max")
     strategy: str = _default("strategy")
     schedule_size: int = _default("schedule_size")
     schedule_min_interval: float = _default("schedule_min_interval")
@@ -140,6 +143,8 @@ class ForagersConfig:
         need(self.snapshot_interval >= 0, "snapshot_interval", self.snapshot_interval, ">= 0 seconds")
         need(self.checkpoint_interval >= 0, "checkpoint_interval", self.checkpoint_interval,
              ">= 0 seconds (0: only at path ends, population changes and close)")
+        need(self.url_records_max >= 0, "url_records_max", self.url_records_max, ">= 0 (0: no cap)")
+        need(self.energy_pages_max >= 0, "energy_pages_max", self.energy_pages_max, ">= 0 (0: no cap)")
         need(self.strategy in ("paper", "scheduled"), "strategy", self.strategy, "'paper' or 'scheduled'")
         need(self.strategy == "paper" or self.population == "score", "strategy", self.strategy,
              "'paper' with FORAGERS_POPULATION='energy' (the energy policy reads the papers' step relevances)")

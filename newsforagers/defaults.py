@@ -108,6 +108,15 @@ FORAGERS_SNAPSHOT_INTERVAL = 10.0
 # atomically so that a crash (even kill -9) resumes from the last one. Checkpoints are also
 # written at a path's end, when the population changes and on close (0: only then).
 FORAGERS_CHECKPOINT_INTERVAL = 10.0
+# Bounded memory, for runs of weeks. Per-URL records in the colony store (which forager queued
+# a URL): at most this many, the least recently written evicted first (0: no cap). Claims on
+# documents (their canonical URL and content fingerprint) expire once the document is older
+# than FORAGERS_NOVELTY_WINDOW + FORAGERS_FUTURE_SKEW, when no send of it can be paid anyway
+# (False: keep them for ever); the documents stay in the store. The energy policy's page
+# buffer and relevance history keep the last this many pages (0: no cap).
+FORAGERS_URL_RECORDS_MAX = 200_000
+FORAGERS_EXPIRE_CLAIMS = True
+FORAGERS_ENERGY_PAGES_MAX = 100_000
 
 # Strategy (issue 7): "paper" (the papers' forager, exactly) or "scheduled" (harvest what a
 # page lists, run the weblog as a scheduler of listing pages, explore with short TD paths).

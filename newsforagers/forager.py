@@ -246,7 +246,12 @@ class Forager:
             self.counters.start_failures += 1
             failures = self._start_failures.get(url, 0) + 1
             self._start_failures[url] = failures
+            if len(self._start_failures) > 10 * max(1, len(self.weblog)):
+                # bounded: forget the failures of URLs the weblog no longer holds
+                self._start_failures = {u: n for u, n in self._start_failures.items()
+                                        if u in self.weblog or u == url}
             if failures >= self._max_start_failures:
+                self._start_failures.pop(url)
                 self.weblog.remove(url)
                 logger.warning("forager %s: start URL %s failed %d times, removed from the weblog",
                                self.name, url, failures)

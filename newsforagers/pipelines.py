@@ -8,6 +8,10 @@ cost and score rules, tells the sender through the ``reward_received`` signal, a
 novel document on as an output item (``url, title, published, found_at, forager, reward``
 [, ``text``]). A send that is not novel is dropped quietly and counted. Items that are not
 forager sends pass through untouched, so other pipelines and feed exports work as usual.
+
+With ``FORAGERS_EXPIRE_CLAIMS``, once per simulated hour of sends the agent forgets the claims
+of documents older than the novelty window (stat ``newsforagers/store/claims_expired``): a
+send of such a document is out of the window, so forgetting changes no decision.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from newsforagers.store import DocumentRecord, open_store
 logger = logging.getLogger(__name__)
 
 OUTPUT_FIELDS = ("url", "title", "published", "found_at", "forager", "reward")
+EXPIRE_EVERY = 3600.0  # seconds of the sends' clock between two expiries of old claims
 
 
 class ReinforcingAgentPipeline:
@@ -35,6 +40,7 @@ class ReinforcingAgentPipeline:
         self.rules = config.reward_rules()
         self.store = store
         self._owns_store = store is None
+        self._expired_at: float | None = None  # the sends' clock at the last expiry
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -45,7 +51,7 @@ class ReinforcingAgentPipeline:
         if self.store is None and colony is not None:
             self.store, self._owns_store = colony.store, False  # the colony's, closed by it
         if self.store is None:
-            self.store = open_store(self.config.store)
+            self.store = open_store(self.config.store, self.config.url_records_max)
         forager = getattr(self.crawler.spider, "forager_id", None)
         if forager is not None and self.store.get_score(forager) is None:
             self.store.set_score(forager, self.rules.score_init)
@@ -77,7 +83,8 @@ class ReinforcingAgentPipeline:
                 keys.append(f"fp:{adapter['fingerprint']}")
             record = DocumentRecord(url, adapter.get("title") or "", adapter["published"],
                                     adapter["found_at"], forager, self.rules.reward)
-            claimed = self.store.claim(keys, record)
+            claimed = self.store.claim(keys, record, published.timestamp())
+        self._expire(found_at.timestamp())
         outcome = judge_send(self.rules, claimed, age)
         if self.store.get_score(forager) is None:
             self.store.set_score(forager, self.rules.score_init)
@@ -100,3 +107,13 @@ class ReinforcingAgentPipeline:
             output["text"] = adapter["text"]
         logger.info("novel: %s (%s) found by %s", url, output["title"], forager)
         return output
+
+    def _expire(self, now: float) -> None:
+        if not self.config.expire_claims:
+            return
+        if self._expired_at is None or not 0 <= now - self._expired_at < EXPIRE_EVERY:
+            self._expired_at = now
+            before = now - self.rules.novelty_window - self.rules.future_skew
+            expired = self.store.expire_claims(before)
+            if expired:
+                self.crawler.stats.inc_value("newsforagers/store/claims_expired", expired)

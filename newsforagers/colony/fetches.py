@@ -21,6 +21,12 @@ class SharedFetches:
         self._done: OrderedDict[str, tuple[float, Any]] = OrderedDict()
         self._in_flight: dict[str, asyncio.Future] = {}
 
+    def _oldest(self) -> float:
+        return next(iter(self._done.values()))[0]
+
+    def __len__(self) -> int:
+        return len(self._done)
+
     @property
     def enabled(self) -> bool:
         return self.ttl > 0 and self.size > 0
@@ -45,9 +51,12 @@ class SharedFetches:
     def finish(self, url: str, response: Any | None) -> None:
         """The download of ``url`` ended: remember a good response, wake the waiters."""
         if response is not None:
-            self._done[url] = (self.clock(), response)
+            now = self.clock()
+            self._done[url] = (now, response)
             self._done.move_to_end(url)
-            while len(self._done) > self.size:
+            # oldest first: drop what has expired (a response is held for the TTL at most), then
+            # what passes the size cap
+            while self._done and (len(self._done) > self.size or now - self._oldest() > self.ttl):
                 self._done.popitem(last=False)
         future = self._in_flight.pop(url, None)
         if future is not None and not future.done():

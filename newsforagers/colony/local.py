@@ -59,12 +59,12 @@ class Colony:
                  rng: np.random.Generator | None = None):
         self.root = root
         self.config = config
-        self.store = store if store is not None else open_store(config.store)
+        self.store = store if store is not None else open_store(config.store, config.url_records_max)
         self.rng = rng if rng is not None else np.random.default_rng(None if config.seed < 0 else config.seed)
         if config.population == "energy":
             self.policy: ScorePolicy | EnergyPolicy = EnergyPolicy(
                 config.energy_c, config.energy_g, config.energy_lb, config.energy_ub, config.energy_init,
-                config.energy_history)
+                config.energy_history, config.energy_pages_max)
         else:
             self.policy = ScorePolicy(config.split_score, config.retire_score, config.min,
                                       config.max, config.score_init)
@@ -83,7 +83,7 @@ class Colony:
         self._snapshots = open(self.run_dir / "snapshots.jsonl", "a", encoding="utf-8")
         self.foragers: dict[str, Crawler] = {}  # live foragers (the root included while it walks)
         self._next_id = 1
-        self._runners: list = []
+        self._runners: dict[str, Any] = {}  # forager -> its CrawlerRunner, until it ends
         self._stopping = False
         self._closed = False
         self._snapshot_task = None
@@ -102,7 +102,10 @@ class Colony:
             self._next_id = max(1, int(self.resumed.get("next_id", 1)))
             self.store_start = int(self.resumed.get("store_start", 0))
             if isinstance(self.policy, EnergyPolicy) and self.resumed.get("energy"):
-                _restore_energy(self.policy, self.resumed["energy"])
+                try:
+                    self.policy.restore(self.resumed["energy"])
+                except (TypeError, ValueError) as exc:
+                    logger.error("colony: saved energy policy unusable (%s); starting afresh", exc)
         else:
             # the store may hold earlier jobs' documents: this job's feed holds those after them
             self.store_start = self.store.document_count()
@@ -201,8 +204,8 @@ class Colony:
         if speed is not None:
             kwargs["speed"] = speed
         task = runner.crawl(crawler, **kwargs)
+        self._runners[name] = runner
         task.add_done_callback(lambda t, n=name: self._ended(n, t))
-        self._runners.append(runner)
 
     def start_population(self, seeds: list[str], mode: str, model: str | None) -> None:
         """Alg. 9 — the first ``FORAGERS_MIN − 1`` foragers beside the root — or, on a resume,
@@ -234,7 +237,7 @@ class Colony:
         data = {"seq": self._population_seq, "time": datetime.now(UTC).isoformat(),
                 "next_id": self._next_id, "store_start": self.store_start, "members": self.members}
         if isinstance(self.policy, EnergyPolicy):
-            data["energy"] = _energy_state(self.policy)
+            data["energy"] = self.policy.to_dict()
         try:
             checkpoints.write_checkpoint(self.jobdir / checkpoints.POPULATION_FILE, data)
         except OSError as exc:
@@ -304,6 +307,8 @@ class Colony:
         logger.info("colony: %d document(s) paid for before the stop output again", len(missing))
 
     def _ended(self, name: str, task) -> None:
+        # a retired forager's crawler (its forager, caches, stats) must not outlive it
+        self._runners.pop(name, None)
         if name in self.foragers:  # ended without retiring: stopped (shutdown, limits, no start URL)
             self.event("stop", name, None, self.foragers[name])
         self.unregister(name)
@@ -366,6 +371,19 @@ class Colony:
         for name, crawler in list(self.foragers.items()):
             self._snapshot_one(name, crawler, now, scores)
         self._snapshots.flush()
+        for key, value in self.memory().items():
+            self.root.stats.set_value(f"newsforagers/memory/{key}", value)
+
+    def memory(self) -> dict[str, int]:
+        """What the colony's bounded memories hold now (stats ``newsforagers/memory/*``)."""
+        sizes = {"claims": self.store.claim_count(), "url_records": self.store.url_count(),
+                 "url_records_evicted": self.store.evicted_urls,
+                 "claims_expired": self.store.expired_claims, "fetch_cache": len(self.fetches),
+                 "foragers_alive": len(self.foragers), "crawlers_held": len(self._runners)}
+        if isinstance(self.policy, EnergyPolicy):
+            sizes["energy_pages"] = len(self.policy.page_energy)
+            sizes["energy_pages_evicted"] = self.policy.evicted_pages
+        return sizes
 
     def _snapshot_one(self, name: str, crawler: Crawler | None, now: str, scores: dict) -> None:
         driver = getattr(getattr(crawler, "spider", None), "forager_driver", None)
@@ -401,19 +419,19 @@ class Colony:
             await self.join()
             return
         self._stopping = True
-        for runner in list(self._runners):
+        for runner in list(self._runners.values()):
             await runner.stop()
         await self.join()
 
     async def join(self) -> None:
-        for runner in list(self._runners):
+        for runner in list(self._runners.values()):
             await runner.join()
 
     def summary(self) -> dict:
         """What the colony did, for ``RUN_DIR/colony.json``."""
         summary: dict[str, Any] = {"population": self.config.population, "alive": sorted(self.foragers),
                                    "foragers_started": self._next_id - 1,
-                                   "documents": self.store.document_count()}
+                                   "documents": self.store.document_count(), "memory": self.memory()}
         if isinstance(self.policy, EnergyPolicy):
             pages = self.policy.pages
             summary["energy"] = {
@@ -441,29 +459,6 @@ class Colony:
         self._events.close()
         self._snapshots.close()
         self.store.close()
-
-
-def _energy_state(policy: EnergyPolicy) -> dict:
-    model = policy.model
-    return {"energies": dict(policy.energies), "history": list(model._history),
-            "order": list(model._order), "page_energy": list(policy.page_energy.items()),
-            "visits": policy.visits, "pages": policy.pages, "relevant_pages": policy.relevant_pages,
-            "gaining_pages": policy.gaining_pages}
-
-
-def _restore_energy(policy: EnergyPolicy, state: dict) -> None:
-    """The energy policy's buffer, threshold history and counts (energies come back as each
-    forager registers again)."""
-    from collections import deque
-
-    try:
-        policy.model._history = sorted(float(r) for r in state.get("history", []))
-        policy.model._order = deque(float(r) for r in state.get("order", []))
-        policy.page_energy = {page: float(e) for page, e in state.get("page_energy", [])}
-        for name in ("visits", "pages", "relevant_pages", "gaining_pages"):
-            setattr(policy, name, int(state.get(name, 0)))
-    except (TypeError, ValueError) as exc:
-        logger.error("colony: saved energy policy unusable (%s); starting afresh", exc)
 
 
 def _default_run_dir(root: Crawler) -> Path:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections import deque
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Hashable, Literal, Mapping
 
@@ -131,17 +131,23 @@ class EnergyModel:
     found), a threshold over all history stays where the early, richer pages put it and far
     fewer than C/(G + C) of the new pages pass it; a window follows the drift. That is a
     setting beside the paper's rule (``FORAGERS_ENERGY_HISTORY``), not a change to it.
+
+    ``limit`` (0: none) bounds memory: "all" then means the last ``limit`` relevances, the
+    same window the paper's rule reaches only after that many pages (``FORAGERS_ENERGY_PAGES_MAX``).
     """
 
     def __init__(self, C: float = defaults.FORAGERS_ENERGY_C, G: float = defaults.FORAGERS_ENERGY_G,
-                 history: int = 0):
+                 history: int = 0, limit: int = 0):
         if not (C > 0 and G > 0 and math.isfinite(C) and math.isfinite(G)):
             raise ValueError(f"energy C ({C!r}) and G ({G!r}) must be finite and > 0.")
         if not isinstance(history, int) or history < 0:
             raise ValueError(f"energy history ({history!r}) must be an integer >= 0 (0: all).")
+        if not isinstance(limit, int) or limit < 0:
+            raise ValueError(f"energy page limit ({limit!r}) must be an integer >= 0 (0: none).")
         self.C = float(C)
         self.G = float(G)
         self.history = history
+        self.window = min(w for w in (history, limit) if w) if (history or limit) else 0
         self._history: list[float] = []  # sorted ascending
         self._order: deque[float] = deque()  # arrival order, with a window
 
@@ -152,9 +158,9 @@ class EnergyModel:
         if not math.isfinite(relevance):
             raise ValueError(f"relevance ({relevance!r}) must be finite.")
         bisect.insort(self._history, float(relevance))
-        if self.history:
+        if self.window:
             self._order.append(float(relevance))
-            if len(self._order) > self.history:
+            if len(self._order) > self.window:
                 oldest = self._order.popleft()
                 del self._history[bisect.bisect_left(self._history, oldest)]
 
@@ -192,17 +198,20 @@ class EnergyPolicy:
         upper_bound: int = defaults.FORAGERS_ENERGY_UB,
         initial_energy: float = defaults.FORAGERS_ENERGY_INIT,
         history: int = defaults.FORAGERS_ENERGY_HISTORY,
+        pages_max: int = 0,
     ):
         if not 1 <= lower_bound <= upper_bound:
             raise ValueError(
                 f"energy bounds must satisfy 1 <= LB ({lower_bound!r}) <= UB ({upper_bound!r})."
             )
-        self.model = EnergyModel(C, G, history)
+        self.model = EnergyModel(C, G, history, pages_max)
+        self.pages_max = pages_max  # pages whose buffer is kept (0: all)
+        self.evicted_pages = 0  # buffers forgotten for the cap: such a page counts as new again
         self.lower_bound = lower_bound
         self.upper_bound = upper_bound
         self.initial_energy = float(initial_energy)
         self.energies: dict[str, float] = {}
-        self.page_energy: dict[Hashable, float] = {}  # the buffer: energy left on pages
+        self.page_energy: OrderedDict[Hashable, float] = OrderedDict()  # the buffer, oldest first
         # Pages first seen with r > R (the step model g's "relevant" pages) and with Δe > 0
         # (the sigmoid's gainers); the paper expects about C/(G + C) of pages for both.
         self.relevant_pages = 0
@@ -213,6 +222,35 @@ class EnergyPolicy:
     @property
     def population(self) -> int:
         return len(self.energies)
+
+    def to_dict(self) -> dict:
+        """Everything a checkpoint needs (JSON-able; pages must be JSON values)."""
+        model = self.model
+        return {"energies": dict(self.energies), "history": list(model._history),
+                "order": list(model._order), "page_energy": list(self.page_energy.items()),
+                "visits": self.visits, "pages": self.pages, "relevant_pages": self.relevant_pages,
+                "gaining_pages": self.gaining_pages, "evicted_pages": self.evicted_pages}
+
+    def restore(self, state: Mapping) -> None:
+        """The buffer, the threshold history and the counts of ``to_dict`` (energies come back
+        as each forager registers again), cut to this policy's caps. Raises TypeError or
+        ValueError on a state that is not one, leaving the policy unchanged."""
+        history = sorted(float(r) for r in state.get("history", []))
+        order = deque(float(r) for r in state.get("order", []))
+        buffer = OrderedDict((page, float(e)) for page, e in state.get("page_energy", []))
+        counts = {name: int(state.get(name, 0))
+                  for name in ("visits", "pages", "relevant_pages", "gaining_pages", "evicted_pages")}
+        window = self.model.window
+        if window and not order:
+            # saved without a window: the arrival order is lost, the window forgets in rank order
+            order = deque(history)
+        while window and len(order) > window:
+            del history[bisect.bisect_left(history, order.popleft())]
+        while self.pages_max and len(buffer) > self.pages_max:
+            buffer.popitem(last=False)
+        self.model._history, self.model._order, self.page_energy = history, order, buffer
+        for name, value in counts.items():
+            setattr(self, name, value)
 
     def register(self, forager: str, energy: float | None = None) -> None:
         self.energies[forager] = self.initial_energy if energy is None else float(energy)
@@ -237,6 +275,9 @@ class EnergyPolicy:
             self.page_energy[page] = delta
             self.relevant_pages += relevance > self.model.threshold()
             self.gaining_pages += delta > 0
+            while self.pages_max and len(self.page_energy) > self.pages_max:
+                self.page_energy.popitem(last=False)  # never the page just added: it is last
+                self.evicted_pages += 1
         if self.population > self.upper_bound:
             self.energies[forager] -= abs(C)
         else:

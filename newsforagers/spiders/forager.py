@@ -196,7 +196,11 @@ class ForagerSpider(scrapy.Spider):
             # the colony-wide check: a URL some forager already queued is not fetched again
             if store.get_url(url) is not None:
                 return False
+            evicted = store.evicted_urls
             store.put_url(url, {"queued_by": self.forager_id})
+            if store.evicted_urls > evicted:
+                self.crawler.stats.inc_value("newsforagers/store/url_records_evicted",
+                                             store.evicted_urls - evicted)
             return True
 
         forager = ScheduledForager(self.forager_id, config, schedule, weights, rng, mode=self.mode,

@@ -14,18 +14,19 @@ from newsforagers.store.sqlite import SQLiteStore
 __all__ = ["ColonyStore", "DocumentRecord", "MemoryStore", "SQLiteStore", "open_existing_store", "open_store"]
 
 
-def open_store(url: str) -> ColonyStore:
-    """``memory://`` or ``sqlite:///relative/or//absolute/path.db``."""
+def open_store(url: str, url_records_max: int = 0) -> ColonyStore:
+    """``memory://`` or ``sqlite:///relative/or//absolute/path.db``; ``url_records_max`` caps
+    the per-URL records (0: no cap)."""
     if not isinstance(url, str) or "://" not in url:
         raise ValueError(f"FORAGERS_STORE ({url!r}) must be a store URL: memory:// or sqlite:///PATH.")
     scheme = urlsplit(url).scheme
     if scheme == "memory":
-        return MemoryStore(url)
+        return MemoryStore(url, url_records_max)
     if scheme == "sqlite":
         path = url[len("sqlite:///"):] if url.startswith("sqlite:///") else ""
         if not path:
             raise ValueError(f"FORAGERS_STORE ({url!r}) must name a file: sqlite:///PATH.")
-        return SQLiteStore(path, url)
+        return SQLiteStore(path, url, url_records_max)
     raise ValueError(f"FORAGERS_STORE ({url!r}) has an unknown scheme {scheme!r}: "
                      "use memory:// or sqlite:///PATH.")
 

@@ -4,6 +4,13 @@ What the reinforcing agent and the population need to agree on across foragers (
 shared backend, across processes): which documents have been paid for (by canonical URL and
 by content fingerprint), every forager's score, and per-URL records. ``claim`` is the one
 operation that must be atomic: exactly one sender wins a document.
+
+Bounded for runs of weeks: a claim carries its document's publication time and
+``expire_claims`` forgets the claims of documents published before a cutoff (the reinforcing
+agent passes "older than the novelty window", when a send could not be paid anyway); the
+documents themselves stay (they are the colony's output). Per-URL records are capped at
+``url_records_max`` (0: no cap), the least recently written evicted first; ``evicted_urls``
+and ``expired_claims`` count what was forgotten.
 """
 
 from __future__ import annotations
@@ -32,14 +39,29 @@ class ColonyStore(ABC):
     """Seen documents, scores and per-URL records of one colony."""
 
     url: str = ""
+    url_records_max: int = 0
+    evicted_urls: int = 0  # per-URL records evicted by this process
+    expired_claims: int = 0  # claims this process expired
 
     @abstractmethod
-    def claim(self, keys: Sequence[str], record: DocumentRecord) -> bool:
+    def claim(self, keys: Sequence[str], record: DocumentRecord, published: float | None = None) -> bool:
         """Atomically: if none of ``keys`` was claimed before, claim them all for ``record``
-        and return True; otherwise change nothing and return False."""
+        and return True; otherwise change nothing and return False. ``published`` (POSIX
+        seconds) lets ``expire_claims`` forget the claim later; None keeps it for ever."""
 
     @abstractmethod
     def is_claimed(self, key: str) -> bool: ...
+
+    @abstractmethod
+    def expire_claims(self, before: float) -> int:
+        """Forget the claims of documents published before ``before`` (POSIX seconds); their
+        documents stay. Returns how many keys were forgotten."""
+
+    @abstractmethod
+    def claim_count(self) -> int: ...
+
+    @abstractmethod
+    def url_count(self) -> int: ...
 
     @abstractmethod
     def documents(self) -> Iterator[DocumentRecord]:
@@ -67,7 +89,8 @@ class ColonyStore(ABC):
 
     @abstractmethod
     def put_url(self, url: str, record: dict) -> None:
-        """Merge ``record``'s fields into the URL's record."""
+        """Merge ``record``'s fields into the URL's record (which becomes the most recently
+        written); past ``url_records_max`` records, the least recently written go."""
 
     def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Release the backend's resources; the store is unusable afterwards."""

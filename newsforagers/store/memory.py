@@ -1,31 +1,48 @@
-"""``memory://``: the colony store in this process's memory (tests, throw-away runs)."""
+"""``memory://``: the colony store in this process's memory (tests, throw-away runs).
+
+Claims expire and per-URL records are capped as in every store; the documents list is the
+colony's output and grows with it (use ``sqlite:///`` for long runs: it keeps them on disk).
+"""
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Iterator, Sequence
 
 from newsforagers.store.base import ColonyStore, DocumentRecord
 
 
 class MemoryStore(ColonyStore):
-    def __init__(self, url: str = "memory://"):
+    def __init__(self, url: str = "memory://", url_records_max: int = 0):
         self.url = url
-        self._claims: set[str] = set()
+        self.url_records_max = url_records_max
+        self._claims: dict[str, float | None] = {}  # key -> publication time (None: for ever)
         self._documents: list[DocumentRecord] = []
         self._scores: dict[str, float] = {}
-        self._urls: dict[str, dict] = {}
+        self._urls: OrderedDict[str, dict] = OrderedDict()  # least recently written first
 
-    def claim(self, keys: Sequence[str], record: DocumentRecord) -> bool:
+    def claim(self, keys: Sequence[str], record: DocumentRecord, published: float | None = None) -> bool:
         if not keys:
             raise ValueError("a claim needs at least one key.")
         if any(key in self._claims for key in keys):
             return False
-        self._claims.update(keys)
+        for key in keys:
+            self._claims[key] = published
         self._documents.append(record)
         return True
 
     def is_claimed(self, key: str) -> bool:
         return key in self._claims
+
+    def expire_claims(self, before: float) -> int:
+        old = [key for key, published in self._claims.items() if published is not None and published < before]
+        for key in old:
+            del self._claims[key]
+        self.expired_claims += len(old)
+        return len(old)
+
+    def claim_count(self) -> int:
+        return len(self._claims)
 
     def documents(self) -> Iterator[DocumentRecord]:
         return iter(list(self._documents))
@@ -54,3 +71,10 @@ class MemoryStore(ColonyStore):
 
     def put_url(self, url: str, record: dict) -> None:
         self._urls.setdefault(url, {}).update(record)
+        self._urls.move_to_end(url)
+        while self.url_records_max and len(self._urls) > self.url_records_max:
+            self._urls.popitem(last=False)
+            self.evicted_urls += 1
+
+    def url_count(self) -> int:
+        return len(self._urls)

@@ -1,3 +1,4 @@
+import json
 import math
 
 import numpy as np
@@ -125,3 +126,46 @@ def test_a_window_of_history_follows_drifting_relevances():
     assert window.relevant_pages / 4000 == pytest.approx(0.5 / 10.5, abs=0.012)
     with pytest.raises(ValueError, match="history"):
         EnergyModel(history=-1)
+
+
+def test_the_page_cap_bounds_the_buffer_and_the_history():
+    rng = np.random.default_rng(5)
+    stream = rng.exponential(size=3000)
+    capped = EnergyPolicy(C=0.5, G=10, lower_bound=1, upper_bound=10**6, pages_max=500)
+    unbounded = EnergyPolicy(C=0.5, G=10, lower_bound=1, upper_bound=10**6)
+    _stream(capped, stream)
+    _stream(unbounded, stream)
+    assert len(capped.page_energy) == 500 and capped.evicted_pages == 2500
+    assert len(capped.model) == 500 and len(unbounded.model) == 3000
+    assert list(capped.page_energy)[0] == 2500  # the oldest pages went first
+    # below the cap the paper's rule is untouched: the same thresholds for the first 500 pages
+    first = EnergyPolicy(C=0.5, G=10, lower_bound=1, upper_bound=10**6, pages_max=500)
+    reference = EnergyPolicy(C=0.5, G=10, lower_bound=1, upper_bound=10**6)
+    _stream(first, stream[:500])
+    _stream(reference, stream[:500])
+    assert first.model.threshold() == reference.model.threshold()
+    assert first.page_energy == reference.page_energy
+    # an evicted page counts as new again
+    capped.visit("f", 0, 1.0)
+    assert capped.pages == 3001
+    with pytest.raises(ValueError, match="limit"):
+        EnergyModel(limit=-1)
+
+
+def test_a_checkpointed_policy_comes_back_within_its_caps():
+    rng = np.random.default_rng(6)
+    policy = EnergyPolicy(C=0.5, G=10, lower_bound=1, upper_bound=10**6)
+    _stream(policy, rng.exponential(size=800))
+    state = json.loads(json.dumps(policy.to_dict()))
+    same = EnergyPolicy(C=0.5, G=10, lower_bound=1, upper_bound=10**6)
+    same.restore(state)
+    assert same.model.threshold() == policy.model.threshold() and same.pages == 800
+    # energies come back as each forager registers again
+    assert json.loads(json.dumps(same.to_dict())) == {**state, "energies": {}}
+    smaller = EnergyPolicy(C=0.5, G=10, lower_bound=1, upper_bound=10**6, pages_max=300)
+    smaller.restore(state)
+    assert len(smaller.page_energy) == 300 and len(smaller.model) == 300
+    assert next(iter(smaller.page_energy)) == 500  # the newest 300 pages stay
+    with pytest.raises((TypeError, ValueError)):
+        smaller.restore({"history": ["x"]})
+    assert len(smaller.model) == 300  # a bad state changes nothing

@@ -87,3 +87,31 @@ def test_rewards_carry_where_the_send_was_made(agent):
     process(agent, send("http://n/", step=7, path=3))
     (reward,) = agent.received
     assert (reward["forager"], reward["path"], reward["step"], reward["url"]) == ("f1", 3, 7, "http://n/")
+
+
+def test_claims_expire_once_their_documents_are_past_the_window(agent):
+    assert process(agent, send("http://a/")) is not None  # day 1, 10:00
+    assert process(agent, send("http://a/", found_at="2024-01-01T12:00:00+00:00")) is None
+    assert agent.store.claim_count() == 2  # its URL and its fingerprint
+    # a day and a half later: a.published + 24 h + 5 min skew has passed, its claims go
+    late = send("http://b/", published="2024-01-02T22:00:00+00:00", found_at="2024-01-02T23:00:00+00:00")
+    assert process(agent, late) is not None
+    assert not agent.store.is_claimed("url:http://a/") and agent.store.is_claimed("url:http://b/")
+    assert agent.crawler.stats.get_value("newsforagers/store/claims_expired") == 2
+    # forgetting changed no decision: a's sends are out of the window now
+    again = send("http://a/", found_at="2024-01-02T23:30:00+00:00")
+    assert process(agent, again) is None
+    assert agent.crawler.stats.get_value("newsforagers/agent/dropped/out_of_window") == 1
+    assert [d.url for d in agent.store.documents()] == ["http://a/", "http://b/"]
+
+
+def test_claims_are_kept_for_ever_when_expiry_is_off():
+    crawler = get_crawler(Spider, {"FORAGERS_STORE": "memory://", "FORAGERS_EXPIRE_CLAIMS": False})
+    crawler.spider = crawler._create_spider("forager")
+    pipeline = ReinforcingAgentPipeline.from_crawler(crawler)
+    pipeline.open_spider()
+    process(pipeline, send("http://a/"))
+    process(pipeline, send("http://b/", published="2024-01-03T22:00:00+00:00", found_at="2024-01-03T23:00:00+00:00"))
+    assert pipeline.store.is_claimed("url:http://a/")
+    assert crawler.stats.get_value("newsforagers/store/claims_expired") is None
+    pipeline.close_spider()

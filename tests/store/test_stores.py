@@ -85,3 +85,65 @@ def test_bad_store_urls_are_clear_errors(url):
 def test_memory_store_needs_keys():
     with pytest.raises(ValueError, match="at least one key"):
         MemoryStore().claim([], record("a"))
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def capped(request, tmp_path):
+    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path}/colony.db"
+    s = open_store(url, url_records_max=300)
+    yield s
+    s.close()
+
+
+def test_claims_of_old_documents_expire_but_their_documents_stay(store):
+    assert store.claim(["url:old", "fp:old"], record("old"), published=1000.0)
+    assert store.claim(["url:new", "fp:new"], record("new"), published=5000.0)
+    assert store.claim(["url:undated"], record("undated"))  # no publication time: kept for ever
+    assert store.claim_count() == 5
+    assert store.expire_claims(before=2000.0) == 2
+    assert store.expired_claims == 2
+    assert not store.is_claimed("url:old") and not store.is_claimed("fp:old")
+    assert store.is_claimed("url:new") and store.is_claimed("url:undated")
+    assert [d.url for d in store.documents()] == ["old", "new", "undated"]
+    assert store.claim(["url:old"], record("old"), published=9000.0)  # republished: novel again
+    assert store.expire_claims(before=1e12) == 3  # url:new, fp:new and url:old (undated stays)
+    assert store.claim_count() == 1 and store.document_count() == 4
+
+
+def test_per_url_records_are_capped_least_recently_written_first(capped):
+    for i in range(700):
+        capped.put_url(f"u{i}", {"queued_by": "f1"})
+        if i % 10 == 0:
+            capped.put_url("u0", {"seen": i})  # rewritten often: the most recent, never evicted
+    # SQLite counts its table every min(256, cap / 8) writes: it may run that many over
+    assert 300 <= capped.url_count() <= 300 + 300 // 8
+    assert capped.evicted_urls == 700 - capped.url_count()
+    assert capped.get_url("u0") == {"queued_by": "f1", "seen": 690}
+    assert capped.get_url("u1") is None and capped.get_url("u699") == {"queued_by": "f1"}
+
+
+def test_sqlite_upgrades_a_store_from_before_the_caps(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    db.executescript("""
+        CREATE TABLE documents (id INTEGER PRIMARY KEY AUTOINCREMENT, url TEXT NOT NULL,
+            title TEXT NOT NULL, published TEXT NOT NULL, found_at TEXT NOT NULL,
+            forager TEXT NOT NULL, reward REAL NOT NULL);
+        CREATE TABLE claims (key TEXT PRIMARY KEY, document INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE urls (url TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID;
+        INSERT INTO documents VALUES (1, 'a', 't', '2020-01-01T00:00:00+00:00',
+            '2020-01-01T01:00:00+00:00', 'f1', 100.0);
+        INSERT INTO claims VALUES ('url:a', 1);
+        INSERT INTO urls VALUES ('a', '{"queued_by": "f1"}');
+    """)
+    db.commit()
+    db.close()
+    store = SQLiteStore(path, url_records_max=1)
+    assert store.is_claimed("url:a") and store.get_url("a") == {"queued_by": "f1"}
+    assert store.expire_claims(before=1e12) == 0  # its claims have no publication time: kept
+    assert store.claim(["url:b"], record("b"), published=10.0)
+    assert store.expire_claims(before=1e12) == 1
+    assert [d.url for d in store.documents()] == ["a", "b"]
+    store.close()
