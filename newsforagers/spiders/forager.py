@@ -194,14 +194,12 @@ class ForagerSpider(scrapy.Spider):
 
         def claim(url: str) -> bool:
             # the colony-wide check: a URL some forager already queued is not fetched again
-            if store.get_url(url) is not None:
-                return False
             evicted = store.evicted_urls
-            store.put_url(url, {"queued_by": self.forager_id})
+            claimed = store.claim_url(url, {"queued_by": self.forager_id})
             if store.evicted_urls > evicted:
                 self.crawler.stats.inc_value("newsforagers/store/url_records_evicted",
                                              store.evicted_urls - evicted)
-            return True
+            return claimed
 
         forager = ScheduledForager(self.forager_id, config, schedule, weights, rng, mode=self.mode,
                                    encoder=self.encoder, claim=claim, seeds=self.seeds,

@@ -88,6 +88,11 @@ class ColonyStore(ABC):
         """The per-URL record (a JSON-able dict), or None."""
 
     @abstractmethod
+    def claim_url(self, url: str, record: dict) -> bool:
+        """Atomically: if the URL has no record, give it ``record`` and return True; otherwise
+        change nothing and return False (one forager of the colony queues a URL)."""
+
+    @abstractmethod
     def put_url(self, url: str, record: dict) -> None:
         """Merge ``record``'s fields into the URL's record (which becomes the most recently
         written); past ``url_records_max`` records, the least recently written go."""

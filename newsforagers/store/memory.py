@@ -69,6 +69,12 @@ class MemoryStore(ColonyStore):
         record = self._urls.get(url)
         return None if record is None else dict(record)
 
+    def claim_url(self, url: str, record: dict) -> bool:
+        if url in self._urls:
+            return False
+        self.put_url(url, record)
+        return True
+
     def put_url(self, url: str, record: dict) -> None:
         self._urls.setdefault(url, {}).update(record)
         self._urls.move_to_end(url)

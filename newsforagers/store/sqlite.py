@@ -48,6 +48,7 @@ class SQLiteStore(ColonyStore):
         self.url = url or f"sqlite:///{self.path}"
         self.url_records_max = url_records_max
         self._puts = 0
+        self._check_every = min(_CHECK_EVERY, max(1, url_records_max // 8))
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: we open the transactions ourselves
@@ -132,20 +133,30 @@ class SQLiteStore(ColonyStore):
         row = self._db.execute("SELECT record FROM urls WHERE url = ?", (url,)).fetchone()
         return None if row is None else json.loads(row[0])
 
+    def claim_url(self, url: str, record: dict) -> bool:
+        return self._write_url(url, record, only_new=True)
+
     def put_url(self, url: str, record: dict) -> None:
+        self._write_url(url, record, only_new=False)
+
+    def _write_url(self, url: str, record: dict, only_new: bool) -> bool:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
         try:
             row = db.execute("SELECT record FROM urls WHERE url = ?", (url,)).fetchone()
+            if row is not None and only_new:
+                db.execute("ROLLBACK")
+                return False
             merged = {**(json.loads(row[0]) if row else {}), **record}
             db.execute("INSERT INTO urls (url, record, touched) "
                        "VALUES (?, ?, (SELECT COALESCE(MAX(touched), 0) + 1 FROM urls)) "
                        "ON CONFLICT(url) DO UPDATE SET record = excluded.record, touched = excluded.touched",
                        (url, json.dumps(merged)))
             self._puts += 1
-            if self.url_records_max and self._puts % min(_CHECK_EVERY, max(1, self.url_records_max // 8)) == 0:
+            if self.url_records_max and self._puts % self._check_every == 0:
                 self._evict_urls()
             db.execute("COMMIT")
+            return True
         except BaseException:
             db.execute("ROLLBACK")
             raise

@@ -147,3 +147,29 @@ def test_sqlite_upgrades_a_store_from_before_the_caps(tmp_path):
     assert store.expire_claims(before=1e12) == 1
     assert [d.url for d in store.documents()] == ["a", "b"]
     store.close()
+
+
+def test_a_url_is_claimed_once(store):
+    assert store.claim_url("u", {"queued_by": "f1"})
+    assert not store.claim_url("u", {"queued_by": "f2"})
+    assert store.get_url("u") == {"queued_by": "f1"}
+
+
+def _claim_urls(path, name, queue):
+    store = SQLiteStore(path)
+    queue.put([i for i in range(200) if store.claim_url(f"u{i}", {"queued_by": name})])
+    store.close()
+
+
+def test_sqlite_url_claims_are_atomic_across_processes(tmp_path):
+    path = tmp_path / "colony.db"
+    SQLiteStore(path).close()
+    queue = multiprocessing.get_context("spawn").Queue()
+    workers = [multiprocessing.get_context("spawn").Process(target=_claim_urls, args=(path, f"f{n}", queue))
+               for n in range(3)]
+    for worker in workers:
+        worker.start()
+    won = [queue.get(timeout=60) for _ in workers]
+    for worker in workers:
+        worker.join(timeout=60)
+    assert sorted(i for w in won for i in w) == list(range(200))  # each URL won exactly once
