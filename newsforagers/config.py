@@ -70,6 +70,7 @@ class ForagersConfig:
     snapshot_interval: float = _default("snapshot_interval")
     checkpoint_interval: float = _default("checkpoint_interval")
     url_records_max: int = _default("url_records_max")
+    url_memory_size: int = _default("url_memory_size")
     expire_claims: bool = _default("expire_claims")
     energy_pages_max: int = _default("energy_pages_max")
     strategy: str = _default("strategy")
@@ -144,6 +145,7 @@ class ForagersConfig:
         need(self.checkpoint_interval >= 0, "checkpoint_interval", self.checkpoint_interval,
              ">= 0 seconds (0: only at path ends, population changes and close)")
         need(self.url_records_max >= 0, "url_records_max", self.url_records_max, ">= 0 (0: no cap)")
+        need(self.url_memory_size >= 1, "url_memory_size", self.url_memory_size, "at least 1")
         need(self.energy_pages_max >= 0, "energy_pages_max", self.energy_pages_max, ">= 0 (0: no cap)")
         need(self.strategy in ("paper", "scheduled"), "strategy", self.strategy, "'paper' or 'scheduled'")
         need(self.strategy == "paper" or self.population == "score", "strategy", self.strategy,

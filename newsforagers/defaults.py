@@ -70,7 +70,9 @@ FORAGERS_BOOTSTRAP_PAGES = 500
 # Alg. 2: reuse the stored state of a dated page (an article cannot change) instead of
 # downloading it again.
 FORAGERS_REUSE_STATES = True
-FORAGERS_STATE_CACHE_SIZE = 100_000
+# Stored states per forager, oldest forgotten first: 40,000 hold about 22 MiB (measured:
+# benchmarks/bench_memory_caps.py, docs/benchmarks.md "Memory at the caps").
+FORAGERS_STATE_CACHE_SIZE = 40_000
 # Seconds a step may wait for its page and probes before the missing ones count as failed.
 FORAGERS_STEP_TIMEOUT = 60.0
 # A start URL that fails this many times in a row leaves the weblog.
@@ -108,13 +110,17 @@ FORAGERS_SNAPSHOT_INTERVAL = 10.0
 # atomically so that a crash (even kill -9) resumes from the last one. Checkpoints are also
 # written at a path's end, when the population changes and on close (0: only then).
 FORAGERS_CHECKPOINT_INTERVAL = 10.0
-# Bounded memory, for runs of weeks. Per-URL records in the colony store (which forager queued
+# Bounded memory, for runs of weeks (docs/deployment.md, "Bounded memory"). Per-URL records in the colony store (which forager queued
 # a URL): at most this many, the least recently written evicted first (0: no cap). Claims on
 # documents (their canonical URL and content fingerprint) expire once the document is older
 # than FORAGERS_NOVELTY_WINDOW + FORAGERS_FUTURE_SKEW, when no send of it can be paid anyway
 # (False: keep them for ever); the documents stay in the store. The energy policy's page
 # buffer and relevance history keep the last this many pages (0: no cap).
 FORAGERS_URL_RECORDS_MAX = 200_000
+# The scheduled strategy's memories of URLs it fetched, queued, or requested outside listing
+# visits: this many each, per forager, oldest first (the store's per-URL records still keep a
+# URL from being queued twice in the colony).
+FORAGERS_URL_MEMORY_SIZE = 25_000
 FORAGERS_EXPIRE_CLAIMS = True
 FORAGERS_ENERGY_PAGES_MAX = 100_000
 

@@ -22,6 +22,7 @@ from typing import Callable, Protocol, Sequence
 
 import numpy as np
 
+from newsforagers import defaults
 from newsforagers.config import ForagersConfig
 from newsforagers.learning import Weblog, random_weights, td_error, td_step
 from newsforagers.learning.path import ForagerPath
@@ -93,7 +94,7 @@ class Forager:
         bootstrap: Callable[[list[str]], Encoder] | None = None,
         bootstrap_pages: int = 500,
         reuse_states: bool = True,
-        state_cache_size: int = 100_000,
+        state_cache_size: int = defaults.FORAGERS_STATE_CACHE_SIZE,
         max_start_failures: int = 3,
         max_paths: int = 0,
         background_fit: bool = False,

@@ -19,6 +19,8 @@ example (C = 0.5, G = 10: about one page in twenty-one gains energy) agree with 
 from __future__ import annotations
 
 import bisect
+import heapq
+import itertools
 import math
 from collections import OrderedDict, deque
 from dataclasses import dataclass
@@ -207,6 +209,8 @@ class EnergyPolicy:
         self.model = EnergyModel(C, G, history, pages_max)
         self.pages_max = pages_max  # pages whose buffer is kept (0: all)
         self.evicted_pages = 0  # buffers forgotten for the cap: such a page counts as new again
+        self._remnant_heap: list[tuple[float, int, Hashable]] = []  # (−energy, order, page)
+        self._remnant_order = itertools.count()
         self.lower_bound = lower_bound
         self.upper_bound = upper_bound
         self.initial_energy = float(initial_energy)
@@ -249,6 +253,7 @@ class EnergyPolicy:
         while self.pages_max and len(buffer) > self.pages_max:
             buffer.popitem(last=False)
         self.model._history, self.model._order, self.page_energy = history, order, buffer
+        self._rebuild_remnants()
         for name, value in counts.items():
             setattr(self, name, value)
 
@@ -262,6 +267,26 @@ class EnergyPolicy:
         """Pages still holding positive energy (teleport targets)."""
         return {page: e for page, e in self.page_energy.items() if e > 0}
 
+    def best_remnant(self) -> Hashable | None:
+        """The page holding the most energy (the teleport target), or None when none holds any.
+
+        A max-heap of the pages first seen with a positive Δe, its stale entries (consumed or
+        forgotten pages) dropped as they surface: no scan of the whole buffer per teleport, which
+        a forager at LB with negative energy asks for on every page it visits.
+        """
+        heap = self._remnant_heap
+        while heap:
+            negative, _, page = heap[0]
+            if self.page_energy.get(page) == -negative:
+                return page
+            heapq.heappop(heap)
+        return None
+
+    def _rebuild_remnants(self) -> None:
+        self._remnant_heap = [(-e, next(self._remnant_order), page)
+                              for page, e in self.page_energy.items() if e > 0]
+        heapq.heapify(self._remnant_heap)
+
     def visit(self, forager: str, page: Hashable, relevance: float) -> list[Decision]:
         """update_energy() then reproduce() for one fetched page."""
         if forager not in self.energies:
@@ -273,6 +298,10 @@ class EnergyPolicy:
             self.model.observe(relevance)
             delta = self.model.energy(relevance)
             self.page_energy[page] = delta
+            if delta > 0:
+                heapq.heappush(self._remnant_heap, (-delta, next(self._remnant_order), page))
+                if len(self._remnant_heap) > 2 * len(self.page_energy) + 64:
+                    self._rebuild_remnants()
             self.relevant_pages += relevance > self.model.threshold()
             self.gaining_pages += delta > 0
             while self.pages_max and len(self.page_energy) > self.pages_max:
@@ -296,8 +325,7 @@ class EnergyPolicy:
             return [Decision("split", forager, clones=clones, energy=share)]
         if energy < 0:
             if self.population <= self.lower_bound:
-                remnants = self.remnants()
-                target = max(remnants, key=remnants.get) if remnants else None
+                target = self.best_remnant()
                 return [Decision("teleport", forager, target=target)]
             return [Decision("retire", forager)]
         return []

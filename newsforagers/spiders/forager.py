@@ -203,7 +203,7 @@ class ForagerSpider(scrapy.Spider):
 
         forager = ScheduledForager(self.forager_id, config, schedule, weights, rng, mode=self.mode,
                                    encoder=self.encoder, claim=claim, seeds=self.seeds,
-                                   bootstrap=bootstrap)
+                                   bootstrap=bootstrap, memory_size=config.url_memory_size)
         self.site_clock = SiteClock(self.speed)
         self.forager_driver = ScheduledDriver(self.crawler, self, forager, config.step_timeout,
                                               self.site_clock)

@@ -169,3 +169,23 @@ def test_a_checkpointed_policy_comes_back_within_its_caps():
     with pytest.raises((TypeError, ValueError)):
         smaller.restore({"history": ["x"]})
     assert len(smaller.model) == 300  # a bad state changes nothing
+
+
+def test_the_teleport_target_is_the_page_holding_most_energy():
+    rng = np.random.default_rng(8)
+    policy = EnergyPolicy(C=0.5, G=10, lower_bound=2, upper_bound=10**6, pages_max=300)
+    policy.register("a")
+    policy.register("b")
+    teleports = 0
+    for i in range(3000):
+        page = int(rng.integers(0, 1500))  # pages come back: their energy is consumed
+        for decision in policy.visit("ab"[i % 2], page, float(rng.exponential())):
+            if decision.kind == "teleport":
+                teleports += 1
+                remnants = policy.remnants()
+                assert decision.target == (max(remnants, key=remnants.get) if remnants else None)
+        if i % 500 == 0:
+            remnants = policy.remnants()
+            assert policy.best_remnant() == (max(remnants, key=remnants.get) if remnants else None)
+    assert teleports > 100
+    assert len(policy._remnant_heap) <= 2 * len(policy.page_energy) + 64
