@@ -29,8 +29,8 @@ percentage of the mean per day; PASS when RSS grows less than ``--rss-limit`` %/
 page less than ``--cpu-limit`` %/day. Also printed: the stats the foragers dumped at their end
 whose names hold ``memory/`` or ``evicted`` (caches that cap themselves), and ``memusage/max``.
 At the default budget the first encoder fit (``FORAGERS_BOOTSTRAP_PAGES``), which also imports
-scikit-learn and scipy once (about 75 MiB), comes at day 1.3–1.5: ``--warmup-days 2`` leaves
-that step out of the fit (docs/benchmarks.md, *Soak*).
+scikit-learn and scipy once (about 80 MiB), comes at day 1.1–1.9: the default warm-up of 2 days
+leaves that step out of the fit (docs/benchmarks.md, *Soak*).
 
 A crawl that outlives its time by ``--margin`` seconds, or a replay that dies, is stopped
 (SIGTERM, then SIGKILL, to its whole process group); the replay is always stopped.
@@ -473,7 +473,7 @@ def main(argv=None) -> int:
     parser.add_argument("--jobdir", action="store_true", help="run with a JOBDIR (checkpoints on)")
     parser.add_argument("--window-hours", type=float, default=6.0,
                         help="simulated hours per window of the fit and the plot (default 6)")
-    parser.add_argument("--warmup-days", type=float, help="simulated days left out of the fit (default 1)")
+    parser.add_argument("--warmup-days", type=float, help="simulated days left out of the fit (default 2: past the first encoder fit)")
     parser.add_argument("--rss-limit", type=float, help="RSS growth limit, %% of the mean per day (default 5)")
     parser.add_argument("--cpu-limit", type=float,
                         help="CPU-per-page growth limit, %% of the mean per day (default 10)")
@@ -503,7 +503,7 @@ def main(argv=None) -> int:
         plot(saved["runs"], Path(args.plot), plot_title(old), old.warmup_days)
         print(f"plot: {args.plot}")
         return 0
-    for key, default in (("warmup_days", 1.0), ("rss_limit", 5.0), ("cpu_limit", 10.0)):
+    for key, default in (("warmup_days", 2.0), ("rss_limit", 5.0), ("cpu_limit", 10.0)):
         if getattr(args, key) is None:
             setattr(args, key, default)
     if not args.days > 0 or not args.speed > 0 or not args.rate > 0:
