@@ -5,13 +5,18 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import signal
 import subprocess
 import sys
+import tempfile
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Callable
 
 REPO = Path(__file__).resolve().parents[2]
+POLL = 0.1  # seconds between two checks of a crawl's ``until`` condition
 
 
 @dataclass
@@ -27,8 +32,15 @@ class CrawlResult:
 
 
 def crawl_forager(url: str, tmp: Path, *, seconds: float, args: dict | None = None,
-                  settings: dict | None = None, name: str = "run", timeout: float = 180) -> CrawlResult:
-    """``scrapy crawl forager -a seeds=URL ... -O items.jsonl`` from the repository root."""
+                  settings: dict | None = None, name: str = "run", timeout: float = 180,
+                  until: Callable[[], bool] | None = None) -> CrawlResult:
+    """``scrapy crawl forager -a seeds=URL ... -O items.jsonl`` from the repository root.
+
+    ``seconds`` is the crawl's ``CLOSESPIDER_TIMEOUT``. With ``until``, the crawl is stopped as
+    a user stops it (SIGINT: a clean shutdown, exit 0) as soon as ``until()`` holds — a test
+    that needs the crawl only until something has happened does not wait for more; ``seconds``
+    is then a backstop, reached only if it never happens.
+    """
     out = tmp / f"{name}.jsonl"
     log = tmp / f"{name}.log"
     jobdir = tmp / f"{name}-job"
@@ -39,11 +51,46 @@ def crawl_forager(url: str, tmp: Path, *, seconds: float, args: dict | None = No
         argv += ["-a", f"{key}={value}"]
     for key, value in (settings or {}).items():
         argv += ["-s", f"{key}={value}"]
-    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=timeout,
-                          env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    if until is None:
+        done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=timeout, env=env)
+        returncode, stderr = done.returncode, done.stderr
+    else:
+        returncode, stderr = _run_until(argv, until, timeout, env)
     items = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     text = log.read_text() if log.exists() else ""
-    return CrawlResult(done.returncode, items, text + done.stderr, jobdir)
+    return CrawlResult(returncode, items, text + stderr, jobdir)
+
+
+def _run_until(argv: list[str], until: Callable[[], bool], timeout: float, env: dict) -> tuple[int, str]:
+    """Run ``argv``, send it SIGINT once when ``until()`` holds; its exit code and stderr.
+    ``subprocess.TimeoutExpired`` after ``timeout`` seconds, like ``subprocess.run``."""
+    with tempfile.TemporaryFile("w+") as stderr:  # a pipe that nobody reads could fill up
+        process = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=stderr, text=True,
+                                   env=env)
+        try:
+            deadline = time.monotonic() + timeout
+            while process.poll() is None and time.monotonic() < deadline:
+                if until():
+                    process.send_signal(signal.SIGINT)
+                    break
+                time.sleep(POLL)
+            returncode = process.wait(max(0.0, deadline - time.monotonic()))
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        stderr.seek(0)
+        return returncode, stderr.read()
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """The complete lines of a JSON-lines file that may still be being written (none while it
+    does not exist): what a running crawl has recorded so far."""
+    if not path.exists():
+        return []
+    with open(path, encoding="utf-8") as lines:
+        return [json.loads(line) for line in lines if line.endswith("\n")]
 
 
 def load_truth(path: Path) -> dict[str, datetime]:

@@ -35,7 +35,7 @@ pytestmark = pytest.mark.timeout(180)
 NAMES = ("bfs", "hubs", "adaptive", "random", "oracle")
 START = "2024-01-01T07:00:00+00:00"  # a Monday morning: the synthetic site is busy
 SPEED = 600
-SECONDS = 8  # CLOSESPIDER_TIMEOUT of each crawl: 80 simulated minutes
+SECONDS = 6  # CLOSESPIDER_TIMEOUT of each crawl: 60 simulated minutes
 RATE = 20  # requests per second, each crawler: the same budget for all
 
 

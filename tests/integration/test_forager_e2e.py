@@ -32,7 +32,10 @@ def test_forager_finds_novel_documents_learns_and_remembers(replay, tmp_path):
     # one forager (the colony's tests start several)
     settings = {"FORAGERS_STORE": store, "FORAGERS_SEED": 7, "FORAGERS_BOOTSTRAP_PAGES": 150,
                 "FORAGERS_MIN": 1}
-    first = crawl_forager(replay.url, tmp_path, seconds=25, settings=settings, name="first")
+    # It stops by itself after 10 paths (25 s: the backstop): the encoder is fitted during the
+    # first three or four (100 steps each), TD(0) and Alg. 1 run on the rest.
+    first = crawl_forager(replay.url, tmp_path, seconds=25, name="first",
+                          settings={**settings, "FORAGERS_MAX_PATHS": 10})
     assert first.returncode == 0, first.log[-3000:]
     assert "Traceback" not in first.log
     truth = load_truth(replay.tmp / "truth.jsonl")
@@ -60,10 +63,12 @@ def test_forager_finds_novel_documents_learns_and_remembers(replay, tmp_path):
     for counter in ("paths", "probes", "td_updates", "reused_states"):
         assert f"'newsforagers/{counter}'" in first.log
 
-    # a second run on the same store does not re-reward what the first one found
-    second = crawl_forager(replay.url, tmp_path, seconds=10, settings={**settings, "FORAGERS_SEED": 8},
-                           name="second")
+    # a second run on the same store does not re-reward what the first one found (it meets
+    # the front page's documents again on its first path: two paths show it)
+    second = crawl_forager(replay.url, tmp_path, seconds=10, name="second",
+                           settings={**settings, "FORAGERS_SEED": 8, "FORAGERS_MAX_PATHS": 2})
     assert second.returncode == 0, second.log[-3000:]
+    assert "'newsforagers/agent/dropped/not_novel'" in second.log  # it did send some again
     assert not {i["url"] for i in second.items} & set(urls)
 
 
@@ -72,8 +77,10 @@ def test_forager_with_a_trained_model(replay, tmp_path):
 
     model = tmp_path / "model.joblib"
     assert main(["train", str(replay.tmp / "synth.jsonl.gz"), "-o", str(model), "--clusters", "20"]) == 0
+    # Without the model the forager would fit its own encoder after 40 pages, well within the
+    # 3 paths it walks before it stops by itself (10 s: the backstop).
     settings = {"FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_N_CLUSTERS": 20,
-                "FORAGERS_MIN": 1}
+                "FORAGERS_MIN": 1, "FORAGERS_BOOTSTRAP_PAGES": 40, "FORAGERS_MAX_PATHS": 3}
     run = crawl_forager(replay.url, tmp_path, seconds=10, args={"model": model}, settings=settings)
     assert run.returncode == 0, run.log[-3000:]
     assert run.items and "state encoder fitted" not in run.log  # no bootstrap: the model is used

@@ -21,6 +21,11 @@ def encoder(texts):
     return StateEncoder(n_clusters=50, random_state=0).fit(texts)
 
 
+@pytest.fixture(scope="module")
+def states(encoder, texts):
+    return encoder.transform(texts)
+
+
 def test_fifty_non_empty_clusters(encoder, texts):
     assert encoder.cluster_sizes_.shape == (50,)
     assert encoder.cluster_sizes_.min() > 0
@@ -28,17 +33,16 @@ def test_fifty_non_empty_clusters(encoder, texts):
     assert set(encoder.labels_[encoder.labels_ >= 0].tolist()) == set(range(50))
 
 
-def test_states_in_range(encoder, texts):
-    states = encoder.transform(texts)
+def test_states_in_range(states, texts):
     assert states.shape == (len(texts), 50) and states.dtype == np.float32
     assert np.isfinite(states).all()
     assert states.min() >= -1.0 and states.max() <= 1.0
 
 
-def test_deterministic_for_a_fixed_random_state(encoder, texts):
+def test_deterministic_for_a_fixed_random_state(encoder, states, texts):
     again = StateEncoder(n_clusters=50, random_state=0).fit(texts)
     np.testing.assert_array_equal(again.labels_, encoder.labels_)
-    np.testing.assert_array_equal(again.transform(texts), encoder.transform(texts))
+    np.testing.assert_array_equal(again.transform(texts), states)
 
 
 def test_classifier_recognises_the_clusters(encoder, texts):
