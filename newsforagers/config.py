@@ -80,6 +80,8 @@ class ForagersConfig:
     schedule_threshold: float = _default("schedule_threshold")
     schedule_barren_after: int = _default("schedule_barren_after")
     schedule_priority: str = _default("schedule_priority")
+    schedule_in_flight: int = _default("schedule_in_flight")
+    schedule_poll_share: float = _default("schedule_poll_share")
     explore_share: float = _default("explore_share")
     explore_steps: int = _default("explore_steps")
     explore_patience: int = _default("explore_patience")
@@ -161,6 +163,10 @@ class ForagersConfig:
              "at least 1")
         need(self.schedule_priority in ("return", "lag"), "schedule_priority", self.schedule_priority,
              "'return' or 'lag'")
+        need(self.schedule_in_flight >= 0, "schedule_in_flight", self.schedule_in_flight,
+             ">= 0 (0: no limit)")
+        need(0 <= self.schedule_poll_share <= 1, "schedule_poll_share", self.schedule_poll_share,
+             "in [0, 1] (0: the threshold alone)")
         need(0 <= self.explore_share < 1, "explore_share", self.explore_share, "in [0, 1)")
         need(self.explore_steps >= 1, "explore_steps", self.explore_steps, "at least 1")
         need(self.explore_patience >= 1, "explore_patience", self.explore_patience, "at least 1")

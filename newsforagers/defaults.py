@@ -143,6 +143,17 @@ FORAGERS_SCHEDULE_BARREN_AFTER = 3
 # listing about √rate times as often, which minimises the mean lag for a given number of polls;
 # "return" polls in proportion to the rate (measured: docs/benchmarks.md, issue 7).
 FORAGERS_SCHEDULE_PRIORITY = "lag"
+# Requests a scheduled forager keeps handed to Scrapy and not yet answered. The colony's host
+# budget holds requests back in the downloader, first in, first out: a forager that handed
+# over many would commit its next requests minutes (of an accelerated site) before they are
+# made, and a story just found would wait behind polls decided earlier. 0: no limit.
+FORAGERS_SCHEDULE_IN_FLIGHT = 1
+# Share of the host budget (FORAGERS_HOST_RATE) the scheduled strategy may spend on listing
+# visits: when it allows more visits than FORAGERS_SCHEDULE_THRESHOLD makes due, the threshold
+# drops until the expected visits use it (spare budget goes to the listings that pay instead of
+# idling); the colony's foragers split it by their listings' Σ√rate, one threshold for all.
+# 0: the threshold alone.
+FORAGERS_SCHEDULE_POLL_SHARE = 0.3
 # Share of the requests the scheduled strategy spends on exploration paths, their length,
 # and the fruitless steps (no novel document, no new listing) that end one.
 FORAGERS_EXPLORE_SHARE = 0.1

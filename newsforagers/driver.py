@@ -21,6 +21,7 @@ import logging
 import threading
 import time
 from dataclasses import asdict
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -324,6 +325,11 @@ class ScheduledDriver(ForagerDriver):
         super().__init__(crawler, spider, forager, step_timeout)
         self.clock = clock
         self._wake = None  # the pending wake-up (a Twisted DelayedCall)
+        self.in_flight_cap = forager.config.schedule_in_flight
+        rate = forager.config.host_rate
+        # while the cap holds, look again about when the host budget lets the next request go
+        self._recheck = 1.0 / rate if rate > 0 else 0.05
+        self._answers = (forager.in_flight, time.monotonic())  # (in flight, when it last moved)
 
     @property
     def busy(self) -> bool:
@@ -332,6 +338,12 @@ class ScheduledDriver(ForagerDriver):
     def next_step_request(self) -> Request | None:
         if not self._restored:
             self._restore()
+        if self._held():
+            return None
+        if not self.clock.ready and not self._borrow_clock() and self.forager.in_flight:
+            self._wake_in(self._recheck)  # the first answer will say what time the site has
+            return None
+        self.forager.poll_rate = self._poll_rate()
         fetch = self.forager.next_fetch(self.clock.now())
         if self.forager.fit_request is not None:
             self._fit_in_background()
@@ -342,7 +354,60 @@ class ScheduledDriver(ForagerDriver):
             if not self.forager.done:
                 self._wake_later(self.forager.wait)
             return None
+        self._answers = (self.forager.in_flight, time.monotonic())
         return self.spider.make_fetch_request(fetch)
+
+    def _borrow_clock(self) -> bool:
+        """Set the site's clock from another forager of the colony that has read it (a forager
+        born in a split has not yet: its visits would be dated by the system clock, years
+        away from a replay's, and its listings never due again)."""
+        colony = getattr(self.spider, "colony", None)
+        for crawler in getattr(colony, "foragers", {}).values():
+            clock = getattr(getattr(crawler, "spider", None), "site_clock", None)
+            if clock is not None and clock is not self.clock and clock.ready:
+                self.clock.observe(datetime.fromtimestamp(clock.now(), UTC))
+                return True
+        return False
+
+    def _poll_rate(self) -> float | None:
+        """Listing visits per simulated hour this forager may make: ``FORAGERS_SCHEDULE_POLL_SHARE``
+        of the colony's host budget (``FORAGERS_HOST_RATE`` requests per wall second, the site's
+        clock ``speed`` times faster), times this forager's share of the colony's listing
+        demand (``HubSchedule.demand``: one threshold for the whole colony, so a forager
+        holding quiet listings does not spend as much as one holding the day's busiest).
+        None without a budget, or while none of its listings has paid."""
+        config = self.forager.config
+        if config.host_rate <= 0 or config.schedule_poll_share <= 0:
+            return None
+        own = self.forager.schedule.demand()
+        if own <= 0:
+            return None
+        total = own
+        colony = getattr(self.spider, "colony", None)
+        for crawler in getattr(colony, "foragers", {}).values():
+            driver = getattr(getattr(crawler, "spider", None), "forager_driver", None)
+            schedule = getattr(getattr(driver, "forager", None), "schedule", None)
+            if driver is not self and hasattr(schedule, "demand"):
+                total += schedule.demand()
+        per_hour = config.host_rate * 3600.0 / self.clock.speed
+        return config.schedule_poll_share * per_hour * own / total
+
+    def _held(self) -> bool:
+        """True while the forager has ``FORAGERS_SCHEDULE_IN_FLIGHT`` requests unanswered: its
+        next request is decided when one comes back (the budget would only hold it in the
+        downloader's queue, behind requests decided earlier). A request never answered (lost
+        to a middleware) holds it for ``step_timeout`` wall seconds at most."""
+        in_flight = self.forager.in_flight
+        if not self.in_flight_cap or in_flight < self.in_flight_cap:
+            return False
+        now = time.monotonic()
+        if in_flight != self._answers[0]:
+            self._answers = (in_flight, now)
+        if now - self._answers[1] > self.step_timeout:
+            self.crawler.stats.inc_value("newsforagers/scheduled/unanswered")
+            return False
+        self._wake_in(self._recheck)
+        return True
 
     def abandon_step(self) -> int:
         return 0
@@ -351,11 +416,14 @@ class ScheduledDriver(ForagerDriver):
         return f"harvest queue of {len(self.forager._harvest)} URLs"
 
     def _wake_later(self, wait: float) -> None:
-        from twisted.internet import reactor
-
         if wait == float("inf"):
             return
-        delay = max(0.05, wait / self.clock.speed)
+        self._wake_in(max(0.05, wait / self.clock.speed))
+
+    def _wake_in(self, delay: float) -> None:
+        """Wake the engine in ``delay`` wall seconds (or sooner, if already planned)."""
+        from twisted.internet import reactor
+
         if self._wake is not None and self._wake.active():
             if self._wake.getTime() - reactor.seconds() <= delay:
                 return

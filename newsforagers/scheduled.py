@@ -6,16 +6,21 @@ used differently (DESIGN.md, "Where the papers fall short"):
 - **Harvest.** Every downloaded page is read as an article (it has a publication date) or a
   listing. The links of a listing that the colony has never fetched, except items the listing
   itself dates beyond the novelty window (``Page.listed``), are queued at once, first
-  in line, ordered by the TD value ``w·s`` of what is known about them (the state of the page
-  itself when the colony has read it, else of the listing that shows it); the colony-wide
-  check is the ``claim`` callable (the colony store's per-URL records). An article, once
-  fetched, is never fetched again.
+  in line: news (dated since the forager began) the oldest first, then the backlog ordered by
+  the TD value ``w·s`` of what is known about them (the state of the page itself when the
+  colony has read it, else of the listing that shows it); the colony-wide check is the
+  ``claim`` callable (the colony store's per-URL records). An article, once fetched, is never
+  fetched again.
 - **The weblog as a scheduler.** :class:`~newsforagers.learning.schedule.HubSchedule` says which
   listing is due; the reinforcing agent's rewards for documents found through a listing's
   visit are credited to that listing. A listing met while harvesting is added to the schedule
   (with the optimistic prior when it was reached from a seed or a listing that has paid, else
   with its parent's rate), and is read at once when everything its parent showed was new (the
-  next page of a front whose whole first page is new).
+  next page of a front whose whole first page is new) or its parent is a seed at its first
+  visit (the site's map).
+- **Spending the budget.** With ``poll_rate`` (set by the driver from the host budget) the
+  schedule's threshold drops until the listing visits use that rate
+  (:meth:`~newsforagers.learning.schedule.HubSchedule.budget_threshold`).
 - **Exploration.** At most ``FORAGERS_EXPLORE_SHARE`` of the requests walk short paths (at
   most ``FORAGERS_EXPLORE_STEPS`` steps, ending after ``FORAGERS_EXPLORE_PATIENCE`` fruitless
   ones) from a weblog entry along the highest ``w·s``, with a TD(0) step (Alg. 4) on every step
@@ -38,6 +43,7 @@ from collections import OrderedDict, deque
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Callable, Iterable, Mapping, Sequence
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -115,8 +121,13 @@ class ScheduledForager:
         self.counters = ScheduledCounters()
         self.retired = False
         self.wait = 0.0  # simulated seconds until something is due, after next_fetch() gave None
+        # listing visits per simulated hour the host budget leaves this forager (None: unknown,
+        # the configured threshold alone says when a listing is due); the driver sets it
+        self.poll_rate: float | None = None
         self.in_flight = 0
-        self._harvest: list[tuple[float, int, Fetch]] = []  # heap of (-value, order, fetch)
+        # heap of (tier, key, order, fetch, value, published): see _push
+        self._harvest: list[tuple[int, float, int, Fetch, float, float | None]] = []
+        self._began: float | None = None  # simulated time of the first next_fetch()
         # harvest and exploration requests not answered yet: a checkpoint puts them back in
         # the harvest queue (the colony store says they were queued: nobody else fetches them)
         self._flying: dict[str, Fetch] = {}
@@ -168,8 +179,10 @@ class ScheduledForager:
         """The next request at simulated time ``now``, or None (``wait`` says until when)."""
         if self.done:
             return None
+        if self._began is None:
+            self._began = now
         while self._harvest:
-            _, _, fetch = heapq.heappop(self._harvest)
+            fetch = heapq.heappop(self._harvest)[3]
             if fetch.url in self._articles or (fetch.url in self._fetched and fetch.url not in self.schedule):
                 continue  # an article (or a page in flight) is never fetched twice
             return self._begin(fetch)
@@ -181,7 +194,7 @@ class ScheduledForager:
                     fetch = self._explore_step(now)
             if fetch is not None:
                 return self._begin(fetch)
-        url, wait = self.schedule.next_due(now)
+        url, wait = self.schedule.next_due(now, self.poll_rate)
         if url is None:
             self.wait = wait
             self.counters.idle += 1
@@ -244,6 +257,8 @@ class ScheduledForager:
         self.in_flight = max(0, self.in_flight - 1)
         self._flying.pop(fetch.url, None)
         self.counters.downloaded += 1
+        if self._began is None or self._began > now:
+            self._began = now  # begun before the site's clock was known
         state = self._state(fetch.url, text)
         self._page_links[fetch.url] = tuple(links)
         self._page_links.move_to_end(fetch.url)
@@ -321,21 +336,31 @@ class ScheduledForager:
         # pages 2.., sections, authors). Its fresh stories are fetched at once; the other
         # links wait as candidate listings for exploration's share (their first visit), so
         # hundreds of sub-listings do not eat the budget before they have shown any news.
+        # Two exceptions are fetched at once: when every dated item is new, its continuations
+        # (the same page with another query: page 2; not one section by one author, not the
+        # day before: those list what it lists), and a seed's whole navigation at its first
+        # visit (the site's map: its fronts and "today" lists, which exploration's share
+        # would reach one by one over hours).
+        entry = self.schedule.entry(fetch.url)
+        mapping = fetch.url in self.seeds and entry is not None and entry.visits == 0
+        all_new = all_new or mapping
         navigation = [u for u in new if u not in old and listed and u not in listed]
-        if all_new:
-            items += navigation
-        else:
-            for url in navigation:
+        for url in navigation:
+            if mapping or (all_new and continues(fetch.url, url)):
+                items.append(url)
+            else:
                 self._candidate(url, fetch.visit)
         value = self._value(state)
         for url in items:
             if not self.claim(url):
                 continue
             self._seen.add(url)
-            self._push(Fetch(url, "harvest", fetch.visit), self._value(self._states.get(url), value))
+            published = listed[url].timestamp() if url in listed else None
+            self._push(Fetch(url, "harvest", fetch.visit), self._value(self._states.get(url), value),
+                       published)
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
         self._visits[fetch.visit] = (listing, all_new or (not listed and bool(new) and len(new) == len(links)))
-        self.schedule.visited(fetch.url, len(new))
+        self.schedule.visited(fetch.url, len(new), listed_rate(listed.values(), now), now=now)
 
     def _candidate(self, url: str, visit: int) -> None:
         if url in self.schedule or url in self._candidates:
@@ -395,8 +420,19 @@ class ScheduledForager:
         values += 1e-9 * self.rng.random(len(values))  # ties broken at random
         return options[int(np.argmax(values))]
 
-    def _push(self, fetch: Fetch, value: float) -> None:
-        heapq.heappush(self._harvest, (-value, next(self._order), fetch))
+    def _push(self, fetch: Fetch, value: float, published: float | None = None) -> None:
+        """Queue ``fetch`` for harvest. First in line: what must go next (``value`` infinite:
+        a teleport, a request in flight at a checkpoint). Then news: stories a listing dates
+        at or after the forager began (``published``), the oldest first, so none waits
+        behind the backlog a listing's first visit shows or behind newer news. Then the rest,
+        the highest TD value ``w·s`` first."""
+        if value == math.inf:
+            tier, key = 0, 0.0
+        elif published is not None and self._began is not None and published >= self._began:
+            tier, key = 1, published
+        else:
+            tier, key = 2, -value
+        heapq.heappush(self._harvest, (tier, key, next(self._order), fetch, value, published))
 
     def _value(self, state: np.ndarray | None, default: float = 0.0) -> float:
         if state is None:
@@ -448,7 +484,7 @@ class ScheduledForager:
                  "counters": asdict(self.counters)}
         if path:
             queue = [[f.url, f.kind, f.visit, None] for f in self._flying.values()]
-            queue += [[f.url, f.kind, f.visit, -value] for value, _, f in sorted(self._harvest)]
+            queue += [[e[3].url, e[3].kind, e[3].visit, e[4], e[5]] for e in sorted(self._harvest)]
             state["harvest"] = queue
             state["articles"] = list(self._articles._items)
         return state
@@ -475,11 +511,30 @@ class ScheduledForager:
         for url in state.get("articles", []):
             self._articles.add(url)
             self._seen.add(url)
-        for url, _kind, visit, value in state.get("harvest", []):
+        for url, _kind, visit, value, *published in state.get("harvest", []):
             # what was in flight has no value saved: it goes first, as it nearly went (an
             # exploration step comes back as a plain fetch: its path is gone)
-            self._push(Fetch(url, "harvest", int(visit)), math.inf if value is None else float(value))
+            self._push(Fetch(url, "harvest", int(visit)), math.inf if value is None else float(value),
+                       published[0] if published else None)
             self._seen.add(url)
+
+
+def continues(listing: str, url: str) -> bool:
+    """``url`` is a continuation of ``listing``: the same path with another query (``?page=2``)."""
+    a, b = urlsplit(listing), urlsplit(url)
+    return a.netloc == b.netloc and a.path == b.path and a.query != b.query
+
+
+def listed_rate(dates: Iterable[datetime], now: float) -> float | None:
+    """Stories per simulated hour a listing's own dates show, whoever found them first: the
+    ``n − 1`` stories that came after the oldest it dates, over the time from that one to
+    ``now`` (None when it dates none; 0 for one story: one date says nothing of a rate). A
+    front showing its latest 21 stories of the past week publishes about 20 a week."""
+    stamps = [d.timestamp() for d in dates]
+    if not stamps:
+        return None
+    span = max(now - min(stamps), 60.0) / 3600.0
+    return (len(stamps) - 1) / span
 
 
 def schedule_from_config(config: ForagersConfig, seeds: Iterable[str] = (),

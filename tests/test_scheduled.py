@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from newsforagers.config import ForagersConfig
-from newsforagers.scheduled import Fetch, ScheduledForager, schedule_from_config
+from newsforagers.scheduled import Fetch, ScheduledCounters, ScheduledForager, schedule_from_config
 
 K = 4
 T0 = datetime(2024, 1, 1, 12, tzinfo=UTC).timestamp()
@@ -151,6 +151,8 @@ def test_energy_population_is_refused_with_the_scheduled_strategy():
 
 def test_navigation_of_a_dated_listing_waits_as_a_candidate_for_exploration_s_share():
     forager = make(FORAGERS_EXPLORE_SHARE=0.5)
+    forager.schedule.add(HOME + "section/a/")  # not a seed: a seed's first visit maps the site
+    forager.schedule.remove(HOME)
     visit = forager.next_fetch(at(0))
     story, old, nav = HOME + "story/", HOME + "old/", HOME + "section/b/"
     forager.on_page(visit, at(0), text="c1", links=[story, old, nav], published=None,
@@ -176,3 +178,207 @@ def test_when_every_listed_story_is_new_and_fresh_the_next_pages_are_fetched_at_
                     listed={u: dated(10, at(0)) for u in stories})
     fetched = {forager.next_fetch(at(0)).url for _ in range(4)}
     assert fetched == set(stories) | {page2}
+
+
+def test_news_is_harvested_before_the_backlog_the_oldest_first():
+    forager = make()
+    visit = forager.next_fetch(at(0))  # the forager begins at minute 0
+    backlog = [HOME + f"old{i}/" for i in range(2)]
+    forager.on_page(visit, at(0), text="c1", links=backlog, published=None,
+                    listed={u: dated(60 + i, at(0)) for i, u in enumerate(backlog)})
+    # before the backlog is fetched, a listing shows two stories published since it began
+    section = HOME + "sec/"
+    forager.schedule.add(section)
+    forager.schedule.begin(section, at(5))
+    news = {HOME + "late/": dated(1, at(5)), HOME + "early/": dated(3, at(5))}
+    forager.on_page(Fetch(section, "listing", 99), at(5), text="c1", links=list(news),
+                    published=None, listed=news)
+    order = [forager.next_fetch(at(5)).url for _ in range(4)]
+    assert order[:2] == [HOME + "early/", HOME + "late/"]
+    assert set(order[2:]) == set(backlog)
+
+
+def test_the_poll_rate_the_driver_sets_lowers_the_threshold():
+    forager = make(FORAGERS_SCHEDULE_THRESHOLD=0.5, FORAGERS_SCHEDULE_PRIORITY="lag",
+                   FORAGERS_SCHEDULE_MAX_INTERVAL=86400.0)
+    forager.schedule.add(HOME + "sec/", now=at(0), rate=1.0)
+    forager.schedule.entry(HOME + "sec/").paid = 1
+    forager.schedule.remove(HOME)
+    assert forager.next_fetch(at(15)) is None  # due after an hour at 0.5 document-hours
+    forager.poll_rate = 4.0  # four visits an hour: every 15 minutes
+    assert forager.next_fetch(at(15)).url == HOME + "sec/"
+
+
+def _paying(rate: float):
+    """A schedule with one listing that has paid, at ``rate`` documents an hour."""
+    from newsforagers.learning.schedule import HubSchedule
+
+    schedule = HubSchedule()
+    schedule.add(HOME + "front/", now=T0, rate=rate)
+    return schedule
+
+
+class _Forager:
+    """What ScheduledDriver asks of a forager, counted."""
+
+    def __init__(self, config):
+        self.config = config
+        self.in_flight = 0
+        self.asked = 0
+        self.done = False
+        self.fit_request = None
+        self.wait = 0.0
+        self.poll_rate = None
+        self.name = "f1"
+        self.counters = ScheduledCounters()
+        self.weights = np.ones(K)
+        self.weblog = []
+        self.schedule = _paying(4.0)
+
+    def next_fetch(self, now):
+        self.asked += 1
+        self.in_flight += 1
+        return Fetch(f"{HOME}{self.asked}/", "harvest")
+
+
+def _driver(**settings):
+    from scrapy import Request, Spider
+    from scrapy.utils.test import get_crawler
+
+    from newsforagers.driver import ScheduledDriver
+    from newsforagers.spiders.baselines import SiteClock
+
+    config = ForagersConfig.from_settings({"FORAGERS_HOST_RATE": 20, **settings})
+    crawler = get_crawler(Spider)
+    spider = Spider("s")
+    spider.make_fetch_request = lambda fetch: Request(fetch.url)
+    forager = _Forager(config)
+    clock = SiteClock(600.0)
+    clock.observe(datetime.fromtimestamp(T0, UTC))
+    driver = ScheduledDriver(crawler, spider, forager, 30.0, clock)
+    driver._restored = True
+    driver._wake_in = lambda delay: None
+    return driver, forager
+
+
+def test_the_driver_hands_scrapy_one_request_at_a_time_and_shares_the_budget():
+    from types import SimpleNamespace
+
+    driver, forager = _driver(FORAGERS_SCHEDULE_POLL_SHARE=0.5)
+    assert driver.next_step_request().url == HOME + "1/"
+    # 20 requests/s at 600× is 120 a simulated hour; half for listings, one forager
+    assert forager.poll_rate == pytest.approx(60.0)
+    assert driver.next_step_request() is None and forager.asked == 1  # decided when one comes back
+    # a second forager whose listings pay 16 an hour: demand √4 against √16, a third of it
+    sibling = SimpleNamespace(forager_driver=SimpleNamespace(forager=SimpleNamespace(schedule=_paying(16.0))))
+    driver.spider.colony = SimpleNamespace(population=2, foragers={
+        "f1": SimpleNamespace(spider=driver.spider), "f2": SimpleNamespace(spider=sibling)})
+    driver.spider.forager_driver = driver
+    forager.in_flight = 0
+    driver.next_step_request()
+    assert forager.poll_rate == pytest.approx(60.0 * 2 / 6)
+    forager.schedule = _paying(0.0)  # nothing paid yet: the configured threshold
+    forager.in_flight = 0
+    driver.next_step_request()
+    assert forager.poll_rate is None
+    forager.schedule = _paying(4.0)
+    del driver.spider.colony
+    forager.in_flight = 0
+    assert driver.next_step_request().url == HOME + "4/"
+    unlimited, forager = _driver(FORAGERS_SCHEDULE_IN_FLIGHT=0, FORAGERS_SCHEDULE_POLL_SHARE=0.0)
+    assert [unlimited.next_step_request().url for _ in range(3)] == [HOME + f"{i}/" for i in (1, 2, 3)]
+    assert forager.poll_rate is None
+
+
+def test_a_request_never_answered_holds_the_driver_for_the_step_timeout_only(monkeypatch):
+    import newsforagers.driver as driver_module
+
+    driver, forager = _driver()
+    now = [1000.0]
+    monkeypatch.setattr(driver_module.time, "monotonic", lambda: now[0])
+    driver._answers = (0, now[0])
+    assert driver.next_step_request() is not None
+    now[0] += 10.0
+    assert driver.next_step_request() is None
+    now[0] += 25.0  # 35 s without an answer: lost, say, to a middleware
+    assert driver.next_step_request() is not None
+
+
+def test_continuations_and_listed_rates():
+    from newsforagers.scheduled import continues, listed_rate
+
+    assert continues("http://s/section/a/", "http://s/section/a/?page=2")
+    assert not continues("http://s/archive/2024/01/08/", "http://s/archive/2024/01/07/")
+    assert not continues("http://s/section/a/", "http://s/section/a/by/b/")
+    assert not continues("http://s/section/a/", "http://s/section/b/")
+    assert not continues("http://s/section/a/", "http://t/section/a/?page=2")
+    now = at(0)
+    assert listed_rate([dated(60 * 24 * 7, now)] * 20 + [dated(5, now)], now) == pytest.approx(20 / (24 * 7))
+    assert listed_rate([dated(0, now), dated(0, now)], now) == pytest.approx(60.0)  # a minute at least
+    assert listed_rate([dated(30, now)], now) == 0.0
+    assert listed_rate([], now) is None
+
+
+def test_a_listing_whose_stories_are_all_new_harvests_its_next_page_not_its_sub_listings():
+    forager = make(FORAGERS_EXPLORE_SHARE=0.5)
+    section = HOME + "section/a/"
+    forager.schedule.add(section)
+    forager.schedule.remove(HOME)
+    visit = forager.next_fetch(at(0))
+    stories = [HOME + f"s{i}/" for i in range(2)]
+    page2, byline = section + "?page=2", section + "by/someone/"
+    forager.on_page(visit, at(0), text="c1", links=stories + [page2, byline], published=None,
+                    listed={u: dated(10, at(0)) for u in stories})
+    fetched = [forager.next_fetch(at(0)) for _ in range(4)]
+    assert {f.url for f in fetched if f.kind == "harvest"} == set(stories) | {page2}
+    assert [f.url for f in fetched if f.kind == "candidate"] == [byline]
+    assert forager.schedule.entry(section).listed_rate == pytest.approx(1 / (10 / 60))
+
+
+def test_a_forager_born_without_the_site_s_clock_borrows_it_or_waits_for_its_first_answer():
+    from types import SimpleNamespace
+
+    from newsforagers.spiders.baselines import SiteClock
+
+    driver, forager = _driver()
+    driver.clock = SiteClock(600.0)  # a forager born in a split: no Date read yet
+    forager.in_flight = 1
+    assert driver.next_step_request() is None and forager.asked == 0
+    sibling = SiteClock(600.0)
+    sibling.observe(datetime.fromtimestamp(T0, UTC))
+    driver.spider.colony = SimpleNamespace(population=2, foragers={
+        "f1": SimpleNamespace(spider=SimpleNamespace(site_clock=sibling, forager_driver=None))})
+    forager.in_flight = 0
+    assert driver.next_step_request() is not None
+    assert driver.clock.ready and abs(driver.clock.now() - sibling.now()) < 5
+
+
+def test_a_visit_begun_before_the_clock_was_known_counts_as_begun_when_it_arrived():
+    forager = make()
+    wall = T0 + 16 * 365 * 86400.0  # the system clock, years after the replay's
+    visit = forager.next_fetch(wall)
+    forager.on_page(visit, at(0), text="c1", links=[HOME + "a/"], published=None,
+                    listed={HOME + "a/": dated(5, at(0))})
+    assert forager.schedule.entry(HOME).last == at(0)
+    assert forager.next_fetch(at(0)).url == HOME + "a/"
+
+
+def test_a_seed_s_first_visit_harvests_its_whole_navigation_later_visits_do_not():
+    forager = make(FORAGERS_EXPLORE_SHARE=0.5, FORAGERS_SCHEDULE_MIN_INTERVAL=0.0,
+                   FORAGERS_SCHEDULE_THRESHOLD=0.0)
+    visit = forager.next_fetch(at(0))
+    story, old, front, today = HOME + "story/", HOME + "old/", HOME + "section/b/", HOME + "archive/today/"
+    listed = {story: dated(5, at(0)), old: dated(30 * 60, at(0))}  # not every item is new and fresh
+    forager.on_page(visit, at(0), text="c1", links=[story, old, front, today], published=None, listed=listed)
+    fetched = [forager.next_fetch(at(0)) for _ in range(3)]
+    assert [f.kind for f in fetched] == ["harvest"] * 3
+    assert {f.url for f in fetched} == {story, front, today}
+    for fetch in fetched[1:]:  # read at once as listings
+        forager.on_page(fetch, at(1), text="c1", links=[], published=None)
+        assert forager.schedule.entry(fetch.url).visits == 1
+    forager.on_page(fetched[0], at(1), text="c2", links=[], published=dated(5, at(1)))
+    revisit = forager.next_fetch(at(2))
+    assert revisit.url == HOME
+    forager.on_page(revisit, at(2), text="c1", links=[HOME + "section/new/"], published=None,
+                    listed={story: dated(7, at(2))})
+    assert forager.next_fetch(at(2)).kind == "candidate"

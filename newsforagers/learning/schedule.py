@@ -21,8 +21,9 @@ The next visit goes to the entry with the highest expected return among those
 - not visited for at least ``min_interval`` seconds (politeness: a URL is never polled faster),
 - whose expected return reaches ``threshold`` — *or* that have waited ``max_interval``
   seconds (the floor: nothing starves, and a listing whose rate was underestimated is seen
-  again; for a listing that has never paid, ``max_interval`` doubled after each visit, up to
-  the novelty window).
+  again; for a listing that has never paid, as long as its own dates say one new story takes
+  on it, between ``max_interval`` and the novelty window, or, when it dates nothing,
+  ``max_interval`` doubled after each visit, up to the window).
 
 An entry added without a prior is never visited yet and goes first (the optimistic prior); an
 entry may also be added with a prior rate (a listing found on a page that never paid starts
@@ -35,6 +36,15 @@ again, and never visited. Visits that showed nothing new (a quiet front) are no 
 Traps come in families (one archive page per day, one calendar page per month): URLs of one
 *shape* (the path with every run of digits as ``N``: ``/archive/N/N/N/``) of which
 ``barren_after`` are barren and none ever paid are not added any more.
+
+A threshold that follows the budget (docs/algorithms.md, issue 7): with ``poll_rate`` ``P``
+(visits per simulated hour the forager may spend on listings) :meth:`HubSchedule.next_due`
+lowers the threshold to the one at which the expected visits use that rate. Visiting each
+listing when ``rate·Δ²/2 = θ`` makes ``Σ √(rate_i / 2θ)`` visits an hour, so
+``θ = (Σ √rate_i)² / (2·P²)`` (``return``: ``rate·Δ = θ``, ``θ = Σ rate_i / P``). Spare budget
+goes to the listings that pay, in the proportions that minimise the mean lag, instead of
+idling; a scarce budget keeps the configured threshold. Foragers sharing one budget split it in
+proportion to their :meth:`HubSchedule.demand`, which gives all of them the same threshold.
 
 Pure: times are numbers (simulated seconds) passed in; random choices take an explicit
 ``numpy.random.Generator``.
@@ -69,6 +79,7 @@ class Entry:
     in_flight: bool = False
     interval: float | None = None  # hours between the last visit and the one before (None: first)
     credited: int = 0  # novel documents credited to the last visit
+    listed_rate: float | None = None  # stories per hour its own dates showed at the last visit
 
     def expected(self, now: float) -> float:
         """Novel documents expected on it at ``now`` (infinite before the first visit)."""
@@ -188,9 +199,34 @@ class HubSchedule:
 
     # -- the schedule ----------------------------------------------------------------------
 
-    def next_due(self, now: float) -> tuple[str | None, float]:
+    def demand(self) -> float:
+        """``Σ √rate_i`` (``lag``) or ``Σ rate_i`` (``return``) over the live listings: visits
+        spent in proportion to it give several schedules one threshold (a colony's foragers
+        share the host budget this way)."""
+        rates = [e.rate for e in self._entries.values() if not e.barren and e.rate]
+        if self.priority == "lag":
+            return sum(math.sqrt(r) for r in rates)
+        return sum(rates)
+
+    def budget_threshold(self, poll_rate: float) -> float:
+        """The threshold at which visits due by it come at ``poll_rate`` per simulated hour
+        (see the module docstring); ``math.inf`` when no listing has paid yet."""
+        if poll_rate <= 0:
+            raise ValueError(f"poll_rate ({poll_rate!r}) must be > 0 visits per hour.")
+        demand = self.demand()
+        if demand <= 0:
+            return math.inf
+        if self.priority == "lag":
+            return demand ** 2 / (2.0 * poll_rate * poll_rate)
+        return demand / poll_rate
+
+    def next_due(self, now: float, poll_rate: float | None = None) -> tuple[str | None, float]:
         """``(url, 0)`` of the entry to visit now, or ``(None, seconds)`` until one is due
-        (``math.inf`` when the schedule is empty)."""
+        (``math.inf`` when the schedule is empty). ``poll_rate``: visits per simulated hour
+        the budget allows, which may lower the threshold (:meth:`budget_threshold`)."""
+        threshold = self.threshold
+        if poll_rate is not None:
+            threshold = min(threshold, self.budget_threshold(poll_rate))
         best: Entry | None = None
         best_key: tuple = (-1,)
         wait = math.inf
@@ -206,13 +242,13 @@ class HubSchedule:
                     self._mark_barren(entry)
                     continue
                 expected = self._due_measure(entry, now)
-                if expected >= self.threshold:
+                if expected >= threshold:
                     key = (1, expected)
                 elif elapsed >= self._floor(entry):
                     key = (0, elapsed)  # the floor: overdue, whatever it is expected to hold
                 else:
                     key = None
-                due_in = 0.0 if key is not None else self._until_due(entry, now)
+                due_in = 0.0 if key is not None else self._until_due(entry, now, threshold)
                 due_in = max(due_in, self.min_interval - elapsed)  # never polled faster
                 if due_in > 0:
                     wait = min(wait, due_in)
@@ -234,21 +270,29 @@ class HubSchedule:
         return entry.expected(now)
 
     def _floor(self, entry: Entry) -> float:
-        # A listing that has never paid waits twice as long after each visit, up to the
-        # novelty window (a visit a window apart still finds every story it lists in time):
-        # hundreds of sub-listings (authors, tags, older pages) must not take the budget.
-        if entry.paid or entry.visits <= 1:
+        # A listing that has never paid waits as long as its own dates say one new story takes
+        # to appear on it (one author's stories in one section: days), or, when it dates
+        # nothing, twice as long after each visit; up to the novelty window (a visit a window
+        # apart still finds every story it lists in time): hundreds of sub-listings (authors,
+        # tags, older pages) must not take the budget.
+        if entry.paid:
+            return self.max_interval
+        if entry.listed_rate is not None:
+            if entry.listed_rate <= 0:
+                return self.window
+            return min(self.window, max(self.max_interval, HOUR / entry.listed_rate))
+        if entry.visits <= 1:
             return self.max_interval
         return min(self.window, self.max_interval * 2.0 ** (entry.visits - 1))
 
-    def _until_due(self, entry: Entry, now: float) -> float:
+    def _until_due(self, entry: Entry, now: float, threshold: float) -> float:
         elapsed = now - entry.last
         until = self._floor(entry) - elapsed
         if entry.rate and entry.rate > 0:
             if self.priority == "lag":  # rate·Δ²/2 = threshold (document-hours)
-                due_at = math.sqrt(2.0 * self.threshold / entry.rate) * HOUR
+                due_at = math.sqrt(2.0 * threshold / entry.rate) * HOUR
             else:  # rate·Δ = threshold (documents)
-                due_at = self.threshold / entry.rate * HOUR
+                due_at = threshold / entry.rate * HOUR
             until = min(until, due_at - elapsed)
         return max(0.0, until)
 
@@ -259,18 +303,27 @@ class HubSchedule:
         entry.interval = None if entry.visits == 0 else max(now - entry.last, 1.0) / HOUR
         entry.last = now
 
-    def visited(self, url: str, new_links: int) -> None:
-        """The page of the visit begun earlier arrived and showed ``new_links`` links not
-        seen before; novel documents among them come later, through :meth:`credit`."""
+    def visited(self, url: str, new_links: int, listed_rate: float | None = None,
+                now: float | None = None) -> None:
+        """The page of the visit begun earlier arrived (at ``now``) and showed ``new_links``
+        links not seen before; novel documents among them come later, through :meth:`credit`.
+        ``listed_rate``: stories per hour the page's own dates show (None: it dates none). A
+        visit begun "after" ``now`` (the site's clock was not known yet) counts as begun now."""
         entry = self._entries.get(url)
         if entry is None:
             return
         if new_links < 0:
             raise ValueError(f"new_links ({new_links!r}) must be >= 0.")
+        if now is not None and entry.last is not None and entry.last > now:
+            entry.last = now
         entry.in_flight = False
         entry.visits += 1
         entry.credited = 0
         entry.evidence += 1 if new_links else 0
+        if listed_rate is not None:
+            if listed_rate < 0:
+                raise ValueError(f"listed_rate ({listed_rate!r}) must be >= 0.")
+            entry.listed_rate = listed_rate
         if entry.interval is None or entry.rate is None:
             entry.rate = 0.0  # the first visit: n / window, credited piece by piece
         else:

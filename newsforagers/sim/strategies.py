@@ -155,6 +155,8 @@ def run_scheduled(world: NewsWorld, duration: float, budget: float, rng: np.rand
 
     forager = ScheduledForager("f1", config, schedule, random_weights(world.k, rng), rng,
                                encoder=_WorldStates(world), claim=claim, seeds=[world.home_url])
+    if config.schedule_poll_share > 0:  # as the Scrapy driver does with the host budget
+        forager.poll_rate = config.schedule_poll_share * budget * 3600.0
     while crawl.t < duration:
         fetch = forager.next_fetch(crawl.t)
         if fetch is None:

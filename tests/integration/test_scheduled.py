@@ -64,8 +64,9 @@ def test_one_scheduled_forager_harvests_polls_and_idles(corpus, tmp_path):
     assert max(len(times) for times in listings.values()) >= 3
     gaps = [b - a for times in listings.values() for a, b in zip(sorted(times), sorted(times)[1:])]
     assert min(gaps) >= timedelta(seconds=59), min(gaps)  # the site's clock has 1 s resolution
-    # it idles: far fewer requests than the budget (20/s for 25 s) allowed
-    assert len(log) < 0.5 * 20 * 25
+    # it idles: fewer requests than the budget (20/s for 25 s) allowed; listing visits take
+    # FORAGERS_SCHEDULE_POLL_SHARE (0.3) of it at most, beside the stories and first visits
+    assert len(log) < 0.75 * 20 * 25
     stats = parse_stats(result.log)
     assert stats["newsforagers/idle"] > 0 and stats["newsforagers/harvested"] > 0
     assert stats["newsforagers/listings"] > 0 and stats["newsforagers/rewarded"] == len(result.items)
@@ -78,7 +79,10 @@ def test_a_scheduled_colony_splits_its_weblog_and_never_fetches_an_article_twice
     splits = [e for e in events if e["event"] == "split"]
     assert splits, Counter(e["event"] for e in events)
     for split in splits:
-        assert split["weblog_child"] == split["weblog_before"] // 2
+        # a random half; one URL cannot be halved, both start from it (a forager that decides
+        # one request at a time may be paid, and split, before its first fronts have arrived)
+        halves = split["weblog_before"] // 2 if split["weblog_before"] >= 2 else 1
+        assert split["weblog_child"] == halves
     foragers = {r["forager"] for r in log if r["forager"]}
     assert len(foragers) >= 2
     # the colony-wide claim: no article is fetched by two foragers

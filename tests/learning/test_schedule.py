@@ -239,3 +239,61 @@ def test_a_family_of_barren_pages_keeps_its_new_members_out():
     assert s.add("http://s/tag/4/") is True
     again = HubSchedule.from_dict(s.to_dict(), barren_after=2)
     assert again.add("http://s/archive/2024/01/04/") is False
+
+
+def test_budget_threshold_makes_the_due_visits_use_the_poll_rate():
+    s = schedule(priority="lag", max_interval=24 * HOUR)
+    for url, rate in (("a", 4.0), ("b", 1.0)):
+        s.add(url, now=0.0, rate=rate)
+        s.entry(url).paid = 1
+    # (√4 + √1)² / (2·6²) = 9/72 document-hours: a every 15 min, b every 30 min, 6 visits an hour
+    theta = s.budget_threshold(6.0)
+    assert theta == pytest.approx(0.125)
+    assert math.sqrt(2 * theta / 4.0) * 60 == pytest.approx(15.0)
+    assert math.sqrt(2 * theta / 1.0) * 60 == pytest.approx(30.0)
+    s_return = schedule(priority="return")
+    s_return.add("a", now=0.0, rate=4.0)
+    s_return.add("b", now=0.0, rate=1.0)
+    assert s_return.budget_threshold(10.0) == pytest.approx(0.5)  # (4 + 1) / 10 documents
+    assert s.demand() == pytest.approx(3.0) and s_return.demand() == pytest.approx(5.0)
+    with pytest.raises(ValueError, match="poll_rate"):
+        s.budget_threshold(0.0)
+
+
+def test_budget_threshold_is_infinite_before_any_listing_has_a_rate():
+    s = schedule(priority="lag")
+    s.add("new")
+    s.add("quiet", now=0.0, rate=0.0)
+    assert s.budget_threshold(60.0) == math.inf
+
+
+def test_a_poll_rate_lowers_the_threshold_and_never_raises_it():
+    s = schedule(priority="lag", threshold=0.5, max_interval=24 * HOUR)
+    s.add("front", now=0.0, rate=1.0)
+    # configured: rate·Δ²/2 = 0.5 document-hours after 1 hour
+    assert s.next_due(30 * 60.0) == (None, pytest.approx(30 * 60.0))
+    # 4 visits an hour allowed: θ = 1 / (2·16), due every 15 minutes
+    assert s.next_due(15 * 60.0, poll_rate=4.0) == ("front", 0.0)
+    assert s.next_due(10 * 60.0, poll_rate=4.0) == (None, pytest.approx(5 * 60.0))
+    # a scarce budget (one visit in four hours) keeps the configured threshold
+    assert s.next_due(HOUR, poll_rate=0.25) == ("front", 0.0)
+
+
+
+def test_a_never_paying_listing_waits_as_long_as_its_own_dates_say_a_story_takes():
+    s = schedule(max_interval=3 * HOUR)
+    for url, listed in (("byline", 1 / 48), ("busy", 1.0), ("dead", 0.0), ("undated", None)):
+        s.add(url)
+        s.begin(url, 0.0)
+        s.visited(url, 0, listed)
+    assert s.entry("byline").listed_rate == pytest.approx(1 / 48)
+    assert s._floor(s.entry("byline")) == 24 * HOUR  # two days a story: the window at most
+    assert s._floor(s.entry("busy")) == 3 * HOUR  # never sooner than the floor
+    assert s._floor(s.entry("dead")) == 24 * HOUR
+    assert s._floor(s.entry("undated")) == 3 * HOUR  # no dates: the doubling floor
+    s.begin("byline", 24 * HOUR)
+    s.visited("byline", 1, 1 / 48)
+    s.credit("byline")
+    assert s._floor(s.entry("byline")) == 3 * HOUR  # it paid: its rate schedules it
+    with pytest.raises(ValueError, match="listed_rate"):
+        s.visited("busy", 0, -1.0)
