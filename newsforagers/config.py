@@ -82,6 +82,7 @@ class ForagersConfig:
     schedule_priority: str = _default("schedule_priority")
     schedule_in_flight: int = _default("schedule_in_flight")
     schedule_poll_share: float = _default("schedule_poll_share")
+    schedule_poll_yield: float = _default("schedule_poll_yield")
     explore_share: float = _default("explore_share")
     explore_steps: int = _default("explore_steps")
     explore_patience: int = _default("explore_patience")
@@ -167,6 +168,8 @@ class ForagersConfig:
              ">= 0 (0: no limit)")
         need(0 <= self.schedule_poll_share <= 1, "schedule_poll_share", self.schedule_poll_share,
              "in [0, 1] (0: the threshold alone)")
+        need(self.schedule_poll_yield >= 0, "schedule_poll_yield", self.schedule_poll_yield,
+             ">= 0 novel documents per visit (0: no bound)")
         need(0 <= self.explore_share < 1, "explore_share", self.explore_share, "in [0, 1)")
         need(self.explore_steps >= 1, "explore_steps", self.explore_steps, "at least 1")
         need(self.explore_patience >= 1, "explore_patience", self.explore_patience, "at least 1")

@@ -154,6 +154,10 @@ FORAGERS_SCHEDULE_IN_FLIGHT = 1
 # idling); the colony's foragers split it by their listings' Σ√rate, one threshold for all.
 # 0: the threshold alone.
 FORAGERS_SCHEDULE_POLL_SHARE = 0.3
+# ... but only as many visits as expect this many novel documents each on average (the sum
+# of the listings' rates over it, per hour): a large budget buys polls only while they pay.
+# 0: no bound.
+FORAGERS_SCHEDULE_POLL_YIELD = 0.3
 # Share of the requests the scheduled strategy spends on exploration paths, their length,
 # and the fruitless steps (no novel document, no new listing) that end one.
 FORAGERS_EXPLORE_SHARE = 0.1

@@ -194,7 +194,7 @@ class ScheduledForager:
                     fetch = self._explore_step(now)
             if fetch is not None:
                 return self._begin(fetch)
-        url, wait = self.schedule.next_due(now, self.poll_rate)
+        url, wait = self.schedule.next_due(now, self._poll_rate())
         if url is None:
             self.wait = wait
             self.counters.idle += 1
@@ -419,6 +419,16 @@ class ScheduledForager:
         values = np.array([self._value(self._states.get(u), parent) for u in options])
         values += 1e-9 * self.rng.random(len(values))  # ties broken at random
         return options[int(np.argmax(values))]
+
+    def _poll_rate(self) -> float | None:
+        """The listing visits per simulated hour the budget allows (``poll_rate``), at most as
+        many as expect ``FORAGERS_SCHEDULE_POLL_YIELD`` novel documents each on average
+        (``HubSchedule.novelty`` over that yield): a larger budget buys polls only while they
+        still pay."""
+        rate, floor = self.poll_rate, self.config.schedule_poll_yield
+        if rate is None or floor <= 0:
+            return rate
+        return min(rate, self.schedule.novelty() / floor) or None
 
     def _push(self, fetch: Fetch, value: float, published: float | None = None) -> None:
         """Queue ``fetch`` for harvest. First in line: what must go next (``value`` infinite:

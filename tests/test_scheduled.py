@@ -198,15 +198,30 @@ def test_news_is_harvested_before_the_backlog_the_oldest_first():
     assert set(order[2:]) == set(backlog)
 
 
-def test_the_poll_rate_the_driver_sets_lowers_the_threshold():
+def _one_listing(**settings):
     forager = make(FORAGERS_SCHEDULE_THRESHOLD=0.5, FORAGERS_SCHEDULE_PRIORITY="lag",
-                   FORAGERS_SCHEDULE_MAX_INTERVAL=86400.0)
-    forager.schedule.add(HOME + "sec/", now=at(0), rate=1.0)
+                   FORAGERS_SCHEDULE_MAX_INTERVAL=86400.0, **settings)
+    forager.schedule.add(HOME + "sec/", now=at(0), rate=1.0)  # one document an hour
     forager.schedule.entry(HOME + "sec/").paid = 1
     forager.schedule.remove(HOME)
+    return forager
+
+
+def test_the_poll_rate_the_driver_sets_lowers_the_threshold():
+    forager = _one_listing(FORAGERS_SCHEDULE_POLL_YIELD=0)
     assert forager.next_fetch(at(15)) is None  # due after an hour at 0.5 document-hours
     forager.poll_rate = 4.0  # four visits an hour: every 15 minutes
     assert forager.next_fetch(at(15)).url == HOME + "sec/"
+
+
+def test_the_budget_buys_only_visits_that_expect_the_yield():
+    # one document an hour and a yield of 0.5 a visit: at most 2 visits an hour, whatever the
+    # budget (threshold 1/(2·2²) = 0.125 document-hours: due after 30 minutes)
+    forager = _one_listing(FORAGERS_SCHEDULE_POLL_YIELD=0.5)
+    forager.poll_rate = 60.0
+    assert forager.next_fetch(at(15)) is None
+    assert forager.next_fetch(at(31)).url == HOME + "sec/"
+    assert forager.schedule.novelty() == pytest.approx(1.0)
 
 
 def _paying(rate: float):

@@ -208,6 +208,11 @@ class HubSchedule:
             return sum(math.sqrt(r) for r in rates)
         return sum(rates)
 
+    def novelty(self) -> float:
+        """``Σ rate_i`` over the live listings: novel documents per simulated hour they are
+        expected to show (a story on two listings counts twice)."""
+        return sum(e.rate for e in self._entries.values() if not e.barren and e.rate)
+
     def budget_threshold(self, poll_rate: float) -> float:
         """The threshold at which visits due by it come at ``poll_rate`` per simulated hour
         (see the module docstring); ``math.inf`` when no listing has paid yet."""
