@@ -58,6 +58,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.bench_colony import proc_cpu_seconds, proc_status_kb  # noqa: E402
+from newsforagers.evaluation.bench import colony_settings  # noqa: E402
 from newsforagers.replay.log import read_log  # noqa: E402
 from newsforagers.replay.process import ReplayProcess  # noqa: E402
 from newsforagers.replay.synth import synth_corpus  # noqa: E402
@@ -76,13 +77,8 @@ def crawl_argv(url: str, tmp: Path, name: str, args, strategy: str) -> list[str]
             "-a", f"speed={args.speed:g}", "-O", str(tmp / f"{name}.jsonl"),
             "-s", f"CLOSESPIDER_TIMEOUT={seconds:g}", "-s", f"LOG_FILE={tmp / f'{name}.log'}",
             "-s", "LOG_LEVEL=INFO", "-s", "TELNETCONSOLE_ENABLED=False",
-            "-s", f"FORAGERS_STRATEGY={strategy}",
-            "-s", f"FORAGERS_STORE=sqlite:///{tmp / f'{name}.db'}",
-            "-s", f"FORAGERS_RUN_DIR={tmp / f'{name}-run'}",
-            "-s", f"FORAGERS_SEED={args.seed}",
-            "-s", f"FORAGERS_HOST_RATE={args.budget:g}",
-            # the colony shares a download for one simulated minute (the TTL is wall seconds)
-            "-s", f"FORAGERS_FETCH_TTL={60.0 / args.speed:g}"]
+            *colony_settings(strategy, tmp / f"{name}.db", tmp / f"{name}-run", args.seed, args.budget,
+                             args.speed)]
     if args.jobdir:
         argv += ["-s", f"JOBDIR={tmp / f'{name}-job'}"]
     for item in args.set:

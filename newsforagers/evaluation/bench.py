@@ -203,6 +203,16 @@ def default_start(published: Sequence[datetime]) -> datetime:
     return first - timedelta(minutes=1)
 
 
+def colony_settings(strategy: str, store: Path, run_dir: Path, seed: int, budget: float,
+                    speed: float) -> list[str]:
+    """``-s`` options of a benchmarked colony against a replay running ``speed`` times faster:
+    its own SQLite store and run directory, a seed, the host budget, and downloads shared for
+    one simulated minute (``FORAGERS_FETCH_TTL`` is wall seconds)."""
+    return ["-s", f"FORAGERS_STRATEGY={strategy}", "-s", f"FORAGERS_STORE=sqlite:///{store}",
+            "-s", f"FORAGERS_RUN_DIR={run_dir}", "-s", f"FORAGERS_SEED={seed}",
+            "-s", f"FORAGERS_HOST_RATE={budget:g}", "-s", f"FORAGERS_FETCH_TTL={60.0 / speed:g}"]
+
+
 def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | str,
                python: str = sys.executable) -> list[str]:
     """The ``scrapy crawl`` command of one run against the replay at ``url``."""
@@ -216,13 +226,8 @@ def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | s
         strategy = "scheduled" if run.crawler == "scheduled" else "paper"
         argv = [python, "-m", "scrapy", "crawl", "forager", "-a", f"seeds={url}",
                 "-a", f"mode={mode}", "-a", f"speed={config.speed:g}", *common,
-                "-s", f"FORAGERS_STRATEGY={strategy}",
-                "-s", f"FORAGERS_STORE=sqlite:///{run_dir / 'colony.db'}",
-                "-s", f"FORAGERS_RUN_DIR={run_dir / 'colony'}",
-                "-s", f"FORAGERS_SEED={run.seed}",
-                "-s", f"FORAGERS_HOST_RATE={config.budget:g}",
-                # the colony shares a download for one simulated minute
-                "-s", f"FORAGERS_FETCH_TTL={60.0 / config.speed:g}",
+                *colony_settings(strategy, run_dir / "colony.db", run_dir / "colony", run.seed,
+                                 config.budget, config.speed),
                 "-s", f"FORAGERS_SNAPSHOT_INTERVAL={SNAPSHOT_INTERVAL:g}"]
         if config.model:
             argv += ["-a", f"model={config.model}"]

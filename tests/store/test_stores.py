@@ -57,23 +57,37 @@ def test_sqlite_survives_a_reopen(tmp_path):
 
 def _claim_many(path, name, queue):
     store = SQLiteStore(path)
-    won = sum(store.claim([f"url:{i}"], record(str(i), name)) for i in range(200))
+    queue.put([i for i in range(200) if store.claim([f"url:{i}"], record(str(i), name))])
     store.close()
-    queue.put(won)
+
+
+def _claim_urls(path, name, queue):
+    store = SQLiteStore(path)
+    queue.put([i for i in range(200) if store.claim_url(f"u{i}", {"queued_by": name})])
+    store.close()
+
+
+def _race(path, worker) -> list[int]:
+    """What three processes sharing the SQLite file at ``path`` each won with ``worker``."""
+    SQLiteStore(path).close()
+    spawn = multiprocessing.get_context("spawn")
+    queue = spawn.Queue()
+    processes = [spawn.Process(target=worker, args=(path, f"f{n}", queue)) for n in range(3)]
+    for process in processes:
+        process.start()
+    won = [i for _ in processes for i in queue.get(timeout=60)]
+    for process in processes:
+        process.join(timeout=60)
+    return won
 
 
 def test_sqlite_claims_are_atomic_across_processes(tmp_path):
-    path = tmp_path / "colony.db"
-    SQLiteStore(path).close()
-    queue = multiprocessing.get_context("spawn").Queue()
-    procs = [multiprocessing.get_context("spawn").Process(target=_claim_many, args=(path, f"p{i}", queue))
-             for i in range(3)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join(60)
-    assert sum(queue.get(timeout=5) for _ in procs) == 200
-    assert SQLiteStore(path).document_count() == 200
+    assert sorted(_race(tmp_path / "colony.db", _claim_many)) == list(range(200))  # each won once
+    assert SQLiteStore(tmp_path / "colony.db").document_count() == 200
+
+
+def test_sqlite_url_claims_are_atomic_across_processes(tmp_path):
+    assert sorted(_race(tmp_path / "colony.db", _claim_urls)) == list(range(200))
 
 
 @pytest.mark.parametrize("url", ["", "nothing", "redis2://x", "sqlite://", "sqlite:///"])
@@ -153,23 +167,3 @@ def test_a_url_is_claimed_once(store):
     assert store.claim_url("u", {"queued_by": "f1"})
     assert not store.claim_url("u", {"queued_by": "f2"})
     assert store.get_url("u") == {"queued_by": "f1"}
-
-
-def _claim_urls(path, name, queue):
-    store = SQLiteStore(path)
-    queue.put([i for i in range(200) if store.claim_url(f"u{i}", {"queued_by": name})])
-    store.close()
-
-
-def test_sqlite_url_claims_are_atomic_across_processes(tmp_path):
-    path = tmp_path / "colony.db"
-    SQLiteStore(path).close()
-    queue = multiprocessing.get_context("spawn").Queue()
-    workers = [multiprocessing.get_context("spawn").Process(target=_claim_urls, args=(path, f"f{n}", queue))
-               for n in range(3)]
-    for worker in workers:
-        worker.start()
-    won = [queue.get(timeout=60) for _ in workers]
-    for worker in workers:
-        worker.join(timeout=60)
-    assert sorted(i for w in won for i in w) == list(range(200))  # each URL won exactly once
