@@ -194,7 +194,7 @@ class ScheduledForager:
                     fetch = self._explore_step(now)
             if fetch is not None:
                 return self._begin(fetch)
-        url, wait = self.schedule.next_due(now, self._poll_rate())
+        url, wait = self.schedule.next_due(now, self._visit_budget())
         if url is None:
             self.wait = wait
             self.counters.idle += 1
@@ -420,7 +420,7 @@ class ScheduledForager:
         values += 1e-9 * self.rng.random(len(values))  # ties broken at random
         return options[int(np.argmax(values))]
 
-    def _poll_rate(self) -> float | None:
+    def _visit_budget(self) -> float | None:
         """The listing visits per simulated hour the budget allows (``poll_rate``), at most as
         many as expect ``FORAGERS_SCHEDULE_POLL_YIELD`` novel documents each on average
         (``HubSchedule.novelty`` over that yield): a larger budget buys polls only while they

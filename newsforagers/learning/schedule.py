@@ -56,7 +56,7 @@ import math
 import re
 from dataclasses import asdict, dataclass
 from dataclasses import fields as dataclass_fields
-from typing import Iterable
+from typing import Iterable, Iterator
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -203,15 +203,17 @@ class HubSchedule:
         """``Σ √rate_i`` (``lag``) or ``Σ rate_i`` (``return``) over the live listings: visits
         spent in proportion to it give several schedules one threshold (a colony's foragers
         share the host budget this way)."""
-        rates = [e.rate for e in self._entries.values() if not e.barren and e.rate]
         if self.priority == "lag":
-            return sum(math.sqrt(r) for r in rates)
-        return sum(rates)
+            return sum(math.sqrt(r) for r in self._live_rates())
+        return self.novelty()
 
     def novelty(self) -> float:
         """``Σ rate_i`` over the live listings: novel documents per simulated hour they are
         expected to show (a story on two listings counts twice)."""
-        return sum(e.rate for e in self._entries.values() if not e.barren and e.rate)
+        return sum(self._live_rates())
+
+    def _live_rates(self) -> Iterator[float]:
+        return (e.rate for e in self._entries.values() if not e.barren and e.rate)
 
     def budget_threshold(self, poll_rate: float) -> float:
         """The threshold at which visits due by it come at ``poll_rate`` per simulated hour
