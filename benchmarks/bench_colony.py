@@ -151,8 +151,9 @@ def run_colony(corpus: Path, tmp: Path, name: str, *, n_min: int, n_max: int, se
                seed: int = 1, timeout: float | None = None, echo: bool = True,
                start: str | None = None) -> ColonyRun:
     """One ``scrapy crawl forager`` colony against a fresh replay, watched from here."""
-    settings = {"FORAGERS_MIN": n_min, "FORAGERS_MAX": n_max, "FORAGERS_SEED": seed, **(settings or {}),
-                **EXTRA_SETTINGS}
+    # the papers' colony (the numbers in docs/benchmarks.md); --set FORAGERS_STRATEGY=scheduled
+    settings = {"FORAGERS_STRATEGY": "paper", "FORAGERS_MIN": n_min, "FORAGERS_MAX": n_max,
+                "FORAGERS_SEED": seed, **(settings or {}), **EXTRA_SETTINGS}
     requests_path = tmp / f"{name}-requests.jsonl"
     timeout = timeout if timeout is not None else seconds + 300
     with ReplayProcess(corpus, speed=speed, retime=retime, start=start, log_path=requests_path) as replay:

@@ -49,7 +49,8 @@ def main(argv=None) -> int:
                            truth_path=tmp / "truth.jsonl") as replay:
             extra = {"model": args.model} if args.model else {}
             result = crawl_forager(replay.url, tmp, seconds=args.seconds, args=extra,
-                                   settings={"FORAGERS_STORE": f"sqlite:///{tmp}/colony.db",
+                                   settings={"FORAGERS_STRATEGY": "paper",  # the papers' forager
+                                             "FORAGERS_STORE": f"sqlite:///{tmp}/colony.db",
                                              "FORAGERS_SEED": args.seed, "FORAGERS_MIN": args.foragers,
                                              "FORAGERS_MAX": max(args.foragers, 16),
                                              # shared downloads for one simulated minute

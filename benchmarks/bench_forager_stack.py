@@ -73,6 +73,8 @@ def main(args=None) -> int:
                 else:
                     argv = [python, "-m", "scrapy", "crawl", "forager", "-a", f"seeds={replay.url}",
                             "-s", f"FORAGERS_STORE=sqlite:///{tmp}/colony.db", "-s", "FORAGERS_MIN=1",
+                            # the papers' forager: it never idles, so pages/s is its pace
+                            "-s", "FORAGERS_STRATEGY=paper",
                             # every page a real download: pages/s counts responses
                             "-s", "FORAGERS_FETCH_TTL=0"]
                     if args.model:

@@ -152,7 +152,8 @@ class ForagersConfig:
         need(self.energy_pages_max >= 0, "energy_pages_max", self.energy_pages_max, ">= 0 (0: no cap)")
         need(self.strategy in ("paper", "scheduled"), "strategy", self.strategy, "'paper' or 'scheduled'")
         need(self.strategy == "paper" or self.population == "score", "strategy", self.strategy,
-             "'paper' with FORAGERS_POPULATION='energy' (the energy policy reads the papers' step relevances)")
+             "'paper' with FORAGERS_POPULATION='energy': the energy policy is defined on the papers' "
+             "step relevances (add -s FORAGERS_STRATEGY=paper)")
         need(self.schedule_size >= 1, "schedule_size", self.schedule_size, "at least 1")
         need(self.schedule_min_interval >= 0, "schedule_min_interval", self.schedule_min_interval,
              ">= 0 seconds")

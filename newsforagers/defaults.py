@@ -126,7 +126,7 @@ FORAGERS_ENERGY_PAGES_MAX = 100_000
 
 # Strategy (issue 7): "paper" (the papers' forager, exactly) or "scheduled" (harvest what a
 # page lists, run the weblog as a scheduler of listing pages, explore with short TD paths).
-FORAGERS_STRATEGY = "paper"
+FORAGERS_STRATEGY = "scheduled"
 # The scheduled strategy's weblog of listing pages: entries kept, and in simulated seconds
 # the minimum interval between two visits of one URL, the floor (a listing not visited for
 # this long is visited whatever it is expected to hold), what makes a listing due (see

@@ -77,6 +77,7 @@ class ScheduledCounters(ForagerCounters):
     listings_found: int = 0  # listings added to the schedule after the seeds
     idle: int = 0  # times nothing was due
     old_listed: int = 0  # listed items dated beyond the novelty window: never fetched
+    given_up: int = 0  # listings never read that failed FORAGERS_START_FAILURES times in a row
 
 
 class _Recent:
@@ -296,7 +297,15 @@ class ScheduledForager:
         self.in_flight = max(0, self.in_flight - 1)
         self._flying.pop(fetch.url, None)
         if fetch.kind == "listing":
-            self.schedule.failed(fetch.url)
+            entry = self.schedule.entry(fetch.url)
+            if entry is not None and entry.rate is None:
+                self.counters.start_failures += 1  # a listing never read yet (a seed, say)
+            if self.schedule.failed(fetch.url):
+                self.counters.given_up += 1
+                # the papers' forager's words for a seed; a link that never answered is routine
+                level = logging.WARNING if fetch.url in self.seeds else logging.DEBUG
+                logger.log(level, "forager %s: start URL %s failed %d times, removed from the weblog",
+                           self.name, fetch.url, self.schedule.give_up_after)
         if fetch.kind == "explore":
             self._fruitless += 1
             self._explore = self._explore[:-1] if len(self._explore) > 1 else []
@@ -553,7 +562,8 @@ def schedule_from_config(config: ForagersConfig, seeds: Iterable[str] = (),
     parameters = dict(capacity=config.schedule_size, beta=config.weblog_beta,
                       min_interval=config.schedule_min_interval, max_interval=config.schedule_max_interval,
                       threshold=config.schedule_threshold, barren_after=config.schedule_barren_after,
-                      window=config.novelty_window, priority=config.schedule_priority)
+                      window=config.novelty_window, priority=config.schedule_priority,
+                      give_up_after=config.start_failures)
     if saved is not None:
         return HubSchedule.from_dict(saved, **parameters)
     return HubSchedule.from_seeds(seeds, **parameters)

@@ -241,7 +241,7 @@ def test_an_overwritten_feed_gets_every_document_of_the_job(tmp_path):
 
 
 def test_energy_policy_comes_back(tmp_path):
-    settings = {"JOBDIR": str(tmp_path / "job"), "FORAGERS_POPULATION": "energy"}
+    settings = {"JOBDIR": str(tmp_path / "job"), "FORAGERS_POPULATION": "energy", "FORAGERS_STRATEGY": "paper"}
     config = ForagersConfig.from_settings(settings)
     first = Colony(get_crawler(settings_dict=settings), config, store=MemoryStore())
     first.register("f1", first.root)

@@ -19,7 +19,7 @@ def add_arguments(parser) -> None:
     parser.add_argument("--profile", choices=("hard", "easy"), default="hard")
     parser.add_argument("--mode", choices=("wlrl", "wl", "rl"), default="wlrl")
     parser.add_argument("--strategy", choices=("paper", "scheduled"), default=None,
-                        help="FORAGERS_STRATEGY (default: the setting's default, paper)")
+                        help="FORAGERS_STRATEGY (default: the setting's default, scheduled)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--run-dir", default=".newsforagers/demo",
                         help="where the corpus, the request log and the store go")

@@ -37,6 +37,14 @@ Traps come in families (one archive page per day, one calendar page per month): 
 *shape* (the path with every run of digits as ``N``: ``/archive/N/N/N/``) of which
 ``barren_after`` are barren and none ever paid are not added any more.
 
+A listing that has never been read (a seed, a link never fetched) and whose visits failed
+``give_up_after`` times in a row (connection refused, an error status, not HTML) is given up:
+remembered like a barren one (:meth:`HubSchedule.failed`), as the papers' forager drops a
+starting URL that keeps failing (``FORAGERS_START_FAILURES``). Until then it is tried again at
+once (its request already went through Scrapy's retries): a forager whose every seed is dead
+is left with an empty schedule and ends. A listing that was read before is never given up for
+failing: it waits its floor, as after a wasted visit.
+
 A threshold that follows the budget (docs/algorithms.md, issue 7): with ``poll_rate`` ``P``
 (visits per simulated hour the forager may spend on listings) :meth:`HubSchedule.next_due`
 lowers the threshold to the one at which the expected visits use that rate. Visiting each
@@ -80,6 +88,7 @@ class Entry:
     interval: float | None = None  # hours between the last visit and the one before (None: first)
     credited: int = 0  # novel documents credited to the last visit
     listed_rate: float | None = None  # stories per hour its own dates showed at the last visit
+    failures: int = 0  # visits in a row that could not be made
 
     def expected(self, now: float) -> float:
         """Novel documents expected on it at ``now`` (infinite before the first visit)."""
@@ -108,6 +117,7 @@ class HubSchedule:
         barren_after: int = defaults.FORAGERS_SCHEDULE_BARREN_AFTER,
         window: float = defaults.FORAGERS_NOVELTY_WINDOW,
         priority: str = defaults.FORAGERS_SCHEDULE_PRIORITY,
+        give_up_after: int = defaults.FORAGERS_START_FAILURES,
     ):
         if not isinstance(capacity, int) or capacity < 1:
             raise ValueError(f"schedule capacity ({capacity!r}) must be an integer of at least 1.")
@@ -122,6 +132,8 @@ class HubSchedule:
             raise ValueError(f"barren_after ({barren_after!r}) must be an integer of at least 1.")
         if window <= 0:
             raise ValueError(f"novelty window ({window!r}) must be > 0.")
+        if not isinstance(give_up_after, int) or give_up_after < 1:
+            raise ValueError(f"give_up_after ({give_up_after!r}) must be an integer of at least 1.")
         if priority not in PRIORITIES:
             raise ValueError(f"schedule priority ({priority!r}) must be one of {', '.join(PRIORITIES)}.")
         self.capacity = capacity
@@ -132,13 +144,15 @@ class HubSchedule:
         self.barren_after = barren_after
         self.window = float(window)
         self.priority = priority
+        self.give_up_after = give_up_after
         self._entries: dict[str, Entry] = {}
         self._shapes: dict[str, list[int]] = {}  # shape -> [barren entries, paying entries]
 
     def _parameters(self) -> dict:
         return dict(capacity=self.capacity, beta=self.beta, min_interval=self.min_interval,
                     max_interval=self.max_interval, threshold=self.threshold,
-                    barren_after=self.barren_after, window=self.window, priority=self.priority)
+                    barren_after=self.barren_after, window=self.window, priority=self.priority,
+                    give_up_after=self.give_up_after)
 
     # -- membership ------------------------------------------------------------------------
 
@@ -256,7 +270,8 @@ class HubSchedule:
                 else:
                     key = None
                 due_in = 0.0 if key is not None else self._until_due(entry, now, threshold)
-                due_in = max(due_in, self.min_interval - elapsed)  # never polled faster
+                if entry.rate is not None or not entry.failures:  # (a failed first visit: at once)
+                    due_in = max(due_in, self.min_interval - elapsed)  # never polled faster
                 if due_in > 0:
                     wait = min(wait, due_in)
                     continue
@@ -325,6 +340,7 @@ class HubSchedule:
             entry.last = now
         entry.in_flight = False
         entry.visits += 1
+        entry.failures = 0
         entry.credited = 0
         entry.evidence += 1 if new_links else 0
         if listed_rate is not None:
@@ -350,16 +366,24 @@ class HubSchedule:
         else:
             entry.rate += self.beta * novel / entry.interval
 
-    def failed(self, url: str) -> None:
-        """The visit could not be made (error, timeout): wasted, as one that showed new links."""
+    def failed(self, url: str) -> bool:
+        """The visit could not be made (error, timeout): wasted, as one that showed new links.
+        True when ``url`` was never read and has now failed ``give_up_after`` times in a row:
+        it is given up (barren: remembered, never visited or added again)."""
         entry = self._entries.get(url)
         if entry is None:
-            return
+            return False
         entry.in_flight = False
         entry.visits += 1
         entry.evidence += 1
-        if entry.rate is not None:
-            entry.rate *= 1.0 - self.beta
+        entry.failures += 1
+        if entry.rate is None:
+            if entry.failures >= self.give_up_after and not entry.barren:
+                self._mark_barren(entry)
+                return True
+            return False
+        entry.rate *= 1.0 - self.beta
+        return False
 
     # -- the colony ------------------------------------------------------------------------
 

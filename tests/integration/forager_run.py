@@ -51,31 +51,53 @@ def crawl_forager(url: str, tmp: Path, *, seconds: float, args: dict | None = No
         argv += ["-a", f"{key}={value}"]
     for key, value in (settings or {}).items():
         argv += ["-s", f"{key}={value}"]
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    if until is None:
-        done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=timeout, env=env)
-        returncode, stderr = done.returncode, done.stderr
-    else:
+    # a crawl that hangs is stopped with SIGABRT: faulthandler prints every thread's stack
+    env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")
+    try:
         returncode, stderr = _run_until(argv, until, timeout, env)
+    except CrawlHung as hung:
+        text = log.read_text() if log.exists() else ""
+        raise CrawlHung(f"{hung}\n-- end of its log --\n{text[-3000:]}\n-- stderr --\n{hung.stderr[-6000:]}",
+                        hung.stderr) from None
     items = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     text = log.read_text() if log.exists() else ""
     return CrawlResult(returncode, items, text + stderr, jobdir)
 
 
-def _run_until(argv: list[str], until: Callable[[], bool], timeout: float, env: dict) -> tuple[int, str]:
-    """Run ``argv``, send it SIGINT once when ``until()`` holds; its exit code and stderr.
-    ``subprocess.TimeoutExpired`` after ``timeout`` seconds, like ``subprocess.run``."""
+class CrawlHung(AssertionError):
+    """A crawl still running at its test's timeout (the message has the stacks of its threads)."""
+
+    def __init__(self, message: str, stderr: str):
+        super().__init__(message)
+        self.stderr = stderr
+
+
+def _run_until(argv: list[str], until: Callable[[], bool] | None, timeout: float,
+               env: dict) -> tuple[int, str]:
+    """Run ``argv`` (with ``until``: send it SIGINT once when ``until()`` holds); its exit
+    code and stderr. :class:`CrawlHung` after ``timeout`` seconds: the process gets SIGABRT
+    first, so that faulthandler writes where each of its threads was."""
     with tempfile.TemporaryFile("w+") as stderr:  # a pipe that nobody reads could fill up
         process = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=stderr, text=True,
                                    env=env)
         try:
             deadline = time.monotonic() + timeout
             while process.poll() is None and time.monotonic() < deadline:
-                if until():
+                if until is not None and until():
                     process.send_signal(signal.SIGINT)
                     break
                 time.sleep(POLL)
-            returncode = process.wait(max(0.0, deadline - time.monotonic()))
+            try:
+                returncode = process.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                process.send_signal(signal.SIGABRT)
+                try:
+                    process.wait(10)
+                except subprocess.TimeoutExpired:
+                    pass
+                stderr.seek(0)
+                raise CrawlHung(f"the crawl was still running after {timeout:g} s: {argv}",
+                                stderr.read()) from None
         finally:
             if process.poll() is None:
                 process.kill()

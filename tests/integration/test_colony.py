@@ -53,7 +53,10 @@ def test_colony_splits_retires_and_shares_one_feed(corpus, tmp_path):
                 and log.exists() and "Spider closed (forager_retired)" in log.read_text()
                 and len({item["forager"] for item in read_jsonl(tmp_path / "run.jsonl")}) >= 2)
 
-    settings = {"FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_SEED": 3,
+    # the papers' colony: Alg. 6 splits a weblog that its paths filled (test_scheduled.py
+    # splits the scheduled strategy's)
+    settings = {"FORAGERS_STRATEGY": "paper", "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db",
+                "FORAGERS_SEED": 3,
                 "FORAGERS_BOOTSTRAP_PAGES": 100, "FORAGERS_MIN": 2, "FORAGERS_MAX": 4,
                 # thresholds close to the start score, so that a short run sees both decisions
                 "FORAGERS_SPLIT_SCORE": 103, "FORAGERS_RETIRE_SCORE": 99.9,
@@ -100,7 +103,9 @@ def test_host_budget_holds_with_eight_foragers(corpus, tmp_path):
     rate = 25
     used = 10 * rate  # requests: ten seconds' worth of the budget
     requests = tmp_path / "requests.jsonl"
-    settings = {"FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_SEED": 4,
+    # the papers' foragers never idle: eight of them can use the whole budget
+    settings = {"FORAGERS_STRATEGY": "paper", "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db",
+                "FORAGERS_SEED": 4,
                 "FORAGERS_BOOTSTRAP_PAGES": 100, "FORAGERS_MIN": 8, "FORAGERS_MAX": 8,
                 "FORAGERS_HOST_RATE": rate, "FORAGERS_FETCH_TTL": 0, "FORAGERS_RUN_DIR": tmp_path / "run"}
     with ReplayProcess(corpus, speed=600, start=START, log_path=requests) as replay:
@@ -129,6 +134,7 @@ def test_energy_population_stays_within_bounds(corpus, tmp_path):
         result = crawl_forager(replay.url, tmp_path, seconds=45, settings={
             "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_SEED": 5,
             "FORAGERS_BOOTSTRAP_PAGES": 100, "FORAGERS_POPULATION": "energy",
+            "FORAGERS_STRATEGY": "paper",  # the energy policy is defined on the papers' steps
             "FORAGERS_ENERGY_LB": 2, "FORAGERS_ENERGY_UB": 6, "FORAGERS_MIN": 2,
             # a site's profits fall as its news is found: R over the last 50 pages follows
             "FORAGERS_ENERGY_HISTORY": 50,

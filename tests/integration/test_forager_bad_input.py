@@ -45,25 +45,34 @@ def test_seed_that_is_not_a_url_stops_the_crawl_with_a_clear_message(seeds, name
     assert "Spider opened" not in run.log and not run.stats and not run.items
 
 
-@pytest.fixture(scope="module")
-def unreachable_run(tmp_path_factory):
+#: What a seed is fetched as: the first step of a path (the papers' forager) or a visit of a
+#: listing never read yet (the scheduled strategy); both give it up after
+#: FORAGERS_START_FAILURES failures in a row
+SEED_KIND = {"paper": "step", "scheduled": "listing"}
+
+
+@pytest.fixture(scope="module", params=sorted(SEED_KIND))
+def unreachable_run(request, tmp_path_factory):
     """A crawl whose only seed is a loopback port with nothing listening."""
     port = free_loopback_port()
     run = crawl_forager(f"http://127.0.0.1:{port}/", tmp_path_factory.mktemp("unreachable"),
-                        settings={"FORAGERS_START_FAILURES": 3, "RETRY_TIMES": 2, "CLOSESPIDER_TIMEOUT": 20})
+                        settings={"FORAGERS_STRATEGY": request.param, "FORAGERS_START_FAILURES": 3,
+                                  "RETRY_TIMES": 2, "CLOSESPIDER_TIMEOUT": 20})
     run.extra["url"] = f"http://127.0.0.1:{port}/"
+    run.extra["strategy"] = request.param
     return run
 
 
 @pytest.mark.timeout(60)
 def test_unreachable_seed_is_given_up_and_the_spider_closes_by_itself(unreachable_run):
     run, url = unreachable_run, unreachable_run.extra["url"]
+    kind = SEED_KIND[run.extra["strategy"]]
 
     assert run.returncode == 0, run.describe()
     assert run.finish_reason == "finished", run.describe()
     assert run.seconds < 15
-    # each step is retried by Scrapy first (RETRY_TIMES=2), then counts as one start failure
-    assert run.stats["newsforagers/failed/step/DownloadConnectionRefusedError"] == 3
+    # each request is retried by Scrapy first (RETRY_TIMES=2), then counts as one start failure
+    assert run.stats[f"newsforagers/failed/{kind}/DownloadConnectionRefusedError"] == 3
     assert run.stats["retry/reason_count/scrapy.exceptions.DownloadConnectionRefusedError"] == 2 * 3 + 2
     assert f"forager f1: start URL {url} failed 3 times, removed from the weblog" in run.log
     assert not run.items
@@ -149,10 +158,12 @@ def test_pages_that_are_not_html_are_counted_skips_and_the_crawl_goes_on(tmp_pat
 
 
 @pytest.mark.timeout(60)
-def test_seed_that_is_not_html_is_given_up_like_an_unreachable_one(tmp_path):
+@pytest.mark.parametrize("strategy", sorted(SEED_KIND))
+def test_seed_that_is_not_html_is_given_up_like_an_unreachable_one(strategy, tmp_path):
     with TestSite() as site:
         site.binary("/logo.png")
-        run = crawl_forager(site.url_of("/logo.png"), tmp_path, settings={"FORAGERS_START_FAILURES": 2})
+        run = crawl_forager(site.url_of("/logo.png"), tmp_path,
+                            settings={"FORAGERS_STRATEGY": strategy, "FORAGERS_START_FAILURES": 2})
 
         assert run.returncode == 0 and run.finish_reason == "finished", run.describe()
         assert "Traceback" not in run.log and "newsforagers/step/abandoned/timeout" not in run.stats

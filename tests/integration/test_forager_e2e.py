@@ -29,9 +29,10 @@ def replay(tmp_path_factory):
 
 def test_forager_finds_novel_documents_learns_and_remembers(replay, tmp_path):
     store = f"sqlite:///{tmp_path}/colony.db"
-    # one forager (the colony's tests start several)
-    settings = {"FORAGERS_STORE": store, "FORAGERS_SEED": 7, "FORAGERS_BOOTSTRAP_PAGES": 150,
-                "FORAGERS_MIN": 1}
+    # one forager of the papers' strategy (the colony's tests start several; test_scheduled.py
+    # runs the scheduled one)
+    settings = {"FORAGERS_STRATEGY": "paper", "FORAGERS_STORE": store, "FORAGERS_SEED": 7,
+                "FORAGERS_BOOTSTRAP_PAGES": 150, "FORAGERS_MIN": 1}
     # It stops by itself after 10 paths (25 s: the backstop): the encoder is fitted during the
     # first three or four (100 steps each), TD(0) and Alg. 1 run on the rest.
     first = crawl_forager(replay.url, tmp_path, seconds=25, name="first",

@@ -313,6 +313,9 @@ _PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_p
 #: by CLOSESPIDER_PAGECOUNT (FORAGERS_MAX_PATHS leaves the crawl waiting for the backstop:
 #: see test_forager_bad_input.test_max_paths_ends_the_crawl_by_itself), a timeout backstop.
 BASE_SETTINGS = {
+    # the papers' forager: its steps and paths are what these tests count; a test of the
+    # scheduled strategy (the default) asks for it
+    "FORAGERS_STRATEGY": "paper",
     "FORAGERS_SEED": 1,
     "FORAGERS_MIN": 1,  # one forager: these tests are about its requests, not the colony
     "FORAGERS_FETCH_TTL": 0,  # every request reaches the site, so the site can count them

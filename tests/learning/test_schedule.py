@@ -169,6 +169,43 @@ def test_failures_count_toward_barren():
     assert s.entry("broken").barren
 
 
+def test_a_listing_never_read_is_tried_again_at_once_and_given_up_after_its_failures():
+    s = schedule(give_up_after=3, barren_after=10)
+    s.add("dead")
+    s.add("live")
+    visit(s, "live", 0.0, 0, new_links=0)
+    for attempt in range(1, 4):
+        assert s.next_due(1.0) == ("dead", 0.0)  # again at once: no minimum interval to wait
+        s.begin("dead", 1.0)
+        assert s.failed("dead") is (attempt == 3)
+    assert s.entry("dead").barren and s.urls() == ["live"]
+    assert s.add("dead") is False  # remembered: a link to it does not bring it back
+    assert s.next_due(2.0)[0] is None
+
+
+def test_a_listing_read_once_is_never_given_up_for_failing():
+    s = schedule(give_up_after=1, barren_after=10)
+    s.add("front")
+    visit(s, "front", 0.0, 2)
+    for at in (HOUR, 2 * HOUR, 3 * HOUR):
+        s.begin("front", at)
+        assert s.failed("front") is False
+        assert s.next_due(at + 1.0)[0] is None  # it waits the minimum interval, at least
+    assert not s.entry("front").barren and s.urls() == ["front"]
+    s.begin("front", 4 * HOUR)
+    s.visited("front", 1)
+    assert s.entry("front").failures == 0
+
+
+def test_an_empty_schedule_after_every_seed_failed_has_nothing_due_ever():
+    s = HubSchedule.from_seeds(["http://a/", "http://b/"], give_up_after=2)
+    for _ in range(2):
+        for url in ("http://a/", "http://b/"):
+            s.begin(url, 0.0)
+            s.failed(url)
+    assert len(s) == 0 and s.next_due(0.0) == (None, math.inf)
+
+
 def test_capacity_evicts_barren_then_never_paying_entries_never_paying_ones():
     s = HubSchedule(capacity=2, barren_after=1, min_interval=0.0)
     s.add("a")
@@ -203,7 +240,8 @@ def test_round_trip_through_a_dict():
 
 
 @pytest.mark.parametrize("kwargs", [dict(capacity=0), dict(beta=0.0), dict(min_interval=10.0, max_interval=5.0),
-                                    dict(threshold=-1.0), dict(barren_after=0), dict(window=0.0)])
+                                    dict(threshold=-1.0), dict(barren_after=0), dict(window=0.0),
+                                    dict(give_up_after=0)])
 def test_bad_parameters_are_refused_with_a_message(kwargs):
     with pytest.raises(ValueError, match="must"):
         HubSchedule(**kwargs)
