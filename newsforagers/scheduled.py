@@ -50,7 +50,7 @@ import numpy as np
 from newsforagers.config import ForagersConfig
 from newsforagers.forager import Encoder, ForagerCounters, select_send
 from newsforagers.learning import td_step
-from newsforagers.learning.schedule import HubSchedule
+from newsforagers.learning.schedule import HubSchedule, shape
 from newsforagers.pages import SentMemory, is_candidate
 
 logger = logging.getLogger(__name__)
@@ -78,6 +78,7 @@ class ScheduledCounters(ForagerCounters):
     idle: int = 0  # times nothing was due
     old_listed: int = 0  # listed items dated beyond the novelty window: never fetched
     given_up: int = 0  # listings never read that failed FORAGERS_START_FAILURES times in a row
+    successors: int = 0  # listings read at once as they took another's place on a listing
 
 
 class _Recent:
@@ -144,6 +145,8 @@ class ScheduledForager:
         self._explore_next: Fetch | None = None  # its next step, made when exploration is due
         self._page_links: OrderedDict[str, tuple[str, ...]] = OrderedDict()  # links of recent pages
         self._candidates: OrderedDict[str, int] = OrderedDict()  # listings to try -> visit that showed them
+        # listing -> the navigation links it showed at its last visit (see _read_listing)
+        self._navigation: OrderedDict[str, frozenset[str]] = OrderedDict()
         self._explore_previous: np.ndarray | None = None
         self._fruitless = 0
         self._texts: list[str] = []  # texts for the encoder's bootstrap
@@ -354,9 +357,18 @@ class ScheduledForager:
         mapping = fetch.url in self.seeds and entry is not None and entry.visits == 0
         all_new = all_new or mapping
         navigation = [u for u in new if u not in old and listed and u not in listed]
+        # A link that took the place of another of its shape since this listing's last visit
+        # (/archive/N/N/N/: today's archive after midnight; a new edition) is the listing the
+        # old one was: read at once, first in line, as the seed's navigation is at its first
+        # visit (as a candidate, it would wait behind every newer one).
+        replaced = self._replaced(fetch.url, links, listed) if listed else set()
         for url in navigation:
             if mapping or (all_new and continues(fetch.url, url)):
                 items.append(url)
+            elif shape(url) in replaced and url not in self.schedule and self.claim(url):
+                self._seen.add(url)
+                self.counters.successors += 1
+                self._push(Fetch(url, "candidate", fetch.visit), math.inf)
             else:
                 self._candidate(url, fetch.visit)
         value = self._value(state)
@@ -370,6 +382,18 @@ class ScheduledForager:
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
         self._visits[fetch.visit] = (listing, all_new or (not listed and bool(new) and len(new) == len(links)))
         self.schedule.visited(fetch.url, len(new), listed_rate(listed.values(), now), now=now)
+
+    def _replaced(self, listing: str, links: Sequence[str], listed: Mapping[str, datetime]) -> set[str]:
+        """Shapes of the navigation links ``listing`` showed at its last visit and shows no
+        more; remembers what it shows now (for as many listings as the schedule holds)."""
+        now = frozenset(u for u in links if u not in listed and u not in self._articles)
+        before = self._navigation.pop(listing, None)
+        self._navigation[listing] = now
+        while len(self._navigation) > self.schedule.capacity:
+            self._navigation.popitem(last=False)
+        if not before:
+            return set()
+        return {shape(u) for u in before - now}
 
     def _candidate(self, url: str, visit: int) -> None:
         if url in self.schedule or url in self._candidates:
