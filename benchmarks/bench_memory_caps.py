@@ -71,7 +71,15 @@ def paper_memories(config: ForagersConfig, length: int) -> dict[str, float]:
         forager.sent.select(urls(config.sent_memory_size, length, "sent"))
         return forager
 
+    def fill_navigation():
+        # the navigation links each listing of the weblog showed at its last visit
+        for listing in range(config.schedule_size):
+            forager._navigation[f"listing{listing}"] = frozenset(urls(LINKS_PER_PAGE, length, f"n{listing}"))
+        return forager
+
     return {"page states (FORAGERS_STATE_CACHE_SIZE)": measured(fill_states)[0],
+            f"navigation of the weblog's listings (FORAGERS_SCHEDULE_SIZE × {LINKS_PER_PAGE})":
+                measured(fill_navigation)[0],
             "sent memory (FORAGERS_SENT_MEMORY_SIZE)": measured(fill_sent)[0]}
 
 

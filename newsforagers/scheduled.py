@@ -359,16 +359,15 @@ class ScheduledForager:
         navigation = [u for u in new if u not in old and listed and u not in listed]
         # A link that took the place of another of its shape since this listing's last visit
         # (/archive/N/N/N/: today's archive after midnight; a new edition) is the listing the
-        # old one was: read at once, first in line, as the seed's navigation is at its first
-        # visit (as a candidate, it would wait behind every newer one).
-        replaced = self._replaced(fetch.url, links, listed) if listed else set()
+        # old one was: it takes over the old one's entry in the weblog (its rate: due as the
+        # old one would have been), or, when this forager does not hold the old one, it is
+        # read at once, first in line (as a candidate, it would wait behind every newer one).
+        replaced = self._replaced(fetch.url, links, listed) if listed else {}
         for url in navigation:
             if mapping or (all_new and continues(fetch.url, url)):
                 items.append(url)
-            elif shape(url) in replaced and url not in self.schedule and self.claim(url):
-                self._seen.add(url)
-                self.counters.successors += 1
-                self._push(Fetch(url, "candidate", fetch.visit), math.inf)
+            elif shape(url) in replaced and url not in self.schedule:
+                self._succeed(replaced[shape(url)], url, fetch.visit)
             else:
                 self._candidate(url, fetch.visit)
         value = self._value(state)
@@ -383,17 +382,32 @@ class ScheduledForager:
         self._visits[fetch.visit] = (listing, all_new or (not listed and bool(new) and len(new) == len(links)))
         self.schedule.visited(fetch.url, len(new), listed_rate(listed.values(), now), now=now)
 
-    def _replaced(self, listing: str, links: Sequence[str], listed: Mapping[str, datetime]) -> set[str]:
-        """Shapes of the navigation links ``listing`` showed at its last visit and shows no
-        more; remembers what it shows now (for as many listings as the schedule holds)."""
+    def _replaced(self, listing: str, links: Sequence[str],
+                  listed: Mapping[str, datetime]) -> dict[str, list[str]]:
+        """The navigation links ``listing`` showed at its last visit and shows no more, by
+        shape; remembers what it shows now (for as many listings as the schedule holds)."""
         now = frozenset(u for u in links if u not in listed and u not in self._articles)
         before = self._navigation.pop(listing, None)
         self._navigation[listing] = now
         while len(self._navigation) > self.schedule.capacity:
             self._navigation.popitem(last=False)
-        if not before:
-            return set()
-        return {shape(u) for u in before - now}
+        gone: dict[str, list[str]] = {}
+        for url in sorted(before - now) if before else ():
+            gone.setdefault(shape(url), []).append(url)
+        return gone
+
+    def _succeed(self, old: list[str], url: str, visit: int) -> None:
+        held = [u for u in old if u in self.schedule]
+        if held:
+            best = max(held, key=lambda u: self.schedule.entry(u).rate or 0.0)
+            if not self.schedule.succeed(best, url):
+                return  # a family of barren pages, or a full weblog of paying ones
+        elif self.claim(url):
+            self._push(Fetch(url, "candidate", visit), math.inf)
+        else:
+            return
+        self._seen.add(url)
+        self.counters.successors += 1
 
     def _candidate(self, url: str, visit: int) -> None:
         if url in self.schedule or url in self._candidates:

@@ -399,32 +399,55 @@ def test_a_seed_s_first_visit_harvests_its_whole_navigation_later_visits_do_not(
     assert forager.next_fetch(at(2)).kind == "candidate"
 
 
-def test_a_link_that_takes_another_s_place_on_a_listing_is_read_at_once():
+def _home_with_an_archive(monday: str, held: bool):
+    """A forager whose seed's first visit showed a story and Monday's archive (held in its
+    weblog, or given away as a split would) and a section front."""
     forager = make(FORAGERS_EXPLORE_SHARE=0.5, FORAGERS_SCHEDULE_MIN_INTERVAL=0.0,
                    FORAGERS_SCHEDULE_THRESHOLD=0.0)
-    monday, tuesday = HOME + "archive/2024/01/01/", HOME + "archive/2024/01/02/"
-    front = HOME + "section/a/"
+    story, front = HOME + "story-1/", HOME + "section/a/"
     visit = forager.next_fetch(at(0))
-    story = HOME + "story-1/"
     forager.on_page(visit, at(0), text="c1", links=[story, monday, front], published=None,
                     listed={story: dated(5, at(0))})
     for _ in range(3):  # the seed's first visit: its navigation is fetched at once
         fetch = forager.next_fetch(at(0))
         forager.on_page(fetch, at(0), text="c1", links=[], published=None if fetch.url != story else dated(5, at(0)))
+    if not held:
+        forager.schedule.remove(monday)
+    return forager, story, front
+
+
+def test_a_link_that_takes_another_s_place_on_a_listing_takes_over_its_entry():
+    monday, tuesday = HOME + "archive/2024/01/01/", HOME + "archive/2024/01/02/"
+    forager, story, front = _home_with_an_archive(monday, held=True)
+    forager.schedule.credit(monday, 6)  # Monday's archive paid
+    rate = forager.schedule.entry(monday).rate
     # after midnight the home page links Tuesday's archive where Monday's was, and a new
     # section front (no place taken: it waits as a candidate)
-    revisit = forager.next_fetch(at(10))
-    assert revisit.url == HOME
+    forager.schedule.begin(HOME, at(10))
+    revisit = Fetch(HOME, "listing", 99)
     other = HOME + "section/b/"
     forager.on_page(revisit, at(10), text="c1", links=[story, tuesday, front, other], published=None,
                     listed={story: dated(15, at(10))})
-    successor = forager.next_fetch(at(10))
-    assert successor == Fetch(tuesday, "candidate", revisit.visit)
     assert forager.counters.successors == 1
+    entry = forager.schedule.entry(tuesday)
+    assert entry.rate == rate and entry.paid == 6 and entry.last == at(0)
+    assert forager.schedule.entry(monday).rate == 0.0 and monday in forager.schedule
+    # ... so it is due as Monday's would have been: the next listing visit, once the new
+    # front has had its candidate's first visit (exploration's share)
+    assert forager.next_fetch(at(10)) == Fetch(other, "candidate", revisit.visit)
+    assert forager.next_fetch(at(10)).url == tuesday
+
+
+def test_a_link_that_takes_the_place_of_another_forager_s_listing_is_read_at_once():
+    monday, tuesday = HOME + "archive/2024/01/01/", HOME + "archive/2024/01/02/"
+    forager, story, front = _home_with_an_archive(monday, held=False)
+    revisit = forager.next_fetch(at(10))
+    forager.on_page(revisit, at(10), text="c1", links=[story, tuesday, front], published=None,
+                    listed={story: dated(15, at(10))})
+    successor = forager.next_fetch(at(10))
+    assert successor == Fetch(tuesday, "candidate", revisit.visit)  # first in line
     new_story = HOME + "story-2/"
     forager.on_page(successor, at(11), text="c1", links=[new_story], published=None,
                     listed={new_story: dated(1, at(11))})
-    assert tuesday in forager.schedule and forager.schedule.entry(tuesday).visits == 1  # read at once
-    assert forager.next_fetch(at(11)) == Fetch(new_story, "harvest", successor.visit + 1)
-    # the new front did not take a place: it is a candidate for exploration's share
-    assert other not in forager.schedule and forager.next_fetch(at(11)) == Fetch(other, "candidate", revisit.visit)
+    assert forager.schedule.entry(tuesday).visits == 1  # read at once
+    assert forager.next_fetch(at(11)).url == new_story

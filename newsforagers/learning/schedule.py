@@ -208,6 +208,21 @@ class HubSchedule:
             return True
         return False
 
+    def succeed(self, old: str, new: str) -> bool:
+        """``new`` took ``old``'s place (today's archive after midnight): it gets ``old``'s
+        rate, visits, credits and last visit, so it is due as ``old`` would have been, and
+        ``old`` keeps its entry with a rate of 0 (its floor still visits it, and a rate again
+        if it pays). False if ``old`` is unknown or ``new`` is not added (see :meth:`add`)."""
+        entry = self._entries.get(old)
+        if entry is None or new in self._entries or not self.add(new):
+            return False
+        successor = self._entries[new]
+        for name in ("rate", "last", "visits", "paid", "evidence", "interval", "listed_rate"):
+            setattr(successor, name, getattr(entry, name))
+        if entry.rate is not None:
+            entry.rate = 0.0
+        return True
+
     def remove(self, url: str) -> None:
         self._entries.pop(url, None)
 

@@ -335,3 +335,18 @@ def test_a_never_paying_listing_waits_as_long_as_its_own_dates_say_a_story_takes
     assert s._floor(s.entry("byline")) == 3 * HOUR  # it paid: its rate schedules it
     with pytest.raises(ValueError, match="listed_rate"):
         s.visited("busy", 0, -1.0)
+
+
+def test_a_successor_takes_the_old_entry_s_rate_and_the_old_one_keeps_its_floor():
+    s = schedule()
+    s.add("/archive/2024/01/01/")
+    visit(s, "/archive/2024/01/01/", 0.0, 8)
+    rate = s.entry("/archive/2024/01/01/").rate
+    assert s.succeed("/archive/2024/01/01/", "/archive/2024/01/02/")
+    new, old = s.entry("/archive/2024/01/02/"), s.entry("/archive/2024/01/01/")
+    assert (new.rate, new.last, new.paid, new.visits) == (rate, 0.0, 8, 1)
+    assert old.rate == 0.0 and not old.barren
+    assert s.next_due(2 * HOUR) == ("/archive/2024/01/02/", 0.0)  # due as the old one would be
+    # nothing to take over, or a successor already known: no change
+    assert not s.succeed("/unknown/", "/archive/2024/01/03/")
+    assert not s.succeed("/archive/2024/01/01/", "/archive/2024/01/02/")
