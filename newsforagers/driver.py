@@ -316,6 +316,12 @@ class ForagerDriver:
         stats.set_value("newsforagers/weblog_size", len(self.forager.weblog))
 
 
+#: Wall seconds for which Scrapy must hold none of a scheduled forager's unanswered requests
+#: before they count as dropped (a response between the downloader and the spider's callback
+#: is never seen missing, but a margin costs nothing).
+_DROPPED_AFTER = 0.2
+
+
 class ScheduledDriver(ForagerDriver):
     """The driver of a :class:`~newsforagers.scheduled.ScheduledForager`: no step barrier, a
     request whenever the mind has one, and a wake-up of the engine when the next listing is due
@@ -330,6 +336,7 @@ class ScheduledDriver(ForagerDriver):
         # while the cap holds, look again about when the host budget lets the next request go
         self._recheck = 1.0 / rate if rate > 0 else 0.05
         self._answers = (forager.in_flight, time.monotonic())  # (in flight, when it last moved)
+        self._missing_since: float | None = None  # when Scrapy was first seen holding none of them
 
     @property
     def busy(self) -> bool:
@@ -400,7 +407,20 @@ class ScheduledDriver(ForagerDriver):
         in_flight = self.forager.in_flight
         if not self.in_flight_cap or in_flight < self.in_flight_cap:
             return False
+        from newsforagers.scheduler import forager_requests_in_flight
+
         now = time.monotonic()
+        if forager_requests_in_flight(self.crawler):
+            self._missing_since = None
+        elif self._missing_since is None:
+            self._missing_since = now
+        elif now - self._missing_since >= _DROPPED_AFTER:
+            # none has been anywhere in Scrapy for a while: dropped without an answer (an
+            # off-site redirect); they count as failed, and the next request is decided now
+            self._missing_since = None
+            lost = self.forager.requests_lost()
+            self.crawler.stats.inc_value("newsforagers/scheduled/dropped", lost)
+            return False
         if in_flight != self._answers[0]:
             self._answers = (in_flight, now)
         if now - self._answers[1] > self.step_timeout:

@@ -313,6 +313,17 @@ class ScheduledForager:
             self._fruitless += 1
             self._explore = self._explore[:-1] if len(self._explore) > 1 else []
 
+    def requests_lost(self) -> int:
+        """Nothing this forager asked for is in flight any more, though some were never
+        answered (dropped without an errback): each counts as failed. Returns how many."""
+        lost = self.in_flight
+        for fetch in list(self._flying.values()):
+            self.on_failed(fetch)
+        for url in self.schedule.in_flight():
+            self.on_failed(Fetch(url, "listing"))
+        self.in_flight = 0
+        return lost
+
     def should_send(self, url: str, published: datetime | None, now: datetime) -> bool:
         """Alg. 5: a candidate (≤ 24 h old, not dated ahead) not sent before by this forager."""
         return select_send(self.config, self.sent, self.counters, url, published, now)

@@ -255,6 +255,10 @@ class _Forager:
         self.in_flight += 1
         return Fetch(f"{HOME}{self.asked}/", "harvest")
 
+    def requests_lost(self):
+        lost, self.in_flight = self.in_flight, 0
+        return lost
+
 
 def _driver(**settings):
     from scrapy import Request, Spider
@@ -317,6 +321,43 @@ def test_a_request_never_answered_holds_the_driver_for_the_step_timeout_only(mon
     assert driver.next_step_request() is None
     now[0] += 25.0  # 35 s without an answer: lost, say, to a middleware
     assert driver.next_step_request() is not None
+
+
+def test_a_request_scrapy_dropped_without_an_answer_releases_the_driver_at_once(monkeypatch):
+    from types import SimpleNamespace
+
+    import newsforagers.driver as driver_module
+    from scrapy import Request
+
+    driver, forager = _driver()
+    now = [1000.0]
+    monkeypatch.setattr(driver_module.time, "monotonic", lambda: now[0])
+    active: set = set()
+    driver.crawler.engine = SimpleNamespace(scraper=SimpleNamespace(slot=None),
+                                            downloader=SimpleNamespace(active=active))
+    first = driver.next_step_request()
+    active.add(Request(first.url, meta={"forager_kind": "harvest"}))
+    now[0] += 5.0
+    assert driver.next_step_request() is None  # still downloading: held
+    active.clear()  # gone without an answer (an off-site redirect filtered by a middleware)
+    assert driver.next_step_request() is None  # not seen long enough
+    now[0] += 0.3
+    assert driver.next_step_request() is not None and forager.asked == 2  # long before the step timeout
+    assert driver.crawler.stats.get_value("newsforagers/scheduled/dropped") == 1
+
+
+def test_requests_lost_count_as_failed_visits_and_fetches():
+    forager = make()
+    visit = forager.next_fetch(at(0))
+    forager.on_page(visit, at(0), text="c1", links=[HOME + "a/"], published=None)
+    harvest = forager.next_fetch(at(0))
+    assert harvest.url == HOME + "a/" and forager.in_flight == 1
+    assert forager.requests_lost() == 1
+    assert forager.in_flight == 0 and not forager._flying and forager.schedule.in_flight() == []
+    revisit = forager.next_fetch(at(200))  # (its floor) a listing visit lost: the entry is free again
+    assert revisit.kind == "listing" and forager.schedule.in_flight() == [HOME]
+    assert forager.requests_lost() == 1 and forager.schedule.in_flight() == []
+    assert forager.schedule.entry(HOME).visits == 2  # the lost visit counted, as a failure
 
 
 def test_continuations_and_listed_rates():

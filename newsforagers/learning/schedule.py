@@ -162,6 +162,10 @@ class HubSchedule:
     def __contains__(self, url: str) -> bool:
         return url in self._entries
 
+    def in_flight(self) -> list[str]:
+        """Entries whose visit was begun and neither arrived nor failed."""
+        return [e.url for e in self._entries.values() if e.in_flight]
+
     def entry(self, url: str) -> Entry | None:
         return self._entries.get(url)
 
