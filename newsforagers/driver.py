@@ -337,6 +337,7 @@ class ScheduledDriver(ForagerDriver):
         self._recheck = 1.0 / rate if rate > 0 else 0.05
         self._answers = (forager.in_flight, time.monotonic())  # (in flight, when it last moved)
         self._missing_since: float | None = None  # when Scrapy was first seen holding none of them
+        forager.colony_entry = self._colony_entry
 
     @property
     def busy(self) -> bool:
@@ -376,6 +377,23 @@ class ScheduledDriver(ForagerDriver):
                 return True
         return False
 
+    def _siblings(self):
+        """The minds of the colony's other scheduled foragers."""
+        colony = getattr(self.spider, "colony", None)
+        for crawler in getattr(colony, "foragers", {}).values():
+            driver = getattr(getattr(crawler, "spider", None), "forager_driver", None)
+            forager = getattr(driver, "forager", None)
+            if driver is not self and hasattr(getattr(forager, "schedule", None), "demand"):
+                yield forager
+
+    def _colony_entry(self, url: str):
+        """Another forager's weblog entry for ``url`` (a listing a split gave away), or None."""
+        for forager in self._siblings():
+            entry = forager.schedule.entry(url)
+            if entry is not None:
+                return entry
+        return None
+
     def _poll_rate(self) -> float | None:
         """Listing visits per simulated hour this forager may make: ``FORAGERS_SCHEDULE_POLL_SHARE``
         of the colony's host budget (``FORAGERS_HOST_RATE`` requests per wall second, the site's
@@ -389,13 +407,7 @@ class ScheduledDriver(ForagerDriver):
         own = self.forager.schedule.demand()
         if own <= 0:
             return None
-        total = own
-        colony = getattr(self.spider, "colony", None)
-        for crawler in getattr(colony, "foragers", {}).values():
-            driver = getattr(getattr(crawler, "spider", None), "forager_driver", None)
-            schedule = getattr(getattr(driver, "forager", None), "schedule", None)
-            if driver is not self and hasattr(schedule, "demand"):
-                total += schedule.demand()
+        total = own + sum(forager.schedule.demand() for forager in self._siblings())
         per_hour = config.host_rate * 3600.0 / self.clock.speed
         return config.schedule_poll_share * per_hour * own / total
 

@@ -50,7 +50,7 @@ import numpy as np
 from newsforagers.config import ForagersConfig
 from newsforagers.forager import Encoder, ForagerCounters, select_send
 from newsforagers.learning import td_step
-from newsforagers.learning.schedule import HubSchedule, shape
+from newsforagers.learning.schedule import Entry, HubSchedule, shape
 from newsforagers.pages import SentMemory, is_candidate
 
 logger = logging.getLogger(__name__)
@@ -126,6 +126,9 @@ class ScheduledForager:
         # listing visits per simulated hour the host budget leaves this forager (None: unknown,
         # the configured threshold alone says when a listing is due); the driver sets it
         self.poll_rate: float | None = None
+        # the weblog entry another forager of the colony holds for a URL (None: none does);
+        # the driver sets it
+        self.colony_entry: Callable[[str], Entry | None] = lambda url: None
         self.in_flight = 0
         # heap of (tier, key, order, fetch, value, published): see _push
         self._harvest: list[tuple[int, float, int, Fetch, float, float | None]] = []
@@ -408,10 +411,11 @@ class ScheduledForager:
         return gone
 
     def _succeed(self, old: list[str], url: str, visit: int) -> None:
-        held = [u for u in old if u in self.schedule]
+        # the old entry, from this forager's weblog or else another forager's (a split gave it away)
+        held = [(u, e) for u in old if (e := self.schedule.entry(u) or self.colony_entry(u)) is not None]
         if held:
-            best = max(held, key=lambda u: self.schedule.entry(u).rate or 0.0)
-            if not self.schedule.succeed(best, url):
+            best, entry = max(held, key=lambda pair: pair[1].rate or 0.0)
+            if not self.schedule.succeed(best, url, entry=entry):
                 return  # a family of barren pages, or a full weblog of paying ones
         elif self.claim(url):
             self._push(Fetch(url, "candidate", visit), math.inf)

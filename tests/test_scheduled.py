@@ -492,3 +492,20 @@ def test_a_link_that_takes_the_place_of_another_forager_s_listing_is_read_at_onc
                     listed={new_story: dated(1, at(11))})
     assert forager.schedule.entry(tuesday).visits == 1  # read at once
     assert forager.next_fetch(at(11)).url == new_story
+
+
+def test_a_link_that_takes_the_place_of_a_listing_a_split_gave_away_copies_its_entry():
+    monday, tuesday = HOME + "archive/2024/01/01/", HOME + "archive/2024/01/02/"
+    forager, story, front = _home_with_an_archive(monday, held=False)
+    sibling = schedule_from_config(forager.config, [monday])  # the child of a split holds it
+    sibling.begin(monday, at(0))
+    sibling.visited(monday, 5)
+    sibling.credit(monday, 5)
+    forager.colony_entry = sibling.entry
+    forager.schedule.begin(HOME, at(10))
+    forager.on_page(Fetch(HOME, "listing", 99), at(10), text="c1", links=[story, tuesday, front],
+                    published=None, listed={story: dated(15, at(10))})
+    entry = forager.schedule.entry(tuesday)
+    assert entry is not None and entry.rate == sibling.entry(monday).rate > 0 and entry.paid == 5
+    assert sibling.entry(monday).rate > 0  # the other forager's weblog is left as it is
+    assert forager.counters.successors == 1

@@ -212,19 +212,22 @@ class HubSchedule:
             return True
         return False
 
-    def succeed(self, old: str, new: str) -> bool:
+    def succeed(self, old: str, new: str, entry: Entry | None = None) -> bool:
         """``new`` took ``old``'s place (today's archive after midnight): it gets ``old``'s
         rate, visits, credits and last visit, so it is due as ``old`` would have been, and
         ``old`` keeps its entry with a rate of 0 (its floor still visits it, and a rate again
-        if it pays). False if ``old`` is unknown or ``new`` is not added (see :meth:`add`)."""
-        entry = self._entries.get(old)
+        if it pays). ``entry``: ``old``'s entry in another forager's weblog, copied (and left
+        as it is) when this one lacks it. False if ``old`` is unknown or ``new`` is not added
+        (see :meth:`add`)."""
+        mine = self._entries.get(old)
+        entry = mine if mine is not None else entry
         if entry is None or new in self._entries or not self.add(new):
             return False
         successor = self._entries[new]
         for name in ("rate", "last", "visits", "paid", "evidence", "interval", "listed_rate"):
             setattr(successor, name, getattr(entry, name))
-        if entry.rate is not None:
-            entry.rate = 0.0
+        if mine is not None and mine.rate is not None:
+            mine.rate = 0.0
         return True
 
     def remove(self, url: str) -> None:
