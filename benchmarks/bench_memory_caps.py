@@ -71,15 +71,7 @@ def paper_memories(config: ForagersConfig, length: int) -> dict[str, float]:
         forager.sent.select(urls(config.sent_memory_size, length, "sent"))
         return forager
 
-    def fill_navigation():
-        # the navigation links each listing of the weblog showed at its last visit
-        for listing in range(config.schedule_size):
-            forager._navigation[f"listing{listing}"] = frozenset(urls(LINKS_PER_PAGE, length, f"n{listing}"))
-        return forager
-
     return {"page states (FORAGERS_STATE_CACHE_SIZE)": measured(fill_states)[0],
-            f"navigation of the weblog's listings (FORAGERS_SCHEDULE_SIZE × {LINKS_PER_PAGE})":
-                measured(fill_navigation)[0],
             "sent memory (FORAGERS_SENT_MEMORY_SIZE)": measured(fill_sent)[0]}
 
 
@@ -112,7 +104,15 @@ def scheduled_memories(config: ForagersConfig, length: int) -> dict[str, float]:
             forager._page_links[f"page{page}"] = tuple(urls(LINKS_PER_PAGE, length, f"p{page}"))
         return forager
 
+    def fill_navigation():
+        # the navigation links each listing of the weblog showed at its last visit
+        for listing in range(config.schedule_size):
+            forager._navigation[f"listing{listing}"] = frozenset(urls(LINKS_PER_PAGE, length, f"n{listing}"))
+        return forager
+
     return {"page states (FORAGERS_STATE_CACHE_SIZE)": measured(fill_states)[0],
+            f"navigation of the weblog's listings (FORAGERS_SCHEDULE_SIZE × {LINKS_PER_PAGE})":
+                measured(fill_navigation)[0],
             f"links of recent pages ({_PAGE_LINKS:,} × {LINKS_PER_PAGE})": measured(fill_links)[0],
             f"fetched, seen and queued URLs (FORAGERS_URL_MEMORY_SIZE, 3 × {memory:,})": measured(fill_recent)[0],
             "sent memory (FORAGERS_SENT_MEMORY_SIZE)": measured(fill_sent)[0]}
