@@ -78,7 +78,7 @@ class ScheduledCounters(ForagerCounters):
     idle: int = 0  # times nothing was due
     old_listed: int = 0  # listed items dated beyond the novelty window: never fetched
     given_up: int = 0  # listings never read that failed FORAGERS_START_FAILURES times in a row
-    successors: int = 0  # listings read at once as they took another's place on a listing
+    successors: int = 0  # listings that took another's place on a listing (see _read_listing)
 
 
 class _Recent:
@@ -374,8 +374,9 @@ class ScheduledForager:
         # A link that took the place of another of its shape since this listing's last visit
         # (/archive/N/N/N/: today's archive after midnight; a new edition) is the listing the
         # old one was: it takes over the old one's entry in the weblog (its rate: due as the
-        # old one would have been), or, when this forager does not hold the old one, it is
-        # read at once, first in line (as a candidate, it would wait behind every newer one).
+        # old one would have been; copied from the forager of the colony that holds it), or,
+        # when no forager holds the old one, it is read at once, first in line (as a
+        # candidate, it would wait behind every newer one).
         replaced = self._replaced(fetch.url, links, listed) if listed else {}
         for url in navigation:
             if mapping or (all_new and continues(fetch.url, url)):
