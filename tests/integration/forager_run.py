@@ -51,17 +51,23 @@ def crawl_forager(url: str, tmp: Path, *, seconds: float, args: dict | None = No
         argv += ["-a", f"{key}={value}"]
     for key, value in (settings or {}).items():
         argv += ["-s", f"{key}={value}"]
-    # a crawl that hangs is stopped with SIGABRT: faulthandler prints every thread's stack
-    env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONFAULTHANDLER="1")
-    try:
-        returncode, stderr = _run_until(argv, until, timeout, env)
-    except CrawlHung as hung:
-        text = log.read_text() if log.exists() else ""
-        raise CrawlHung(f"{hung}\n-- end of its log --\n{text[-3000:]}\n-- stderr --\n{hung.stderr[-6000:]}",
-                        hung.stderr) from None
+    returncode, stderr = run_crawl(argv, log, timeout, dict(os.environ, PYTHONUNBUFFERED="1"), until)
     items = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
     text = log.read_text() if log.exists() else ""
     return CrawlResult(returncode, items, text + stderr, jobdir)
+
+
+def run_crawl(argv: list[str], log: Path, timeout: float, env: dict,
+              until: Callable[[], bool] | None = None) -> tuple[int, str]:
+    """Run the crawl ``argv`` from the repository root (see :func:`_run_until`); its exit code
+    and stderr. A crawl still running after ``timeout`` seconds raises :class:`CrawlHung` with
+    the end of its ``log`` and where each of its threads was (faulthandler, on SIGABRT)."""
+    try:
+        return _run_until(argv, until, timeout, dict(env, PYTHONFAULTHANDLER="1"))
+    except CrawlHung as hung:
+        text = log.read_text(encoding="utf-8", errors="replace") if log.exists() else ""
+        raise CrawlHung(f"{hung}\n-- end of its log --\n{text[-3000:]}\n-- stderr --\n{hung.stderr[-6000:]}",
+                        hung.stderr) from None
 
 
 class CrawlHung(AssertionError):

@@ -28,7 +28,6 @@ import json
 import os
 import re
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -337,7 +336,6 @@ class Crawl:
     argv: list[str]
     returncode: int
     log: str  # the LOG_FILE, then the process's stderr
-    stdout: str
     items: list[dict]
     stats: dict
     seconds: float
@@ -367,7 +365,8 @@ def crawl_forager(seeds: str, tmp: Path, *, name: str = "run", settings: dict | 
 
     Later settings win, so ``settings`` overrides :data:`BASE_SETTINGS`. The store is
     ``TMP/NAME.db`` unless ``settings`` names one. ``timeout`` (seconds) is the hang
-    detector: ``subprocess.TimeoutExpired`` propagates.
+    detector: :class:`~tests.integration.forager_run.CrawlHung` (with the stacks of the
+    crawl's threads) propagates.
     """
     tmp.mkdir(parents=True, exist_ok=True)
     out, log = tmp / f"{name}.jsonl", tmp / f"{name}.log"
@@ -378,14 +377,16 @@ def crawl_forager(seeds: str, tmp: Path, *, name: str = "run", settings: dict | 
         argv += ["-a", f"{key}={value}"]
     for key, value in merged.items():
         argv += ["-s", f"{key}={value}"]
+    from tests.integration.forager_run import run_crawl
+
     env = {k: v for k, v in os.environ.items() if k.lower() not in _PROXY_VARIABLES}
     env["PYTHONUNBUFFERED"] = "1"
     started = time.monotonic()
-    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=timeout, env=env)
+    returncode, stderr = run_crawl(argv, log, timeout, env)
     seconds = time.monotonic() - started
-    text = (log.read_text(encoding="utf-8") if log.exists() else "") + done.stderr
+    text = (log.read_text(encoding="utf-8") if log.exists() else "") + stderr
     items = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-    return Crawl(argv, done.returncode, text, done.stdout, items, parse_stats(text), seconds)
+    return Crawl(argv, returncode, text, items, parse_stats(text), seconds)
 
 
 def free_loopback_port() -> int:
