@@ -11,6 +11,7 @@ Nothing here leaves 127.0.0.1: the off-site redirect points at ``localhost`` on 
 
 from __future__ import annotations
 
+import contextlib
 import html
 import secrets
 from collections import Counter
@@ -19,7 +20,8 @@ from datetime import UTC, date, datetime, timedelta
 from twisted.internet import defer, task
 from twisted.web import http
 
-from tests.integration.testsite import PNG_1X1, Reply, TestSite, article_html, html_page, news_site, topic_text
+from tests.integration.testsite import (PNG_1X1, Reply, TestSite, article_html, crawl_forager, html_page, news_site,
+                                        topic_text)
 
 #: Seconds a 429 asks the colony to wait (Retry-After).
 RETRY_AFTER = 2
@@ -223,3 +225,13 @@ def _day_of(path: str) -> date | None:
         return date.fromisoformat(path.rsplit("/", 1)[-1][:10])
     except ValueError:
         return None
+
+
+@contextlib.contextmanager
+def hostile_crawl(tmp, settings: dict):
+    """One crawl of a fresh hostile site, seeded with its home page and both traps' entrances:
+    yields ``(site, crawl, expected)`` while the site still answers (the tests read its log)."""
+    with TestSite() as site:
+        expected = hostile_site(site)
+        seeds = ",".join([site.url, *(site.url_of(path) for path in trap_entrances())])
+        yield site, crawl_forager(seeds, tmp, settings=settings, timeout=90), expected

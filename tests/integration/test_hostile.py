@@ -18,11 +18,9 @@ from tests.integration.hostile_site import (
     DUPLICATE_URLS,
     READABLE_ARTICLES,
     RETRY_AFTER,
-    hostile_site,
-    trap_entrances,
+    hostile_crawl,
 )
 from tests.integration.test_forager_bad_input import log_records
-from tests.integration.testsite import TestSite, crawl_forager
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -41,11 +39,8 @@ SETTINGS = {
 @pytest.fixture(scope="module")
 def hostile_run(tmp_path_factory):
     """One crawl of the hostile site, seeded with its home page and both traps' entrances."""
-    with TestSite() as site:
-        expected = hostile_site(site)
-        seeds = ",".join([site.url, *(site.url_of(path) for path in trap_entrances())])
-        run = crawl_forager(seeds, tmp_path_factory.mktemp("hostile"), settings=SETTINGS, timeout=90)
-        yield site, run, expected
+    with hostile_crawl(tmp_path_factory.mktemp("hostile"), SETTINGS) as crawl:
+        yield crawl
 
 
 def trap_seed(run) -> str:

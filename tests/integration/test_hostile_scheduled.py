@@ -15,10 +15,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.integration.hostile_site import CASES, READABLE_ARTICLES, RETRY_AFTER, hostile_site, trap_entrances
+from tests.integration.hostile_site import CASES, READABLE_ARTICLES, RETRY_AFTER, hostile_crawl
 from tests.integration.test_forager_bad_input import log_records
-from tests.integration.test_hostile import trap_seed
-from tests.integration.testsite import TestSite, crawl_forager
+from tests.integration.test_hostile import trap_seed, warned_once
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -39,11 +38,8 @@ KINDS = ("listing", "harvest", "candidate", "explore")
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
-    with TestSite() as site:
-        expected = hostile_site(site)
-        seeds = ",".join([site.url, *(site.url_of(path) for path in trap_entrances())])
-        crawl = crawl_forager(seeds, tmp_path_factory.mktemp("hostile-scheduled"), settings=SETTINGS, timeout=90)
-        yield site, crawl, expected
+    with hostile_crawl(tmp_path_factory.mktemp("hostile-scheduled"), SETTINGS) as crawl:
+        yield crawl
 
 
 def found(crawl) -> list[str]:
@@ -53,12 +49,6 @@ def found(crawl) -> list[str]:
 def failed(crawl, error: str) -> int:
     """Requests of any kind given up with ``error``."""
     return sum(crawl.stats.get(f"newsforagers/failed/{kind}/{error}", 0) for kind in KINDS)
-
-
-def warned_once(crawl, kind: str) -> None:
-    warnings = [text for logger, level, text in log_records(crawl.log)
-                if level == "WARNING" and f"counted in newsforagers/{kind})" in text]
-    assert len(warnings) == 1, warnings
 
 
 @pytest.fixture()
