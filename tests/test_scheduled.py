@@ -265,7 +265,7 @@ def _driver(**settings):
     from scrapy.utils.test import get_crawler
 
     from newsforagers.driver import ScheduledDriver
-    from newsforagers.spiders.baselines import SiteClock
+    from newsforagers.clock import SiteClock
 
     config = ForagersConfig.from_settings({"FORAGERS_HOST_RATE": 20, **settings})
     crawler = get_crawler(Spider)
@@ -394,7 +394,7 @@ def test_a_listing_whose_stories_are_all_new_harvests_its_next_page_not_its_sub_
 def test_a_forager_born_without_the_site_s_clock_borrows_it_or_waits_for_its_first_answer():
     from types import SimpleNamespace
 
-    from newsforagers.spiders.baselines import SiteClock
+    from newsforagers.clock import SiteClock
 
     driver, forager = _driver()
     driver.clock = SiteClock(600.0)  # a forager born in a split: no Date read yet

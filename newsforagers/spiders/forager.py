@@ -185,7 +185,7 @@ class ForagerSpider(scrapy.Spider):
     def _build_scheduled(self, config, rng, bootstrap, root: bool):
         from newsforagers.driver import ScheduledDriver
         from newsforagers.scheduled import ScheduledForager, schedule_from_config
-        from newsforagers.spiders.baselines import SiteClock
+        from newsforagers.clock import SiteClock
 
         schedule = schedule_from_config(config, self.seeds, saved=self.inherited_weblog)
         weights = (np.asarray(self.inherited_weights, dtype=np.float64)
@@ -388,7 +388,7 @@ class ForagerSpider(scrapy.Spider):
     def site_now(self, response) -> datetime:
         """The site's clock (the ``Date`` header) or the system clock (``FORAGERS_CLOCK``).
         A ``Date`` read here also sets the scheduled forager's site clock."""
-        from newsforagers.spiders.baselines import site_time
+        from newsforagers.clock import site_time
 
         if self.config.clock == "site":
             parsed = site_time(response)
