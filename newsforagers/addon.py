@@ -3,35 +3,94 @@
 ``ADDONS = {"newsforagers.addon.ForagersAddon": 0}`` (the ``forager`` spider sets it itself)
 installs the forager scheduler, the reinforcing-agent pipeline, the population extension and
 the colony's downloader middlewares (shared robots.txt, shared downloads) and its HTTP
-download handler (one per-host budget),
-and gives every
-``FORAGERS_*`` setting its default at add-on priority, so project, spider and command-line
-settings still win.
+download handler (one per-host budget), and gives every ``FORAGERS_*`` setting its default.
+
+Everything goes in at add-on priority, key by key inside the component dictionaries, so a
+project's, spider's or command line's own value always wins — a project's
+``DOWNLOAD_HANDLERS = {"https": ...}`` stays what the project said. Where a colony cannot keep
+its promises without its component, the forager refuses to start with an error that says why
+and what to do (``ForagerSpider`` checks, so that other spiders of a project that enables the
+add-on for all are not concerned): an ``http``/``https`` download handler without the colony's
+budget (:func:`newsforagers.downloadhandlers.check_handlers`), a scheduler or a reinforcing
+agent replaced or disabled.
 """
 
 from __future__ import annotations
 
 from newsforagers import defaults
+from newsforagers.downloadhandlers import BUDGET_SCHEMES
+
+ADDON = "addon"
+
+#: Components the add-on enables, per component setting (key: order; None disables).
+COMPONENTS = {
+    "ITEM_PIPELINES": {"newsforagers.pipelines.ReinforcingAgentPipeline": 100},
+    "EXTENSIONS": {"newsforagers.extensions.population.PopulationExtension": 500},
+    "DOWNLOADER_MIDDLEWARES": {
+        # one robots.txt per colony and host instead of one per forager
+        "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+        "newsforagers.downloadermiddlewares.ColonyRobotsTxtMiddleware": 100,
+        "newsforagers.downloadermiddlewares.SharedFetchMiddleware": 950,
+    },
+    "DOWNLOAD_HANDLERS": {scheme: "newsforagers.downloadhandlers.ColonyHTTPDownloadHandler"
+                          for scheme in BUDGET_SCHEMES},
+}
 
 
 class ForagersAddon:
     def update_settings(self, settings) -> None:
-        settings.set("SCHEDULER", "newsforagers.scheduler.ForagerScheduler", "addon")
-        settings["ITEM_PIPELINES"]["newsforagers.pipelines.ReinforcingAgentPipeline"] = 100
-        settings["EXTENSIONS"]["newsforagers.extensions.population.PopulationExtension"] = 500
-        middlewares = settings["DOWNLOADER_MIDDLEWARES"]
-        middlewares["scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"] = None
-        middlewares["newsforagers.downloadermiddlewares.ColonyRobotsTxtMiddleware"] = 100
-        middlewares["newsforagers.downloadermiddlewares.SharedFetchMiddleware"] = 950
-        handlers = settings["DOWNLOAD_HANDLERS"]
-        for scheme in ("http", "https"):
-            handlers[scheme] = "newsforagers.downloadhandlers.ColonyHTTPDownloadHandler"
+        settings.set("SCHEDULER", "newsforagers.scheduler.ForagerScheduler", ADDON)
+        for name, components in COMPONENTS.items():
+            current = settings[name]  # a BaseSettings: each key has its own priority
+            for key, value in components.items():
+                current.set(key, value, ADDON)
         # Measured with 16 foragers in one process (docs/benchmarks.md): Scrapy's default of 100
         # items processed in parallel per response costs more than it gains on a forager's
         # few items per page (74 -> 141-152 pages/s), and the check of every callback's source
         # for a generator's return value is repeated work on the reactor's thread.
-        settings.set("CONCURRENT_ITEMS", defaults.CONCURRENT_ITEMS, "addon")
-        settings.set("WARN_ON_GENERATOR_RETURN_VALUE", False, "addon")
+        settings.set("CONCURRENT_ITEMS", defaults.CONCURRENT_ITEMS, ADDON)
+        settings.set("WARN_ON_GENERATOR_RETURN_VALUE", False, ADDON)
         for name in dir(defaults):
             if name.startswith("FORAGERS_"):
-                settings.set(name, getattr(defaults, name), "addon")
+                settings.set(name, getattr(defaults, name), ADDON)
+
+
+def check_components(settings) -> None:
+    """Refuse settings under which a forager cannot work or a colony cannot be polite: the
+    forager's scheduler or the reinforcing agent replaced or disabled, or an ``http``/``https``
+    download handler outside the colony's budget. Raises
+    :class:`~newsforagers.errors.ForagersUsageError` saying which setting, why, and what to do."""
+    from scrapy.utils.misc import load_object
+
+    from newsforagers.errors import ForagersUsageError
+
+    from newsforagers.downloadhandlers import check_handlers
+    from newsforagers.pipelines import ReinforcingAgentPipeline
+    from newsforagers.scheduler import ForagerScheduler
+
+    scheduler = settings.get("SCHEDULER")
+    scheduler_cls = load_object(scheduler) if isinstance(scheduler, str) else scheduler
+    # not issubclass: Scrapy's BaseScheduler answers it by duck typing (any scheduler "is" one)
+    if ForagerScheduler not in getattr(scheduler_cls, "__mro__", ()):
+        raise ForagersUsageError(
+            f"SCHEDULER ({scheduler!r}) replaces newsforagers.scheduler.ForagerScheduler, which "
+            f"walks a forager's paths: subclass it, or remove SCHEDULER from the forager's settings.")
+    pipelines = settings.getwithbase("ITEM_PIPELINES")
+    enabled = [path for path, order in pipelines.items() if order is not None
+               and _is_subclass(path, ReinforcingAgentPipeline)]
+    if not enabled:
+        raise ForagersUsageError(
+            "ITEM_PIPELINES disables newsforagers.pipelines.ReinforcingAgentPipeline, the colony's "
+            "reinforcing agent: without it no send is judged, rewarded or output. Give it an "
+            "order (the add-on's is 100) instead of None.")
+    check_handlers(settings)
+
+
+def _is_subclass(path, base: type) -> bool:
+    from scrapy.utils.misc import load_object
+
+    try:
+        cls = load_object(path) if isinstance(path, str) else path
+    except (ImportError, NameError, ValueError):
+        return False
+    return base in getattr(cls, "__mro__", ())

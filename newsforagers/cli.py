@@ -25,6 +25,23 @@ COMMANDS = {
 }
 
 
+def missing_extra(module: str, extra: str) -> str | None:
+    """None when the optional dependency ``module`` imports; else one line saying which extra of
+    the package installs it (``pip install 'newsforagers[EXTRA]'``).
+
+    Commands call this before any work starts, so that a missing package is not found out by
+    the last step of a long run.
+    """
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        missing = getattr(exc, "name", None)
+        what = ("is not installed" if missing and missing.split(".")[0] == module.split(".")[0]
+                else f"cannot be imported ({exc})")
+        return f"{module} {what}: pip install 'newsforagers[{extra}]'"
+    return None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="newsforagers",

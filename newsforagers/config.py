@@ -2,17 +2,23 @@
 
 ``ForagersConfig.from_settings(settings)`` accepts a Scrapy ``Settings`` object or any
 mapping; a missing key takes its default from :mod:`newsforagers.defaults`; a bad value raises
-``ValueError`` naming the setting, the value and the valid range.
+:class:`~newsforagers.errors.ForagersUsageError` (a ``ValueError``) naming the setting, the
+value and the valid range, and so does a ``FORAGERS_*`` key that is no setting (a typo), with
+the closest setting's name.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 from newsforagers import defaults
+from newsforagers.errors import ForagersUsageError
 from newsforagers.learning import RewardRules
+
+PREFIX = "FORAGERS_"
 
 
 def _default(name: str) -> Any:
@@ -48,7 +54,7 @@ class ForagersConfig:
     energy_history: int = _default("energy_history")
     n_clusters: int = _default("n_clusters")
     tanh_scale: float = _default("tanh_scale")
-    tanh_offset: float = _default("tanh_offset")
+    tanh_offset: float | None = _default("tanh_offset")
     store: str = _default("store")
     clock: str = _default("clock")
     bootstrap_pages: int = _default("bootstrap_pages")
@@ -89,11 +95,16 @@ class ForagersConfig:
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> "ForagersConfig":
+        check_names(settings)
         values = {}
         for f in fields(cls):
-            key = f"FORAGERS_{f.name.upper()}"
+            key = f"{PREFIX}{f.name.upper()}"
             raw = settings.get(key)
-            values[f.name] = f.default if raw is None else _coerce(key, raw, type(f.default))
+            kind = _KINDS.get(f.name, type(f.default))
+            values[f.name] = f.default if raw is None else _coerce(key, raw, kind)
+        if values["tanh_offset"] is None:  # each strategy's own (defaults.py says why)
+            values["tanh_offset"] = (defaults.PAPER_TANH_OFFSET if values["strategy"] == "paper"
+                                     else defaults.SCHEDULED_TANH_OFFSET)
         config = cls(**values)
         config.validate()
         return config
@@ -101,7 +112,7 @@ class ForagersConfig:
     def validate(self) -> None:
         def need(ok: bool, name: str, value: Any, valid: str) -> None:
             if not ok:
-                raise ValueError(f"FORAGERS_{name.upper()} ({value!r}) must be {valid}.")
+                raise ForagersUsageError(f"{PREFIX}{name.upper()} ({value!r}) must be {valid}.")
 
         need(self.weblog_size >= 1, "weblog_size", self.weblog_size, "at least 1")
         need(1 <= self.weblog_start_size <= self.weblog_size, "weblog_start_size",
@@ -110,28 +121,47 @@ class ForagersConfig:
         need(self.path_steps >= 1, "path_steps", self.path_steps, "at least 1")
         need(0 < self.td_alpha <= 1, "td_alpha", self.td_alpha, "in (0, 1]")
         need(0 <= self.td_gamma < 1, "td_gamma", self.td_gamma, "in [0, 1)")
+        need(self.reward > 0, "reward", self.reward, "> 0")
         need(self.send_cost >= 0, "send_cost", self.send_cost, ">= 0")
+        # With the cost paid by rewarded sends too, a reward at or below the cost makes finding a
+        # novel document a loss (or nothing) to the forager's TD learning: the sign is wrong.
+        need(not self.rewarded_send_pays_cost or self.reward > self.send_cost, "reward", self.reward,
+             f"more than FORAGERS_SEND_COST ({self.send_cost}) while "
+             "FORAGERS_REWARDED_SEND_PAYS_COST is true: a rewarded send must profit")
         need(self.novelty_window > 0, "novelty_window", self.novelty_window, "> 0 seconds")
         need(self.future_skew >= 0, "future_skew", self.future_skew, ">= 0 seconds")
         need(self.sent_memory_size >= 1, "sent_memory_size", self.sent_memory_size, "at least 1")
+        need(self.score_per_send <= 0, "score_per_send", self.score_per_send,
+             "<= 0 (a send costs score; FORAGERS_SCORE_PER_REWARD pays for the novel ones)")
+        # Per-send and per-reward changes add up on a rewarded send: below zero, finding news
+        # would lower a forager's score and every forager could only decline towards retirement.
+        need(self.score_per_reward >= -self.score_per_send, "score_per_reward", self.score_per_reward,
+             f">= 0 and at least -FORAGERS_SCORE_PER_SEND ({-self.score_per_send:g}): a rewarded "
+             "send must not lower a forager's score")
         need(self.retire_score < self.score_init < self.split_score, "score_init", self.score_init,
              f"between FORAGERS_RETIRE_SCORE ({self.retire_score}) and FORAGERS_SPLIT_SCORE "
              f"({self.split_score})")
         need(1 <= self.min <= self.max, "min", self.min, f"between 1 and FORAGERS_MAX ({self.max})")
         need(self.energy_c > 0, "energy_c", self.energy_c, "> 0")
         need(self.energy_g > 0, "energy_g", self.energy_g, "> 0")
+        # Mouton & Marteau: a forager dies below 0 energy and clones above 1; a newborn starts
+        # with some energy and must not clone before it has visited anything (the paper's E = 1).
+        need(0 < self.energy_init <= 1, "energy_init", self.energy_init,
+             "in (0, 1]: a new forager needs energy to live, and above 1 it clones at once")
         need(self.energy_history >= 0, "energy_history", self.energy_history, ">= 0 (0: all)")
         need(1 <= self.energy_lb <= self.energy_ub, "energy_lb", self.energy_lb,
              f"between 1 and FORAGERS_ENERGY_UB ({self.energy_ub})")
         need(self.n_clusters >= 1, "n_clusters", self.n_clusters, "at least 1")
         need(self.tanh_scale > 0, "tanh_scale", self.tanh_scale, "> 0")
         need(0 < self.tanh_offset < 1, "tanh_offset", self.tanh_offset, "in (0, 1)")
-        need(self.store.startswith(("memory://", "sqlite:///")), "store", self.store,
-             "a store URL: memory:// or sqlite:///PATH")
+        need(self.store.startswith("memory://")
+             or (self.store.startswith("sqlite:///") and len(self.store) > len("sqlite:///")),
+             "store", self.store, "a store URL: memory:// or sqlite:///PATH (a file name after ///)")
         need(self.clock in ("site", "system"), "clock", self.clock, "'site' or 'system'")
         need(self.bootstrap_pages >= self.n_clusters, "bootstrap_pages", self.bootstrap_pages,
              f"at least FORAGERS_N_CLUSTERS ({self.n_clusters})")
-        need(self.state_cache_size >= 0, "state_cache_size", self.state_cache_size, ">= 0")
+        need(self.state_cache_size >= 0, "state_cache_size", self.state_cache_size,
+             ">= 0 (0: no state kept)")
         need(self.step_timeout > 0, "step_timeout", self.step_timeout, "> 0 seconds")
         need(self.start_failures >= 1, "start_failures", self.start_failures, "at least 1")
         need(self.max_paths >= 0, "max_paths", self.max_paths, ">= 0 (0: no limit)")
@@ -143,7 +173,8 @@ class ForagersConfig:
         need(self.retry_after_max >= 0, "retry_after_max", self.retry_after_max,
              ">= 0 seconds (0: never pause)")
         need(self.fetch_ttl >= 0, "fetch_ttl", self.fetch_ttl, ">= 0 seconds (0: no sharing)")
-        need(self.fetch_cache_size >= 0, "fetch_cache_size", self.fetch_cache_size, ">= 0")
+        need(self.fetch_cache_size >= 0, "fetch_cache_size", self.fetch_cache_size,
+             ">= 0 (0: no sharing)")
         need(self.snapshot_interval >= 0, "snapshot_interval", self.snapshot_interval, ">= 0 seconds")
         need(self.checkpoint_interval >= 0, "checkpoint_interval", self.checkpoint_interval,
              ">= 0 seconds (0: only at path ends, population changes and close)")
@@ -185,8 +216,39 @@ class ForagersConfig:
         )
 
 
+def setting_names() -> list[str]:
+    """Every ``FORAGERS_*`` setting (the config's fields, which are exactly the defaults)."""
+    return [f"{PREFIX}{f.name.upper()}" for f in fields(ForagersConfig)]
+
+
+def check_names(settings: Mapping[str, Any]) -> None:
+    """Refuse a ``FORAGERS_*`` key that is no setting: Scrapy keeps any key it is given, so a
+    typo (``FORAGERS_WEBLOG_SIZ``) would otherwise run the crawl with the default unnoticed.
+
+    Keys are matched without regard to case (a lower-case ``foragers_min`` is a mistake too),
+    and the closest setting is found on the part after the prefix, which every name shares
+    and which would otherwise make any two names look alike.
+    """
+    known = setting_names()
+    unknown = sorted(key for key in settings
+                     if isinstance(key, str) and key.upper().startswith(PREFIX) and key not in known)
+    if not unknown:
+        return
+    suffixes = {name[len(PREFIX):]: name for name in known}
+    problems = []
+    for key in unknown:
+        close = difflib.get_close_matches(key[len(PREFIX):].upper(), list(suffixes), n=1, cutoff=0.6)
+        hint = f"did you mean {suffixes[close[0]]}?" if close else "docs/settings.md lists them."
+        problems.append(f"{key} is not a newsforagers setting; {hint}")
+    raise ForagersUsageError(" ".join(problems))
+
+
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
+
+
+#: Types of the settings whose default is None ("chosen from other settings").
+_KINDS = {"tanh_offset": float}
 
 
 def _coerce(key: str, raw: Any, kind: type) -> Any:
@@ -217,4 +279,4 @@ def _coerce(key: str, raw: Any, kind: type) -> Any:
         return raw
     except (TypeError, ValueError):
         expected = {bool: "true or false", str: "a string"}.get(kind, f"a finite {kind.__name__}")
-        raise ValueError(f"{key} ({raw!r}) must be {expected}.") from None
+        raise ForagersUsageError(f"{key} ({raw!r}) must be {expected}.") from None

@@ -61,8 +61,10 @@ class SharedFetchMiddleware:
                     response = None
         if response is not None:
             self.crawler.stats.inc_value("newsforagers/fetch/shared")
-            # a fresh headers object: the middlewares above (decompression) edit headers in place
-            return response.replace(request=request, headers=response.headers.copy())
+            # a fresh headers object: the middlewares above (decompression) edit headers in place;
+            # the flag tells the spider its Date is the first download's, not the site's now
+            return response.replace(request=request, headers=response.headers.copy(),
+                                    flags=[*response.flags, "shared"])
         fetches.begin(request.url)
         request.meta[_FETCH_KEY] = True
         return None

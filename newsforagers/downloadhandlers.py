@@ -1,10 +1,15 @@
 """``ColonyHTTPDownloadHandler``: Scrapy's HTTP/1.1 handler under the colony's host budget.
 
 A forager's request waits here, at the moment it would be sent, until the colony's per-host
-budget (``FORAGERS_HOST_RATE`` requests/s, ``FORAGERS_HOST_CONCURRENCY`` in flight) allows it;
-every forager of the colony draws from the same budget. Requests of spiders outside a colony
-go straight through. The add-on installs it for ``http`` and ``https``; a project that uses
-another download handler (a browser, say) keeps Scrapy's own per-crawler limits only.
+budget (``FORAGERS_HOST_RATE`` requests/s, ``FORAGERS_HOST_CONCURRENCY`` in flight, with the
+user's ``DOWNLOAD_DELAY``, ``CONCURRENT_REQUESTS*``, ``DOWNLOAD_SLOTS`` and AutoThrottle folded
+in: :class:`~newsforagers.colony.throttle.Politeness`) allows it; every forager of the colony
+draws from the same budget. Requests of spiders outside a colony go straight through. The
+add-on installs it for ``http`` and ``https`` at add-on priority: a project's own
+``DOWNLOAD_HANDLERS`` for those schemes wins, and must then carry :class:`ColonyBudgetMixin`
+(``class MyHandler(ColonyBudgetMixin, TheirHandler)``), or the colony refuses to start
+(:func:`check_handlers`): without it, n foragers would ask a host n times what the budget
+allows.
 
 A ``429 Too Many Requests`` or ``503 Service Unavailable`` carrying ``Retry-After`` pauses
 the whole colony's budget for that host (at most ``FORAGERS_RETRY_AFTER_MAX`` seconds): the
@@ -17,31 +22,89 @@ as a warning the first time a host asks, then at debug level.
 from __future__ import annotations
 
 import logging
+import time
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
+from scrapy import signals
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
+from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.httpobj import urlparse_cached
+from scrapy.utils.misc import load_object
 
-from newsforagers.colony.throttle import retry_after_seconds
+from newsforagers.colony.throttle import BudgetWaitAbandoned, retry_after_seconds
+from newsforagers.errors import ForagersUsageError
 
 logger = logging.getLogger(__name__)
 
 #: Statuses whose ``Retry-After`` pauses the host (RFC 9110: 503, and RFC 6585: 429).
 PAUSE_STATUSES = frozenset({429, 503})
 
+#: The schemes whose requests the colony's budget must see.
+BUDGET_SCHEMES = ("http", "https")
 
-class ColonyHTTPDownloadHandler(HTTP11DownloadHandler):
+
+class ClosingIgnoreRequest(IgnoreRequest):
+    """A request that waited for the colony's budget while its crawler began to close: it
+    is dropped instead of holding the close for the whole queue before it (counted in
+    ``newsforagers/host/abandoned_on_close``)."""
+
+
+class ColonyBudgetMixin:
+    """Puts a download handler's requests under the colony's host budget; put it first in
+    the bases of any handler a colony's project uses for ``http``/``https``."""
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        factory = getattr(super(), "from_crawler", None)
+        handler = factory(crawler) if factory is not None else cls(crawler)
+        handler.colony_crawler = crawler
+        handler.closes_at = None
+        crawler.signals.connect(handler._spider_opened, signal=signals.spider_opened)
+        return handler
+
+    def _spider_opened(self, spider) -> None:
+        # CLOSESPIDER_TIMEOUT's extension closes the crawler at this time, and Scrapy waits
+        # for every request in the downloader: those still waiting for the budget then leave
+        timeout = self.colony_crawler.settings.getfloat("CLOSESPIDER_TIMEOUT")
+        self.closes_at = time.monotonic() + timeout if timeout > 0 else None
+
+    def _closing(self) -> bool:
+        """The crawler is closing: stopped (a signal, the colony's end), timed out, or retired."""
+        crawler = self.colony_crawler
+        try:
+            engine = crawler.engine
+        except RuntimeError:  # Scrapy 2.13+: not set yet
+            return False
+        if not engine.running:
+            return True
+        if self.closes_at is not None and time.monotonic() >= self.closes_at:
+            return True
+        driver = getattr(crawler.spider, "forager_driver", None)
+        return bool(driver is not None and driver.forager.retired)
+
+    def _colony(self):
+        crawler = getattr(self, "colony_crawler", None)
+        return getattr(getattr(crawler, "spider", None), "colony", None)
+
     async def download_request(self, request):
-        colony = getattr(getattr(self._crawler, "spider", None), "colony", None)
+        colony = self._colony()
         if colony is None:
             return await super().download_request(request)
         host = urlparse_cached(request).hostname or ""
-        await colony.budget.acquire(host)
+        try:
+            await colony.budget.acquire(host, self._closing)
+        except BudgetWaitAbandoned:
+            self.colony_crawler.stats.inc_value("newsforagers/host/abandoned_on_close")
+            raise ClosingIgnoreRequest(f"{request.url}: the crawler is closing") from None
+        began = time.monotonic()
         try:
             response = await super().download_request(request)
         finally:
             colony.budget.release(host)
+        # Scrapy's handlers record the time to the response's headers, as AutoThrottle reads it
+        latency = request.meta.get("download_latency", time.monotonic() - began)
+        colony.budget.observe(host, latency, response.status)
         if response.status in PAUSE_STATUSES:
             self._pause(colony, host, response)
         return response
@@ -54,13 +117,41 @@ class ColonyHTTPDownloadHandler(HTTP11DownloadHandler):
         if seconds <= 0:  # FORAGERS_RETRY_AFTER_MAX = 0: never pause
             return
         pauses = colony.budget.pause(host, seconds)
-        stats = self._crawler.stats
+        stats = self.colony_crawler.stats
         stats.inc_value("newsforagers/host/paused")
         stats.inc_value("newsforagers/host/paused_seconds", seconds)
         capped = f" (asked {asked:g} s, capped by FORAGERS_RETRY_AFTER_MAX)" if asked > seconds else ""
         log = logger.warning if pauses == 1 else logger.debug
         log("host %s answered %d with Retry-After: the colony sends it nothing for %g s%s",
             host, response.status, seconds, capped)
+
+
+class ColonyHTTPDownloadHandler(ColonyBudgetMixin, HTTP11DownloadHandler):
+    """Scrapy's HTTP/1.1 handler under the colony's host budget."""
+
+
+def check_handlers(settings) -> None:
+    """Refuse a project whose ``http``/``https`` download handler bypasses the colony's budget.
+
+    Raises :class:`~newsforagers.errors.ForagersUsageError` (a ``ValueError``) naming the
+    setting, the handler and the way out."""
+    handlers = settings.getwithbase("DOWNLOAD_HANDLERS")
+    for scheme in BUDGET_SCHEMES:
+        path = handlers.get(scheme)
+        if path is None:  # the scheme is disabled: nothing is sent
+            continue
+        try:
+            handler = load_object(path) if isinstance(path, str) else path
+        except (ImportError, NameError, ValueError) as exc:
+            raise ForagersUsageError(f"DOWNLOAD_HANDLERS[{scheme!r}] ({path!r}) cannot be loaded: {exc}") from None
+        if ColonyBudgetMixin not in getattr(handler, "__mro__", ()):
+            name = path if isinstance(path, str) else f"{handler.__module__}.{handler.__qualname__}"
+            raise ForagersUsageError(
+                f"DOWNLOAD_HANDLERS[{scheme!r}] ({name!r}) would send the colony's requests outside "
+                f"its per-host budget, and n foragers would ask a host n times what the budget "
+                f"allows: use a handler with newsforagers.downloadhandlers.ColonyBudgetMixin first "
+                f"in its bases (class MyHandler(ColonyBudgetMixin, YourHandler)), or remove the "
+                f"setting for {scheme!r}.")
 
 
 def _server_now(response) -> datetime:

@@ -23,6 +23,7 @@ import time
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
@@ -332,7 +333,7 @@ class ScheduledDriver(ForagerDriver):
         self.clock = clock
         self._wake = None  # the pending wake-up (a Twisted DelayedCall)
         self.in_flight_cap = forager.config.schedule_in_flight
-        rate = forager.config.host_rate
+        rate = self._host_rate()
         # while the cap holds, look again about when the host budget lets the next request go
         self._recheck = 1.0 / rate if rate > 0 else 0.05
         self._answers = (forager.in_flight, time.monotonic())  # (in flight, when it last moved)
@@ -402,14 +403,24 @@ class ScheduledDriver(ForagerDriver):
         holding quiet listings does not spend as much as one holding the day's busiest).
         None without a budget, or while none of its listings has paid."""
         config = self.forager.config
-        if config.host_rate <= 0 or config.schedule_poll_share <= 0:
+        rate = self._host_rate()
+        if rate <= 0 or config.schedule_poll_share <= 0:
             return None
         own = self.forager.schedule.demand()
         if own <= 0:
             return None
         total = own + sum(forager.schedule.demand() for forager in self._siblings())
-        per_hour = config.host_rate * 3600.0 / self.clock.speed
+        per_hour = rate * 3600.0 / self.clock.speed
         return config.schedule_poll_share * per_hour * own / total
+
+    def _host_rate(self) -> float:
+        """Requests per wall second the colony's budget allows the site (its first seed's
+        host): ``FORAGERS_HOST_RATE`` with ``DOWNLOAD_DELAY`` and ``DOWNLOAD_SLOTS`` folded in."""
+        budget = getattr(getattr(self.spider, "colony", None), "budget", None)
+        seeds = getattr(self.spider, "seeds", None)
+        if budget is None or not seeds:
+            return self.forager.config.host_rate
+        return budget.rate_of((urlsplit(seeds[0]).hostname or "").lower())
 
     def _held(self) -> bool:
         """True while the forager has ``FORAGERS_SCHEDULE_IN_FLIGHT`` requests unanswered: its

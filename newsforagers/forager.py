@@ -135,6 +135,9 @@ class Forager:
         # Alg. 2: state vectors of probed pages by URL, with their publication date; bounded
         self._states: OrderedDict[str, tuple[np.ndarray, datetime | None]] = OrderedDict()
         self._state_cache_size = state_cache_size
+        # URLs read with a publication date (articles), as bounded as the states: a step to one
+        # may be answered from Scrapy's HTTP cache (not a decision of the walk)
+        self._articles: OrderedDict[str, None] = OrderedDict()
         self._start_failures: dict[str, int] = {}
         self._max_start_failures = max_start_failures
         self.max_paths = max_paths
@@ -263,6 +266,11 @@ class Forager:
             probe.text, probe.published, probe.done = text, published, True
             self.counters.probes += 1
             self.counters.downloaded += 1
+        if published is not None:
+            self._articles[url] = None
+            self._articles.move_to_end(url)
+            while len(self._articles) > max(1, self._state_cache_size):
+                self._articles.popitem(last=False)
 
     def on_probe_failed(self, url: str) -> None:
         probe = self._probe(url)
@@ -315,6 +323,11 @@ class Forager:
             return None
         probe = self.step.probes.get(url)
         return None if probe is None or probe.done else probe
+
+    def is_article(self, url: str) -> bool:
+        """Whether ``url`` was read as a dated page (an article: it cannot change, so a cached
+        copy of it is as good as a fresh one); False when unknown or undated."""
+        return url in self._articles
 
     def _cannot_have_changed(self, published: datetime | None) -> bool:
         # A dated page is an article: its text (so its state) does not change once published.

@@ -6,9 +6,10 @@ date that decides whether the page is a candidate for sending (Alg. 5, "not olde
 hours"). :class:`SentMemory` is the other half of Alg. 5, the forager's "previously selected
 relevant pages".
 
-Everything here is a pure function of its inputs (no clock, no I/O, no Scrapy import): a
-Scrapy ``TextResponse`` is read through its ``url``, ``text`` and ``headers`` attributes, so
-any object with those attributes works too. See docs/pages.md for the choices made.
+Everything here is a pure function of its inputs (no I/O, no Scrapy import; the system clock
+only when a caller gives no site clock ``now``): a Scrapy ``TextResponse`` is read through its
+``url``, ``text`` and ``headers`` attributes, so any object with those attributes works too.
+See docs/pages.md for the choices made.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit, urlunsplit
 
-import lxml.html
 from htmldate import find_date
 from parsel import Selector
 from w3lib.encoding import html_body_declared_encoding, html_to_unicode, http_content_type_encoding, read_bom
@@ -36,12 +36,16 @@ from newsforagers import defaults
 logger = logging.getLogger(__name__)
 
 __all__ = [
+    "DATE_FUTURE_REACH",
+    "DATE_PAST_REACH",
     "DEFAULT_FUTURE_SKEW",
     "DEFAULT_SENT_MEMORY_SIZE",
+    "DOCUMENT_MIN_WORDS",
     "NotHTML",
     "Page",
     "SentMemory",
     "charset_trouble",
+    "date_window",
     "is_candidate",
     "read_page",
     "read_response",
@@ -58,9 +62,27 @@ DEFAULT_SENT_MEMORY_SIZE = defaults.FORAGERS_SENT_MEMORY_SIZE
 
 _NOVELTY_WINDOW = timedelta(seconds=defaults.FORAGERS_NOVELTY_WINDOW)
 
-# htmldate rejects dates before its MIN_DATE (1995-01-01); explicit timestamps read here get
-# the same floor so both routes agree on what is implausible.
-_EARLIEST = datetime(1995, 1, 1, tzinfo=UTC)
+#: How far before the site's clock a publication date is still plausible: 30 years (of 365.25
+#: days). A date is only ever compared with a 24-hour window, so an old true date and no date
+#: lead to the same decision (not sent); what the floor has to catch is junk, and junk dates
+#: are template zeros (0001-01-01, 1753-01-01, 1900-01-01, the Unix epoch 1970-01-01) that lie
+#: further back than that from any site's clock worth crawling. Seen from today, 30 years is
+#: htmldate's own fixed floor (1995-01-01), so a live site reads as it did with htmldate's
+#: defaults, while a replay of a 1987 newswire, read on its own clock, is dated.
+DATE_PAST_REACH = timedelta(days=10_958)
+
+#: How far ahead of the site's clock a publication date is still read. A page dated a little
+#: ahead is not junk: clocks drift, a local time labelled UTC is up to 14 hours ahead, stories
+#: are scheduled, "announced for next week". Such pages are returned with their date so that
+#: :func:`is_candidate` refuses them and the spider counts them as future-dated (beyond
+#: ``FORAGERS_FUTURE_SKEW``). Further ahead than a month, a date is a placeholder ("2099",
+#: "9999-12-31") or the date of an event the page announces; htmldate, which finds dates in
+#: bylines and text, would also start taking event dates for publication dates if it were
+#: allowed much further (its default ceiling is the end of today).
+DATE_FUTURE_REACH = timedelta(days=30)
+
+# A date in a URL: /2024/03/05/, /1987-3-5-slug (4-digit year, then month and day).
+_URL_DATE = re.compile(r"(?<![0-9])([0-9]{4})[/_-]([0-9]{1,2})[/_-]([0-9]{1,2})(?![0-9])")
 
 _HTMLDATE_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
 
@@ -209,6 +231,13 @@ class Page:
     #: Links from which a session id was removed (``;jsessionid=…``, ``?sid=…``): a site
     #: that puts one in every link shows each page under endless URLs (a crawler trap).
     session_ids: int = 0
+    #: Whether the page is a document of its own, which may be sent to the reinforcing agent:
+    #: dated by its own publication markup (``meta``, ``json-ld``, ``time``), or dated by a
+    #: guess (``htmldate``, ``url``) and carrying at least :data:`DOCUMENT_MIN_WORDS` words of
+    #: its own (outside links, headings and page furniture). Never a listing, never undated:
+    #: an empty day archive ("Archive 2010-10-24 ... No stories yet.") is dated by its heading
+    #: and URL, and is not a story.
+    document: bool = False
 
 
 def read_page(
@@ -216,6 +245,7 @@ def read_page(
     html: str | bytes,
     *,
     headers: Mapping[Any, Any] | None = None,
+    now: datetime | None = None,
 ) -> Page:
     """Read the page at ``url`` whose body is ``html``.
 
@@ -224,7 +254,13 @@ def read_page(
     mapping or Scrapy ``Headers``) is optional; a ``Content-Type`` that is not HTML, or a
     body that looks binary, raises :class:`NotHTML`. Malformed HTML never raises: it is
     read as lxml's HTML parser repairs it.
+
+    ``now`` is the site's clock (aware; the ``Date`` of the response, the clock that decides
+    what is new): a publication date counts only inside :func:`date_window` of it. None
+    means the system clock, right for a live site whose clock is right; a replay or an
+    archive must pass its own. A naive ``now`` raises ValueError.
     """
+    window = date_window(now)
     content_type = _content_type(headers)
     if content_type is not None and content_type not in _HTML_CONTENT_TYPES:
         raise NotHTML(url, f"content type {content_type!r}")
@@ -232,16 +268,18 @@ def read_page(
         if b"\x00" in html[:1024]:
             raise NotHTML(url, "binary body")
         _, html = html_to_unicode(_header(headers, "Content-Type"), bytes(html))
-    return _read(url, Selector(text=html, type="html"))
+    return _read(url, Selector(text=html, type="html"), window)
 
 
-def read_response(response: Any) -> Page:
+def read_response(response: Any, now: datetime | None = None) -> Page:
     """Read a Scrapy ``TextResponse`` (or any object with ``url``, ``text``, ``headers``).
 
     A response without text (Scrapy's binary ``Response``) or whose ``Content-Type`` is not
     HTML raises :class:`NotHTML`. The response's own selector is reused when it has one, so a
-    spider that already queried the response does not pay for a second parse.
+    spider that already queried the response does not pay for a second parse. ``now`` is
+    the site's clock, as for :func:`read_page` (None: the system clock).
     """
+    window = date_window(now)
     url = response.url
     content_type = _content_type(getattr(response, "headers", None))
     if content_type is not None and content_type not in _HTML_CONTENT_TYPES:
@@ -256,7 +294,38 @@ def read_response(response: Any) -> Page:
     selector = getattr(response, "selector", None)
     if not isinstance(selector, Selector) or selector.type != "html":
         selector = Selector(text=text, type="html")
-    return _read(url, selector)
+    return _read(url, selector, window)
+
+
+def date_window(now: datetime | None = None) -> tuple[datetime, datetime]:
+    """``(earliest, latest)``: the publication dates plausible at the site's time ``now``.
+
+    From the start of the UTC day :data:`DATE_PAST_REACH` before ``now`` to the end of the
+    UTC day :data:`DATE_FUTURE_REACH` after it, both aware UTC and inclusive; clamped to
+    what ``datetime`` can hold. Whole days, so that htmldate's validation caches (keyed on
+    its bounds) serve a whole simulated day. ``now=None`` is the system clock. Raises
+    TypeError for a ``now`` that is not a datetime, ValueError for a naive one.
+    """
+    if now is None:
+        now = datetime.now(UTC)
+    elif not isinstance(now, datetime):
+        raise TypeError(f"now ({now!r}) must be a datetime or None.")
+    elif now.tzinfo is None or now.utcoffset() is None:
+        raise ValueError(f"now ({now!r}) must be timezone-aware: it is the site's clock.")
+    try:
+        now = now.astimezone(UTC)
+    except OverflowError:
+        raise ValueError(f"now ({now!r}) has no UTC equivalent (past the year 1 or 9999).") from None
+    day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    try:
+        earliest = day - DATE_PAST_REACH
+    except OverflowError:
+        earliest = datetime.min.replace(tzinfo=UTC)
+    try:
+        latest = day + DATE_FUTURE_REACH + timedelta(days=1, microseconds=-1)
+    except OverflowError:
+        latest = datetime.max.replace(tzinfo=UTC)
+    return earliest, latest
 
 
 def is_candidate(
@@ -410,8 +479,41 @@ def charset_trouble(content_type: str | bytes | None, body: bytes, text: str) ->
     return None
 
 
-def _read(url: str, selector: Selector) -> Page:
-    published, source = _published(url, selector)
+# The plausible publication dates of a page being read: date_window's (earliest, latest).
+_Window = tuple[datetime, datetime]
+
+
+#: Words of its own (outside links, headings and page furniture) that a page dated only by a
+#: guess (htmldate's heuristics, a date in its URL) needs to count as a document: a short news
+#: brief has 50 and more; a listing without dated items (a day archive, a tag page) has its
+#: heading and a line or two.
+DOCUMENT_MIN_WORDS = 30
+
+_GUESSED_SOURCES = frozenset({"htmldate", "url"})
+_OWN_TEXT_XPATH = (
+    "//body//text()[not(ancestor::a or ancestor::h1 or ancestor::h2 or ancestor::h3"
+    " or ancestor::h4 or ancestor::h5 or ancestor::h6 or ancestor::header or ancestor::nav"
+    " or ancestor::aside or ancestor::footer or ancestor::script or ancestor::style"
+    " or ancestor::noscript or ancestor::template or ancestor::button or ancestor::select"
+    " or ancestor::form)]"
+)
+
+
+def _is_document(selector: Selector, published: datetime | None, source: str | None) -> bool:
+    if published is None or source == "listing":
+        return False
+    if source not in _GUESSED_SOURCES:
+        return True
+    words = 0
+    for text in selector.xpath(_OWN_TEXT_XPATH).getall():
+        words += len(text.split())
+        if words >= DOCUMENT_MIN_WORDS:
+            return True
+    return False
+
+
+def _read(url: str, selector: Selector, window: _Window) -> Page:
+    published, source = _published(url, selector, window)
     links, session_ids = _links(url, selector)
     return Page(
         url=url,
@@ -420,17 +522,23 @@ def _read(url: str, selector: Selector) -> Page:
         links=links,
         published=published,
         date_source=source,
-        listed=_listed(url, selector) if source == "listing" else (),
+        listed=_listed(url, selector, window) if source == "listing" else (),
         session_ids=session_ids,
+        document=_is_document(selector, published, source),
     )
 
 
-def _listed(url: str, selector: Selector) -> tuple[tuple[str, datetime], ...]:
+def _listed(url: str, selector: Selector, window: _Window) -> tuple[tuple[str, datetime], ...]:
     """``(link, time)`` of a listing's items: the smallest element around a ``<time
-    datetime>`` that holds a link, when it holds exactly one distinct link."""
+    datetime>`` that holds a link, when it holds exactly one distinct link.
+
+    Items dated ahead of ``window`` are kept (an events calendar lists days months ahead):
+    they are the listing's items all the same, which a crawler tells from its navigation, and
+    a date ahead is never novel anyway; only dates before the window's floor are junk."""
     listed: dict[str, datetime] = {}
+    items_window = (window[0], datetime.max.replace(tzinfo=UTC))
     for time_element in selector.xpath("//body//time[@datetime]"):
-        when = _parse_timestamp(time_element.attrib.get("datetime", ""))
+        when = _parse_timestamp(time_element.attrib.get("datetime", ""), items_window)
         if when is None:
             continue
         item = time_element.xpath("ancestor::*[.//a[@href]][1]")
@@ -452,15 +560,89 @@ def _normalise_space(text: str) -> str:
 
 
 def _title(selector: Selector) -> str:
-    for xpath in (
-        "string((//title[not(ancestor::svg)])[1])",
-        "string((//meta[@property='og:title' or @name='og:title']/@content)[1])",
-        "string((//h1)[1])",
-    ):
-        title = _normalise_space(selector.xpath(xpath).get(default=""))
-        if title:
-            return title
-    return ""
+    """The document's own title: ``<title>`` without the site's name around it.
+
+    ``<title>`` usually decorates the headline with the site's name ("Storm hits | Daily
+    News", "Daily News: Storm hits"), which is not part of what the document says. It is
+    cut off when the page names its site (``og:site_name``, ``application-name``), or when
+    ``og:title`` or the first ``<h1>`` shows the title without it. Cuts happen only at a
+    separator (`` | ``, `` - ``, `` – ``, `` — ``, `` · ``, `` • ``, `` » ``, ``: ``), never
+    inside a word, and a title that is nothing but the site's name (a home page) is kept.
+    Without ``<title>``: ``og:title``, then the first ``<h1>``.
+    """
+    title = _xpath_text(selector, "string((//title[not(ancestor::svg)])[1])")
+    og_title = _xpath_text(
+        selector, "string((//meta[@property='og:title' or @name='og:title']/@content)[1])"
+    )
+    h1 = _xpath_text(selector, "string((//h1)[1])")
+    headline = _xpath_text(selector, _HEADLINE_XPATH)
+    site = _xpath_text(
+        selector,
+        "string((//meta[@property='og:site_name' or @name='og:site_name'"
+        " or @name='application-name']/@content)[1])",
+    )
+    if not title:
+        return _without_site(og_title, site) or h1
+    # og:title is the publisher's own statement of the title; the headline <h1> is what the
+    # reader sees. Either one, found in <title> with a decoration before or after it, is
+    # the title without the decoration. The <h1> only when the decoration is no longer than
+    # itself: a banner <h1> that slipped past _HEADLINE_XPATH ("News" above the story) is
+    # short, the site's name; a headline is rarely shorter than the site's name.
+    if og_title and og_title.casefold() != site.casefold() and _decorates(title, og_title):
+        return _without_site(og_title, site)
+    if headline and headline.casefold() != site.casefold():
+        decoration = _decorates(title, headline)
+        if decoration and len(decoration) <= len(headline):
+            return headline
+    return _without_site(title, site)
+
+
+# The headline's <h1>: the first inside the article or the main content, else the first
+# that is not the site's banner (a logo is often an <h1> in the page's <header>, or one that
+# links home) nor in a navigation, aside or footer.
+_HEADLINE_XPATH = (
+    "string((//article//h1 | //main//h1"
+    " | //h1[not(ancestor::header or ancestor::nav or ancestor::aside or ancestor::footer)]"
+    "[not(.//a)])[1])"
+)
+
+
+def _xpath_text(selector: Selector, xpath: str) -> str:
+    return _normalise_space(selector.xpath(xpath).get(default=""))
+
+
+# What stands between a title and the site's name: a pipe, a spaced dash or a bullet, or a
+# colon right after a word. A hyphen without spaces is part of a word ("COVID-19", "Jean-Luc").
+_TITLE_SEPARATOR = r"(?:\s*[|\u00b7\u2022\u00bb]\s*|\s[-\u2013\u2014]\s|:\s)"
+
+
+def _decorates(title: str, own: str) -> str | None:
+    """What ``title`` adds to ``own`` beyond one separator, when ``title`` is ``own`` with a
+    decoration before or after it; else None."""
+    if len(title) <= len(own):
+        return None
+    # Slices of equal length compared case-blind (casefold may change a string's length).
+    own_folded = own.casefold()
+    if title[: len(own)].casefold() == own_folded:
+        match = re.fullmatch(_TITLE_SEPARATOR + r"(\S.*)", title[len(own):], re.S)
+    elif title[len(title) - len(own):].casefold() == own_folded:
+        match = re.fullmatch(r"(.*\S)" + _TITLE_SEPARATOR, title[: len(title) - len(own)], re.S)
+    else:
+        return None
+    return match.group(1) if match else None
+
+
+def _without_site(title: str, site: str) -> str:
+    """``title`` without ``site`` and its separator at either end; unchanged when the title
+    is nothing else (a home page's title is its site's name)."""
+    if not site or not title:
+        return title
+    name = re.escape(site)
+    for pattern in (r"(.*?\S)" + _TITLE_SEPARATOR + name, name + _TITLE_SEPARATOR + r"(\S.*)"):
+        match = re.fullmatch(pattern, title, re.S | re.I)
+        if match:
+            return match.group(1)
+    return title
 
 
 def _visible_text(root: Any) -> str:
@@ -568,8 +750,8 @@ def _absolute_link(base: str, href: str) -> str | None:
         return None
 
 
-def _published(url: str, selector: Selector) -> tuple[datetime | None, str | None]:
-    """The publication time and where it was found.
+def _published(url: str, selector: Selector, window: _Window) -> tuple[datetime | None, str | None]:
+    """The publication time and where it was found, inside ``window``.
 
     htmldate 1.11 keeps the time of day and the offset when its source has them, but it
     answers from a date in the page's canonical URL before it looks at the page's metadata,
@@ -588,15 +770,15 @@ def _published(url: str, selector: Selector) -> tuple[datetime | None, str | Non
             # a date in its URL (/archive/2024/01/02/), so htmldate is not asked either.
             return None, "listing"
         for value in values:
-            published = _parse_timestamp(value)
+            published = _parse_timestamp(value, window)
             if published is not None:
                 return published, source
     root = selector.root
     if root is not None:
-        published = _htmldate(root)
+        published = _htmldate(root, window)
         if published is not None:
             return published, "htmldate"
-    published = _htmldate_url(url)
+    published = _url_date(url, window)
     if published is not None:
         return published, "url"
     return None, None
@@ -649,8 +831,9 @@ def _json_ld_published(selector: Selector) -> list[str]:
     return values
 
 
-def _parse_timestamp(value: str) -> datetime | None:
-    """An ISO 8601 or RFC 2822 timestamp with a time of day, as aware UTC; else None.
+def _parse_timestamp(value: str, window: _Window) -> datetime | None:
+    """An ISO 8601 or RFC 2822 timestamp with a time of day, as aware UTC inside ``window``;
+    else None.
 
     A bare date is not a full timestamp: it is left to htmldate, which weighs it against
     the page's other date cues.
@@ -674,22 +857,23 @@ def _parse_timestamp(value: str) -> datetime | None:
             parsed = parsedate_to_datetime(value)
         except (TypeError, ValueError, IndexError):
             return None
-    return _as_utc(parsed)
+    return _as_utc(parsed, window)
 
 
-def _as_utc(parsed: datetime) -> datetime | None:
+def _as_utc(parsed: datetime, window: _Window) -> datetime | None:
     if parsed.tzinfo is None or parsed.utcoffset() is None:
         parsed = parsed.replace(tzinfo=UTC)
     try:
         parsed = parsed.astimezone(UTC)
     except OverflowError:
         return None
-    if parsed < _EARLIEST:
+    earliest, latest = window
+    if not earliest <= parsed <= latest:
         return None
     return parsed
 
 
-def _htmldate(root: Any) -> datetime | None:
+def _htmldate(root: Any, window: _Window) -> datetime | None:
     # A parsed tree, never a string: htmldate downloads a str argument that looks like a URL.
     # Given a tree it prunes a deep copy, so the caller's (e.g. response.selector) is intact.
     # The page's footer is not asked: a date there is the site's ("updated 10:32", "© 2026",
@@ -701,39 +885,49 @@ def _htmldate(root: Any) -> datetime | None:
             parent = footer.getparent()
             if parent is not None:
                 parent.remove(footer)
+    earliest, latest = window
     try:
         found = find_date(
             root,
             original_date=True,
             extensive_search=False,
             outputformat=_HTMLDATE_FORMAT,
+            # Its defaults are 1995-01-01 and the end of the system's today: a 1987 replay
+            # or a clock ahead of the system's would read as undated. Naive, as the dates
+            # htmldate parses mostly are (its range check compares POSIX timestamps).
+            min_date=earliest.replace(tzinfo=None),
+            max_date=latest.replace(tzinfo=None),
         )
     except Exception:  # noqa: BLE001 - heuristics over arbitrary web pages: no date, no crash
         logger.debug("htmldate failed on a page", exc_info=True)
         return None
-    return _parse_htmldate(found)
+    return _parse_htmldate(found, window)
 
 
-def _htmldate_url(url: str) -> datetime | None:
-    # A date needs digits: skip htmldate's (cheap but not free) pipeline for most URLs.
+def _url_date(url: str, window: _Window) -> datetime | None:
+    """00:00 UTC of a year-month-day date in the URL's path or query, inside ``window``.
+
+    Not htmldate's URL reader: its patterns only know the years 1990-2039.
+    """
+    # A date needs digits: most URLs are done here.
     if not any(ch.isdigit() for ch in url):
         return None
     try:
-        # An empty document makes htmldate answer from the URL alone, through its public API.
-        found = find_date(
-            lxml.html.document_fromstring("<html><body></body></html>"),
-            url=url,
-            original_date=True,
-            extensive_search=False,
-            outputformat=_HTMLDATE_FORMAT,
-        )
-    except Exception:  # noqa: BLE001 - same contract as _htmldate
-        logger.debug("htmldate failed on URL %s", url, exc_info=True)
+        parts = urlsplit(url)
+    except ValueError:
         return None
-    return _parse_htmldate(found)
+    # The host is not asked: a digit run in a host name is not a date.
+    match = _URL_DATE.search(f"{parts.path}?{parts.query}")
+    if match is None:
+        return None
+    try:
+        found = datetime(int(match[1]), int(match[2]), int(match[3]))
+    except ValueError:  # /2024/13/45/, year 0000
+        return None
+    return _as_utc(found, window)
 
 
-def _parse_htmldate(found: str | None) -> datetime | None:
+def _parse_htmldate(found: str | None, window: _Window) -> datetime | None:
     if not found:
         return None
     try:
@@ -742,7 +936,7 @@ def _parse_htmldate(found: str | None) -> datetime | None:
         parsed = datetime.fromisoformat(found)
     except ValueError:
         return None
-    return _as_utc(parsed)
+    return _as_utc(parsed, window)
 
 
 def _content_type(headers: Mapping[Any, Any] | None) -> str | None:

@@ -11,11 +11,15 @@ from htmldate import find_date
 from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
 
 from newsforagers.pages import (
+    DOCUMENT_MIN_WORDS,
+    DATE_FUTURE_REACH,
+    DATE_PAST_REACH,
     DEFAULT_FUTURE_SKEW,
     NotHTML,
     Page,
     SentMemory,
     charset_trouble,
+    date_window,
     is_candidate,
     read_page,
     read_response,
@@ -58,6 +62,82 @@ def test_title_falls_back_to_og_title_then_h1():
 def test_title_ignores_svg_titles():
     html = page('<svg><title>icon</title></svg><h1>Real</h1>')
     assert read_page(URL, html).title == "Real"
+
+
+@pytest.mark.parametrize("title, site", [
+    ("Storm hits the coast | Daily News", "Daily News"),
+    ("Storm hits the coast - Daily News", "Daily News"),
+    ("Storm hits the coast \u2014 daily news", "Daily News"),  # the name's case may differ
+    ("Daily News: Storm hits the coast", "Daily News"),
+    ("Daily News | Storm hits the coast", "Daily News"),
+])
+def test_title_drops_the_site_name_the_page_declares(title, site):
+    for meta in (f'<meta property="og:site_name" content="{site}">',
+                 f'<meta name="application-name" content="{site}">'):
+        html = page("<p>No headline element.</p>", f"<title>{title}</title>{meta}")
+        assert read_page(URL, html).title == "Storm hits the coast"
+
+
+def test_a_title_that_is_only_the_site_name_is_kept():
+    html = page("<p>Front</p>", '<title>Daily News</title><meta property="og:site_name" content="Daily News">')
+    assert read_page(URL, html).title == "Daily News"
+
+
+def test_title_with_a_dash_of_its_own_loses_only_the_site_name():
+    title = "<title>Brexit - what happens next - BBC News</title>"
+    declared = page("", title + '<meta property="og:site_name" content="BBC News">')
+    assert read_page(URL, declared).title == "Brexit - what happens next"
+    shown = page("<article><h1>Brexit - what happens next</h1><p>Text.</p></article>", title)
+    assert read_page(URL, shown).title == "Brexit - what happens next"
+    # Nothing says which part is the site's: the title is kept whole, not cut at a guess.
+    assert read_page(URL, page("<p>Text.</p>", title)).title == (
+        "Brexit - what happens next - BBC News"
+    )
+
+
+def test_title_is_the_og_title_or_headline_it_decorates():
+    # no <h1>: og:title shows the title without the decoration
+    og = page("<p>Text.</p>", '<title>Storm hits | Daily News</title><meta property="og:title" content="Storm hits">')
+    assert read_page(URL, og).title == "Storm hits"
+    # no og:title: the article's <h1>, decorated before or after
+    for title in ("Storm hits the coast | Daily News", "Daily News: Storm hits the coast"):
+        html = page("<header><a href='/'>Daily News</a></header><main><h1>Storm hits the coast</h1></main>",
+                    f"<title>{title}</title>")
+        assert read_page(URL, html).title == "Storm hits the coast"
+    # og:title may itself carry the site's name
+    both = page("", '<title>Storm hits | Daily News</title><meta property="og:title" '
+                'content="Storm hits | Daily News"><meta property="og:site_name" content="Daily News">')
+    assert read_page(URL, both).title == "Storm hits"
+
+
+def test_title_is_never_cut_inside_a_word_or_at_a_banner():
+    # the headline is a prefix of the title, but not up to a separator
+    whole = page("<h1>Storm hits the coast</h1>", "<title>Storm hits the coast | News</title>")
+    assert read_page(URL, whole).title == "Storm hits the coast"
+    partial = page("<h1>Storm hits the coast</h1>", "<title>Storm hits the coastline | News</title>")
+    assert read_page(URL, partial).title == "Storm hits the coastline | News"
+    # a hyphen inside a word is not a separator
+    hyphen = page("", '<title>Cases rise after COVID-19</title><meta property="og:site_name" content="19">')
+    assert read_page(URL, hyphen).title == "Cases rise after COVID-19"
+    # the site's logo as an <h1> in its banner, or as a short <h1> linking home, is not the title
+    for banner, site in (("<header><h1>Daily News</h1></header><p>Text.</p>", "Daily News"),
+                         ("<h1><a href='/'>Daily News</a></h1><p>Text.</p>", "Daily News"),
+                         ("<h1>News</h1><p>Text.</p>", "News")):
+        for title in (f"Storm hits the coast | {site}", f"{site}: Storm hits the coast"):
+            assert read_page(URL, page(banner, f"<title>{title}</title>")).title == title
+
+
+def test_replay_article_title_is_the_story_title():
+    from newsforagers.replay import render
+
+    when = datetime(2024, 3, 5, 14, 30, tzinfo=UTC)
+    story = "Fairmont film: critics defend plan - again"
+    main = render.article_main(story, when, "Summary.", "<p>Body.</p>", [("/author/a/", "A")],
+                               [("/section/arts/", "arts")], [], [], [], ("/archive/2024/03/05/", "x"))
+    head = render.article_head(story, when, ["A"], ["arts"], "/2024/03/05/fairmont/", "Summary.")
+    html = render.layout("news.example.com (replay)", story, main, [], [], head)
+    assert f"<title>{story} | news.example.com (replay)</title>" in html
+    assert read_page(URL, html).title == story
 
 
 # --- text -------------------------------------------------------------------------------
@@ -247,8 +327,11 @@ def test_copyright_footer_is_not_a_publication_date():
 @pytest.mark.parametrize(
     "value",
     [
-        "0001-01-01T00:00:00Z",  # before htmldate's plausible range
-        "1990-06-01T12:00:00Z",
+        "0001-01-01T00:00:00Z",  # a template's zero date
+        "1970-01-01T00:00:00Z",  # the Unix epoch: a zero timestamp
+        "1990-06-01T12:00:00Z",  # more than 30 years before the site's clock (2024)
+        "2024-05-01T12:00:00Z",  # more than 30 days after it
+        "2099-12-31T23:59:59Z",  # a placeholder far ahead
         "2024-13-45T99:00:00Z",  # not a date at all
         "9999-12-31T23:59:59-05:00",  # past datetime.max once in UTC
         "yesterday at noon",
@@ -257,16 +340,98 @@ def test_copyright_footer_is_not_a_publication_date():
 )
 def test_implausible_or_unparsable_dates_give_none(value):
     html = page("<p>Body.</p>", f'<meta property="article:published_time" content="{value}">')
-    assert read_page(URL, html).published is None
+    assert read_page(URL, html, now=NOW).published is None
 
 
 def test_explicit_future_timestamp_is_read_and_left_to_is_candidate():
-    # htmldate rejects dates after today (real clock); a replay's simulated clock may be
-    # ahead of it, so explicit timestamps are not capped here.
+    # A page dated a little ahead of the site's clock keeps its date: is_candidate refuses it
+    # and the spider counts it as future-dated. On the system clock, 2099 is far ahead.
     html = page("", '<meta property="article:published_time" content="2099-03-05T14:30:00Z">')
-    published = read_page(URL, html).published
+    now = datetime(2099, 3, 5, 14, 0, tzinfo=UTC)
+    published = read_page(URL, html, now=now).published
     assert published == datetime(2099, 3, 5, 14, 30, tzinfo=UTC)
-    assert not is_candidate(published, datetime(2099, 3, 5, 14, 0, tzinfo=UTC))
+    assert not is_candidate(published, now)
+    assert read_page(URL, html).published is None
+
+
+# Pages whose only date is of one kind, each read by another route (step 1, htmldate, URL).
+def era_pages(year: int) -> dict[str, tuple[str, str, datetime]]:
+    """source -> (url, html, the date it must read) for a story of 5 March ``year``."""
+    day = datetime(year, 3, 5, tzinfo=UTC)
+    return {
+        "meta": (URL, page("<p>x</p>", f'<meta property="article:published_time" content="{year}-03-05T14:30:00+02:00">'),
+                 day.replace(hour=12, minute=30)),
+        "json-ld": (URL, page("<p>x</p>", '<script type="application/ld+json">'
+                              f'{{"@type": "NewsArticle", "datePublished": "{year}-03-05T14:30:00Z"}}</script>'),
+                    day.replace(hour=14, minute=30)),
+        "time": (URL, page(f"<article><time datetime='{year}-03-05T14:30:00Z'>x</time></article>"),
+                 day.replace(hour=14, minute=30)),
+        "htmldate": (URL, page("<p>x</p>", f'<meta property="article:published_time" content="{year}-03-05">'), day),
+        "url": (f"https://news.example.org/{year}/03/05/storm-hits/", page("<p>Body.</p>"), day),
+    }
+
+
+@pytest.mark.parametrize("source", ["meta", "json-ld", "time", "htmldate", "url"])
+@pytest.mark.parametrize("year", [1987, 2090])
+def test_a_page_of_any_era_is_dated_on_its_site_clock(year, source):
+    url, html, expected = era_pages(year)[source]
+    now = datetime(year, 3, 5, 18, 0, tzinfo=UTC)
+    result = read_page(url, html, now=now)
+    assert (result.published, result.date_source) == (expected, source)
+    response = HtmlResponse(url, body=html.encode(), encoding="utf-8")
+    assert read_response(response, now).published == expected
+    # on the system clock (today) neither 1987 nor 2090 is a plausible date
+    assert read_page(url, html).published is None
+
+
+@pytest.mark.parametrize("source", ["meta", "htmldate", "url"])
+def test_the_date_window_follows_the_site_clock(source):
+    url, html, expected = era_pages(1987)[source]
+    assert read_page(url, html, now=datetime(1987, 3, 6, tzinfo=UTC)).published == expected
+    # 30 years later it is still a date; 31 years later it is junk to that clock
+    assert read_page(url, html, now=datetime(2017, 3, 1, tzinfo=UTC)).published == expected
+    assert read_page(url, html, now=datetime(2018, 3, 6, tzinfo=UTC)).published is None
+    # a clock a few days behind the page: future-dated, still read (is_candidate refuses
+    # it); weeks behind: junk
+    assert read_page(url, html, now=datetime(1987, 3, 2, tzinfo=UTC)).published == expected
+    assert read_page(url, html, now=datetime(1987, 1, 20, tzinfo=UTC)).published is None
+
+
+def test_date_window_bounds():
+    earliest, latest = date_window(datetime(2024, 3, 6, 12, 0, tzinfo=timezone(timedelta(hours=5))))
+    assert earliest == datetime(2024, 3, 6, tzinfo=UTC) - DATE_PAST_REACH
+    assert latest == datetime(2024, 4, 5, 23, 59, 59, 999_999, tzinfo=UTC)
+    assert DATE_PAST_REACH == timedelta(days=10_958) and DATE_FUTURE_REACH == timedelta(days=30)
+    on_edge = page("", f'<meta property="article:published_time" content="{earliest.isoformat()}">')
+    assert read_page(URL, on_edge, now=NOW).published == earliest
+    before = page("", f'<meta property="article:published_time" content="{(earliest - timedelta(seconds=1)).isoformat()}">')
+    assert read_page(URL, before, now=NOW).published is None
+    # clamped at what datetime holds
+    assert date_window(datetime(5, 1, 1, tzinfo=UTC))[0] == datetime.min.replace(tzinfo=UTC)
+    assert date_window(datetime(9999, 12, 30, tzinfo=UTC))[1] == datetime.max.replace(tzinfo=UTC)
+
+
+@pytest.mark.parametrize("bad, error", [
+    (datetime(2024, 3, 6, 12, 0), ValueError),  # naive: whose clock?
+    ("2024-03-06T12:00:00Z", TypeError),
+    (1709726400.0, TypeError),
+])
+def test_a_bad_site_clock_is_refused(bad, error):
+    with pytest.raises(error, match="now"):
+        read_page(URL, page("<p>x</p>"), now=bad)
+    with pytest.raises(error, match="now"):
+        read_response(HtmlResponse(URL, body=b"<p>x</p>", encoding="utf-8"), bad)
+
+
+def test_a_listing_of_1987_lists_its_times_on_its_clock():
+    items = "".join(f'<li><a href="/1987/03/05/story-{i}/">Story {i}</a> '
+                    f'<time datetime="1987-03-05T1{i}:00:00+00:00">x</time></li>' for i in range(3))
+    html = f"<html><body><main><ul>{items}</ul></main></body></html>"
+    listing = read_page("https://news.example/archive/1987/03/05/", html, now=datetime(1987, 3, 5, 20, tzinfo=UTC))
+    assert listing.date_source == "listing"
+    assert min(listing.listed) == ("https://news.example/1987/03/05/story-0/",
+                                   datetime(1987, 3, 5, 10, tzinfo=UTC))
+    assert len(listing.listed) == 3
 
 
 # --- robustness -------------------------------------------------------------------------
@@ -558,3 +723,44 @@ def test_a_date_only_in_the_site_footer_is_not_a_publication_date():
 ])
 def test_charset_trouble(content_type, body, text, trouble):
     assert charset_trouble(content_type, body, text) == trouble
+
+
+# -- documents of their own (what may be sent) -----------------------------------------------
+
+_NOW_DOC = datetime(2010, 10, 24, 15, 0, tzinfo=UTC)
+_EMPTY_ARCHIVE = (
+    "<header><a href='/'>news.example</a></header><main><h1>Archive: Sunday October 24, 2010</h1>"
+    "<p>No stories yet.</p><nav class='pager'><a rel='prev' href='/archive/2010/10/23/'>Previous"
+    " day</a></nav></main>"
+)
+
+
+def test_an_empty_day_archive_is_dated_but_not_a_document():
+    result = read_page("http://news.example/archive/2010/10/24/",
+                       page(_EMPTY_ARCHIVE, "<title>Archive 2010-10-24 | news.example</title>"),
+                       now=_NOW_DOC)
+    assert result.published is not None and result.published.date() == _NOW_DOC.date()
+    assert result.date_source in ("htmldate", "url")
+    assert not result.document
+
+
+def test_a_page_dated_by_a_guess_is_a_document_when_it_has_text_of_its_own():
+    words = " ".join(["harbour"] * DOCUMENT_MIN_WORDS)
+    body = f"<h1>Storm closes the port</h1><p>October 24, 2010</p><p>{words}</p>"
+    result = read_page("http://news.example/2010/10/24/storm/", page(body), now=_NOW_DOC)
+    assert result.date_source in ("htmldate", "url") and result.document
+    # the same page with one word fewer of its own, the rest in links and headings
+    short = " ".join(["harbour"] * (DOCUMENT_MIN_WORDS - 1))
+    links = "".join(f"<a href='/s{i}'>linked words here</a>" for i in range(20))
+    body = f"<h1>Storm closes the port</h1><p>{short}</p><nav>{links}</nav><p>{links}</p>"
+    assert not read_page("http://news.example/2010/10/24/storm/", page(body), now=_NOW_DOC).document
+
+
+def test_publication_markup_makes_a_document_however_short_and_a_listing_never_is():
+    head = '<meta property="article:published_time" content="2010-10-24T14:00:00Z">'
+    assert read_page("http://news.example/a", page("<p>Brief.</p>", head), now=_NOW_DOC).document
+    listing = ("<ul><li><a href='/a'>A</a><time datetime='2010-10-24T10:00:00Z'></time></li>"
+               "<li><a href='/b'>B</a><time datetime='2010-10-24T11:00:00Z'></time></li></ul>")
+    result = read_page("http://news.example/", page(listing), now=_NOW_DOC)
+    assert result.date_source == "listing" and not result.document
+    assert not read_page("http://news.example/u", page("<p>No date.</p>"), now=_NOW_DOC).document

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from newsforagers.colony import checkpoint as checkpoints
-from newsforagers.colony.throttle import HostBudget
+from newsforagers.colony.throttle import HostBudget, Politeness
 from newsforagers.colony.fetches import SharedFetches
 from newsforagers.config import ForagersConfig
 from newsforagers.learning import EnergyPolicy, ScorePolicy
@@ -68,7 +68,11 @@ class Colony:
         else:
             self.policy = ScorePolicy(config.split_score, config.retire_score, config.min,
                                       config.max, config.score_init)
-        self.budget = HostBudget(config.host_rate, config.host_concurrency)
+        # Scrapy's per-crawler politeness would multiply with the foragers: it binds the colony
+        self.politeness = Politeness.from_settings(root.settings, config.host_rate,
+                                                   config.host_concurrency)
+        self.budget = HostBudget.from_politeness(self.politeness)
+        logger.info("colony: one politeness for all foragers: %s", self.politeness.describe())
         self.fetches = SharedFetches(config.fetch_ttl, config.fetch_cache_size)
         self.robots: dict[str, Any] = {}  # netloc -> parser (or a Deferred while fetching)
         # kinds of trouble (hostile pages, failures) already logged as a warning: once per colony
@@ -110,6 +114,11 @@ class Colony:
             # the store may hold earlier jobs' documents: this job's feed holds those after them
             self.store_start = self.store.document_count()
         self._reemit: list = []
+        # what the colony did, for its summary at the end
+        self.judged = 0  # sends the reinforcing agent judged
+        self.paid = 0  # of them, first finds of novel documents (rewarded)
+        self.born = 0  # foragers started (the root, Alg. 9's first ones, children of splits)
+        self.retired = 0
 
     # -- identity and population -------------------------------------------------------------
 
@@ -132,6 +141,7 @@ class Colony:
         """A forager joins the colony; ``member`` is what it was started with (to respawn it
         after a stop), ``resumed`` says it comes back from a checkpoint."""
         self.foragers[name] = crawler
+        self.born += 1
         self.members[name] = member if member is not None else {"root": crawler is self.root}
         if self.store.get_score(name) is None or parent is not None:
             self.store.set_score(name, self.config.score_init)
@@ -150,6 +160,7 @@ class Colony:
 
     def retire(self, name: str) -> None:
         """A forager leaves the population for good (not respawned after a stop)."""
+        self.retired += 1
         self.unregister(name)
         self.members.pop(name, None)
         self.checkpoint_population()
@@ -427,10 +438,20 @@ class Colony:
         for runner in list(self._runners.values()):
             await runner.join()
 
+    def judged_send(self, rewarded: bool) -> None:
+        """The reinforcing agent judged one send of a forager of this colony."""
+        self.judged += 1
+        self.paid += bool(rewarded)
+
     def summary(self) -> dict:
         """What the colony did, for ``RUN_DIR/colony.json``."""
         summary: dict[str, Any] = {"population": self.config.population, "alive": sorted(self.foragers),
                                    "foragers_started": self._next_id - 1,
+                                   "foragers_born": self.born, "foragers_retired": self.retired,
+                                   "sends_judged": self.judged, "documents_paid": self.paid,
+                                   # downloads that reached a host (shared copies and Scrapy's
+                                   # HTTP cache never do)
+                                   "requests_sent": dict(sorted(self.budget.sent.items())),
                                    "documents": self.store.document_count(), "memory": self.memory()}
         if isinstance(self.policy, EnergyPolicy):
             pages = self.policy.pages
@@ -451,7 +472,9 @@ class Colony:
         self.snapshot()
         for name in list(self.foragers):
             self.event("stop", name, None, self.foragers[name])
-        (self.run_dir / "colony.json").write_text(json.dumps(self.summary(), indent=2) + "\n")
+        summary = self.summary()
+        (self.run_dir / "colony.json").write_text(json.dumps(summary, indent=2) + "\n")
+        self._log_summary(summary)
         self._closed = True
         for task in (self._snapshot_task, self._checkpoint_task):
             if task is not None:
@@ -459,6 +482,20 @@ class Colony:
         self._events.close()
         self._snapshots.close()
         self.store.close()
+
+
+    def _log_summary(self, summary: dict) -> None:
+        """The colony's one summary: each forager's crawler dumps its own stats, and none of
+        them sees what the whole colony did."""
+        requests = summary["requests_sent"]
+        per_host = ", ".join(f"{host} {n}" for host, n in requests.items()) or "none"
+        logger.info(
+            "colony summary: %d document(s) paid (first finds of novel same-day documents) of %d "
+            "send(s) judged; %d request(s) sent to the sites (%s), shared downloads and cache hits "
+            "not counted; %d forager(s) born, %d retired, %d alive at the end; record in %s",
+            summary["documents_paid"], summary["sends_judged"], sum(requests.values()), per_host,
+            summary["foragers_born"], summary["foragers_retired"], len(summary["alive"]),
+            self.run_dir)
 
 
 def _default_run_dir(root: Crawler) -> Path:

@@ -2,11 +2,17 @@
 
 ``FORAGERS_HOST_RATE`` (requests per second, 0: no rate limit) and ``FORAGERS_HOST_CONCURRENCY``
 (requests in flight, 0: no limit) hold for all the colony's foragers together, so a colony of 16
-never asks a site 16 times harder than one forager would. Starts are spaced evenly, a little
-more than ``1/rate`` apart (no bursts: a burst sent at the end of one window and another at the
-start of the next would reach a busy site together), and a sliding window caps them at
-``⌊rate⌋`` in any second, so a site counting over one-second windows never sees more than
-``rate``.
+never asks a site 16 times harder than one forager would. Scrapy's own politeness settings act
+per crawler, and every forager is a crawler of its own: a user's ``DOWNLOAD_DELAY``,
+``CONCURRENT_REQUESTS_PER_DOMAIN``, ``CONCURRENT_REQUESTS``, ``DOWNLOAD_SLOTS`` and AutoThrottle
+would let n foragers ask n times what the user set. :class:`Politeness` folds them into this
+budget, so that they bind the colony as a whole (docs/settings.md, *Scrapy settings in a
+colony*).
+
+Starts are spaced evenly, a little more than ``1/rate`` apart (no bursts: a burst sent at the
+end of one window and another at the start of the next would reach a busy site together), and a
+sliding window caps them at ``⌊rate⌋`` in any second, so a site counting over one-second windows
+never sees more than ``rate``.
 
 The spacing counts from the last *actual* start: an event loop that wakes a request late
 delays every later one by as much, and the colony sends less than the budget allows (45–57 of
@@ -21,77 +27,269 @@ import asyncio
 import math
 import time
 from collections import Counter, deque
+from dataclasses import dataclass, field
 from datetime import datetime
 from email.utils import parsedate_to_datetime
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 # Starts are spaced a little wider than 1/rate: the site stamps arrivals, which jitter by a
 # few milliseconds after our send times.
 _MARGIN = 1.05
 
 
+#: Seconds between two looks at whether a waiting request's crawler is closing.
+GONE_CHECK = 0.25
+
+
+class BudgetWaitAbandoned(Exception):
+    """A request stopped waiting for the budget: its crawler is closing."""
+
+
+@dataclass(frozen=True)
+class AutoThrottle:
+    """Scrapy's AutoThrottle rule, applied to a host for the whole colony.
+
+    As Scrapy documents it: a host starts at ``start_delay`` between requests; each response
+    sets a target delay of ``latency / target_concurrency``, and the next delay is the mean of
+    the current one and the target, never below ``min_delay`` (``DOWNLOAD_DELAY``) nor above
+    ``max_delay``; a response that is not a 200 may not shorten the delay (an error page comes
+    back fast and would otherwise speed the crawl up on a struggling site).
+    """
+
+    start_delay: float
+    max_delay: float
+    target_concurrency: float
+    min_delay: float = 0.0
+
+    def next_delay(self, delay: float, latency: float, status: int) -> float:
+        target = latency / self.target_concurrency
+        new = max(self.min_delay, min(self.max_delay, (delay + target) / 2.0))
+        if status != 200 and new < delay:
+            return delay
+        return new
+
+
+@dataclass(frozen=True)
+class Politeness:
+    """What the whole colony may ask of one host: ``FORAGERS_HOST_*`` with the user's Scrapy
+    politeness settings folded in (each one binds the colony, not each forager).
+
+    ``rate`` (requests per second, 0: none), ``concurrency`` (in flight per host, 0: none),
+    ``total`` (in flight across all hosts, 0: none), ``hosts`` (``DOWNLOAD_SLOTS``: per host
+    ``(rate, concurrency)`` overrides), ``autothrottle`` (None: off) and ``sources`` (which
+    setting set what, for the log).
+    """
+
+    rate: float = 0.0
+    concurrency: int = 0
+    total: int = 0
+    hosts: dict[str, tuple[float, int]] = field(default_factory=dict)
+    autothrottle: AutoThrottle | None = None
+    sources: tuple[str, ...] = ()
+
+    @classmethod
+    def from_settings(cls, settings: Any, host_rate: float, host_concurrency: int) -> "Politeness":
+        """``settings``: the root crawler's Scrapy settings; ``host_rate``/``host_concurrency``:
+        ``FORAGERS_HOST_RATE``/``FORAGERS_HOST_CONCURRENCY`` from the colony's config."""
+        sources: list[str] = []
+        rate = float(host_rate)
+        if rate > 0:
+            sources.append(f"FORAGERS_HOST_RATE={rate:g}/s")
+        delay = settings.getfloat("DOWNLOAD_DELAY", 0.0)
+        if delay > 0 and (rate == 0 or 1.0 / delay < rate):
+            rate = 1.0 / delay
+            sources.append(f"DOWNLOAD_DELAY={delay:g} s")
+        concurrency = int(host_concurrency)
+        if concurrency > 0:
+            sources.append(f"FORAGERS_HOST_CONCURRENCY={concurrency}")
+        for name in ("CONCURRENT_REQUESTS_PER_DOMAIN", "CONCURRENT_REQUESTS_PER_IP"):
+            # Scrapy's slots are per domain (or per IP): a colony's budget is per host name,
+            # which a per-IP limit binds when every host has an address of its own
+            value = settings.getint(name, 0)
+            if value > 0 and (concurrency == 0 or value < concurrency):
+                concurrency = value
+                sources.append(f"{name}={value}")
+        total = settings.getint("CONCURRENT_REQUESTS", 0)
+        if total > 0:
+            sources.append(f"CONCURRENT_REQUESTS={total} (all hosts)")
+            if concurrency == 0 or total < concurrency:
+                concurrency = total
+        hosts: dict[str, tuple[float, int]] = {}
+        for host, slot in (settings.getdict("DOWNLOAD_SLOTS") or {}).items():
+            # a slot of its own replaces Scrapy's delay and concurrency for that host, but
+            # never the colony's own FORAGERS_HOST_* limits
+            if not isinstance(slot, dict):
+                continue
+            slot_rate, slot_concurrency = rate, concurrency
+            if "delay" in slot:
+                slot_delay = float(slot["delay"] or 0)
+                slot_rate = 1.0 / slot_delay if slot_delay > 0 else 0.0
+                if host_rate > 0:
+                    slot_rate = min(slot_rate, host_rate) if slot_rate > 0 else float(host_rate)
+            if int(slot.get("concurrency") or 0) > 0:
+                slot_concurrency = int(slot["concurrency"])
+                if host_concurrency > 0:
+                    slot_concurrency = min(slot_concurrency, int(host_concurrency))
+            hosts[str(host).lower()] = (slot_rate, slot_concurrency)
+            sources.append(f"DOWNLOAD_SLOTS[{host!r}]")
+        autothrottle = None
+        if settings.getbool("AUTOTHROTTLE_ENABLED"):
+            target = settings.getfloat("AUTOTHROTTLE_TARGET_CONCURRENCY", 1.0)
+            if target <= 0:
+                raise ValueError(f"AUTOTHROTTLE_TARGET_CONCURRENCY ({target!r}) must be higher than 0.")
+            autothrottle = AutoThrottle(
+                start_delay=max(delay, settings.getfloat("AUTOTHROTTLE_START_DELAY", 5.0)),
+                max_delay=settings.getfloat("AUTOTHROTTLE_MAX_DELAY", 60.0),
+                target_concurrency=target, min_delay=delay)
+            sources.append(f"AUTOTHROTTLE (target concurrency {target:g})")
+        return cls(rate, concurrency, total, hosts, autothrottle, tuple(sources))
+
+    def describe(self) -> str:
+        """One line for the log: what binds the colony."""
+        parts = [f"{self.rate:g} request(s)/s per host" if self.rate > 0 else "no rate limit",
+                 f"{self.concurrency} in flight per host" if self.concurrency else "no limit in flight"]
+        if self.total:
+            parts.append(f"{self.total} in flight in all")
+        if self.autothrottle is not None:
+            parts.append(f"AutoThrottle from {self.autothrottle.start_delay:g} s, "
+                         f"up to {self.autothrottle.max_delay:g} s")
+        if self.hosts:
+            parts.append(f"{len(self.hosts)} host(s) of their own (DOWNLOAD_SLOTS)")
+        return ", ".join(parts) + (f" ({'; '.join(self.sources)})" if self.sources else "")
+
+
+class _HostLimits:
+    """One host's share of the budget: its spacing, its one-second window, its slots."""
+
+    __slots__ = ("capacity", "window", "spacing", "semaphore", "starts")
+
+    def __init__(self, rate: float, concurrency: int):
+        self.capacity = max(1, math.floor(rate)) if rate > 0 else 0
+        self.window = self.capacity / rate * _MARGIN if rate > 0 else 0.0
+        self.spacing = _MARGIN / rate if rate > 0 else 0.0
+        self.semaphore = asyncio.Semaphore(concurrency) if concurrency > 0 else None
+        self.starts: deque[float] = deque()
+
+
 class HostBudget:
     def __init__(self, rate: float, concurrency: int, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep):
-        if rate < 0 or concurrency < 0:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, *, total: int = 0,
+                 hosts: dict[str, tuple[float, int]] | None = None,
+                 autothrottle: AutoThrottle | None = None):
+        if rate < 0 or concurrency < 0 or total < 0:
             raise ValueError("host rate and concurrency must be >= 0 (0: no limit).")
         self.rate = float(rate)
         self.concurrency = int(concurrency)
+        self.total = int(total)
         self.clock = clock
         self.sleep = sleep
-        self._capacity = max(1, math.floor(self.rate)) if self.rate > 0 else 0
-        self._window = self._capacity / self.rate * _MARGIN if self.rate > 0 else 0.0
-        self._spacing = _MARGIN / self.rate if self.rate > 0 else 0.0
-        self._starts: dict[str, deque[float]] = {}
-        self._slots: dict[str, asyncio.Semaphore] = {}
+        self.autothrottle = autothrottle
+        self._overrides = dict(hosts or {})
+        self._hosts: dict[str, _HostLimits] = {}
+        self._all = asyncio.Semaphore(self.total) if self.total > 0 else None
         self._pause_until: dict[str, float] = {}
+        self._delay_of: dict[str, float] = {}  # AutoThrottle's delay per host
         self.pauses: Counter[str] = Counter()  # pauses asked for, per host
+        self.sent: Counter[str] = Counter()  # requests let through, per host
         self.waited = 0.0  # seconds requests spent waiting for the budget
 
-    def _semaphore(self, host: str) -> asyncio.Semaphore | None:
-        if not self.concurrency:
-            return None
-        if host not in self._slots:
-            self._slots[host] = asyncio.Semaphore(self.concurrency)
-        return self._slots[host]
+    @classmethod
+    def from_politeness(cls, politeness: Politeness, **kwargs: Any) -> "HostBudget":
+        return cls(politeness.rate, politeness.concurrency, total=politeness.total,
+                   hosts=politeness.hosts, autothrottle=politeness.autothrottle, **kwargs)
 
-    async def acquire(self, host: str) -> None:
-        """Wait until ``host`` may receive one more request from the colony."""
+    def rate_of(self, host: str) -> float:
+        """Requests per second ``host`` may receive (0: no limit)."""
+        return self._overrides.get(host, (self.rate, self.concurrency))[0]
+
+    def _limits(self, host: str) -> _HostLimits:
+        limits = self._hosts.get(host)
+        if limits is None:
+            rate, concurrency = self._overrides.get(host, (self.rate, self.concurrency))
+            limits = self._hosts[host] = _HostLimits(rate, concurrency)
+        return limits
+
+    async def acquire(self, host: str, gone: Callable[[], bool] | None = None) -> None:
+        """Wait until ``host`` may receive one more request from the colony.
+
+        ``gone``: asked at least every :data:`GONE_CHECK` seconds while waiting; once it says
+        True (the request's crawler is closing), the wait ends with :class:`BudgetWaitAbandoned`
+        instead of holding the crawler's close for as long as the queue before it."""
         began = self.clock()
-        semaphore = self._semaphore(host)
-        if semaphore is not None:
-            await semaphore.acquire()
+        limits = self._limits(host)
+        held: list[asyncio.Semaphore] = []
         try:
+            for semaphore in (self._all, limits.semaphore):
+                if semaphore is not None:
+                    await self._take(semaphore, gone)
+                    held.append(semaphore)
             while True:
-                delay = self._delay(host)
+                if gone is not None and gone():
+                    raise BudgetWaitAbandoned(host)
+                delay = self._delay(host, limits)
                 if delay <= 0:
                     break
-                await self.sleep(delay)
+                await self.sleep(delay if gone is None else min(delay, GONE_CHECK))
         except BaseException:
-            if semaphore is not None:
+            for semaphore in held:
                 semaphore.release()
             raise
-        if self.rate > 0:
-            self._starts.setdefault(host, deque()).append(self.clock())
+        if limits.capacity or self.autothrottle is not None:
+            limits.starts.append(self.clock())
+        self.sent[host] += 1
         self.waited += self.clock() - began
 
-    def _delay(self, host: str) -> float:
+    @staticmethod
+    async def _take(semaphore: asyncio.Semaphore, gone: Callable[[], bool] | None) -> None:
+        if gone is None:
+            await semaphore.acquire()
+            return
+        while True:
+            if gone():
+                raise BudgetWaitAbandoned("")
+            try:
+                await asyncio.wait_for(semaphore.acquire(), GONE_CHECK)
+                return
+            except asyncio.TimeoutError:
+                continue
+
+    def _delay(self, host: str, limits: _HostLimits) -> float:
         now = self.clock()
         delay = self._pause_until.get(host, 0.0) - now
-        if self.rate > 0:
-            starts = self._starts.setdefault(host, deque())
-            while starts and now - starts[0] >= self._window:
+        starts = limits.starts
+        spacing = limits.spacing
+        if self.autothrottle is not None:
+            spacing = max(spacing, self._delay_of.get(host, self.autothrottle.start_delay))
+        if limits.capacity:
+            while starts and now - starts[0] >= limits.window:
                 starts.popleft()
-            if len(starts) >= self._capacity:
-                delay = max(delay, starts[0] + self._window - now)
-            if starts:
-                delay = max(delay, starts[-1] + self._spacing - now)
+            if len(starts) >= limits.capacity:
+                delay = max(delay, starts[0] + limits.window - now)
+        elif len(starts) > 1:
+            starts.popleft()  # AutoThrottle alone needs the last start only
+        if starts and spacing > 0:
+            delay = max(delay, starts[-1] + spacing - now)
         return delay
 
     def release(self, host: str) -> None:
-        semaphore = self._slots.get(host)
-        if semaphore is not None:
-            semaphore.release()
+        limits = self._hosts.get(host)
+        if limits is not None and limits.semaphore is not None:
+            limits.semaphore.release()
+        if self._all is not None:
+            self._all.release()
+
+    def observe(self, host: str, latency: float, status: int) -> None:
+        """A response from ``host`` came back after ``latency`` seconds (AutoThrottle)."""
+        if self.autothrottle is None or latency is None or latency < 0:
+            return
+        current = self._delay_of.get(host, self.autothrottle.start_delay)
+        self._delay_of[host] = self.autothrottle.next_delay(current, latency, status)
+
+    def delay_of(self, host: str) -> float | None:
+        """AutoThrottle's current delay for ``host`` (None when it is off)."""
+        if self.autothrottle is None:
+            return None
+        return self._delay_of.get(host, self.autothrottle.start_delay)
 
     def pause(self, host: str, seconds: float) -> int:
         """Send nothing to ``host`` for ``seconds`` (a 429 or 503 with ``Retry-After``); returns

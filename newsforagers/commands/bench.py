@@ -6,7 +6,9 @@ simulated window is started and the crawler runs against it under the same reque
 the measures of each run and their mean ± std per crawler go to ``DIR/results.json`` and
 ``DIR/results.md``, the plots to ``DIR/*.png`` (docs/bench.md). A progress line goes to
 stderr. Exit status: 0 when every run succeeded, 1 when some failed (they are reported in the
-results, the others still ran), 2 for bad arguments.
+results, the others still ran), 2 for bad arguments — among them, found before any crawl
+starts, a ``--set`` FORAGERS_* setting a crawl would refuse and, unless ``--no-plots``, a
+missing matplotlib (the ``[plots]`` extra).
 """
 
 from __future__ import annotations
@@ -115,14 +117,43 @@ def _error(message: str) -> int:
     return 2
 
 
+def _settings_problem(config) -> str | None:
+    """The first ``--set`` setting a crawl of this bench would refuse, checked on the very
+    settings each crawler's command line gives it (a colony's strategy, the budget...), so that
+    a typo stops the bench at once instead of failing every crawl in turn; None when all pass."""
+    from pathlib import Path
+
+    from newsforagers.config import ForagersConfig
+    from newsforagers.evaluation.bench import PlannedRun, crawl_argv
+
+    for crawler in config.crawlers:
+        argv = crawl_argv(config, PlannedRun(0, crawler, 0, config.seed), "http://127.0.0.1/",
+                          Path(config.out) / "check")
+        # every "-s KEY=VALUE" of the command line; a later one wins, as in Scrapy
+        settings = dict(argv[i + 1].partition("=")[::2] for i, arg in enumerate(argv[:-1]) if arg == "-s")
+        try:
+            ForagersConfig.from_settings(settings)
+        except ValueError as exc:
+            return f"--set: {exc} (in the {crawler} crawls)"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     import logging
     from pathlib import Path
 
+    from newsforagers.cli import missing_extra
     from newsforagers.evaluation.bench import (
         BenchConfig, BenchError, Progress, describe_plan, plan_runs, prepare_site, run_bench,
         write_results,
     )
+
+    # The plots are drawn after every crawl has run: a missing matplotlib must stop the bench
+    # before the first one, not after the last.
+    if not args.no_plots and not args.dry_run:
+        problem = missing_extra("matplotlib", "plots")
+        if problem:
+            return _error(f"the plots need matplotlib, and {problem} (or add --no-plots)")
 
     # each run's own log is in its directory; here the progress line is enough
     logging.getLogger().setLevel(logging.WARNING)
@@ -134,6 +165,12 @@ def run(args: argparse.Namespace) -> int:
         grace=args.grace, model=str(Path(args.model).resolve()) if args.model else None)
     try:
         config.validate()
+    except BenchError as exc:
+        return _error(str(exc))
+    problem = _settings_problem(config)
+    if problem:
+        return _error(problem)
+    try:
         site = prepare_site(config)
     except BenchError as exc:
         return _error(str(exc))

@@ -3,7 +3,9 @@
 A synthetic news corpus is served by the replay site on 127.0.0.1 with an accelerated clock,
 and a real forager (``ForagerSpider`` with its scheduler and the reinforcing-agent pipeline)
 crawls it in the same process for about a minute. Every novel document is printed as the
-colony's reinforcing agent pays for it; a summary against the site's truth follows.
+colony's reinforcing agent pays for it, and every split and retirement of a forager as the
+colony records it (its ``events.jsonl``); a summary against the site's truth follows, then where
+the results are and the command that exports the documents found.
 """
 
 from __future__ import annotations
@@ -81,14 +83,18 @@ def _crawl(reactor, site, args, run_dir, result) -> None:
     print(f"replay site {site.url} ({len(site.articles)} articles, {args.profile} profile, "
           f"clock x{args.speed:g} from {result['start']:%Y-%m-%d %H:%M} UTC); crawling for "
           f"{args.seconds:g} s", flush=True)
+    stamp = f"{datetime.now():%Y%m%d-%H%M%S}"
+    result["store"] = run_dir / f"colony-{stamp}.db"
+    result["colony_dir"] = run_dir / f"run-{stamp}"
+    result["requests"] = run_dir / "requests.jsonl"
     settings = {
         "CLOSESPIDER_TIMEOUT": args.seconds,
-        "FORAGERS_STORE": f"sqlite:///{run_dir / f'colony-{datetime.now():%Y%m%d-%H%M%S}.db'}",
+        "FORAGERS_STORE": f"sqlite:///{result['store']}",
         "FORAGERS_SEED": args.seed,
         "FORAGERS_BOOTSTRAP_PAGES": 200,
         # the colony shares downloads for one simulated minute
         "FORAGERS_FETCH_TTL": 60.0 / args.speed,
-        "FORAGERS_RUN_DIR": str(run_dir / f"run-{datetime.now():%Y%m%d-%H%M%S}"),
+        "FORAGERS_RUN_DIR": str(result["colony_dir"]),
         "LOG_LEVEL": "WARNING",
         "TELNETCONSOLE_ENABLED": False,
     }
@@ -111,12 +117,72 @@ def _crawl(reactor, site, args, run_dir, result) -> None:
     crawler.signals.connect(on_item, signal=signals.item_scraped, weak=False)
     result["crawler"] = crawler
     done = runner.crawl(crawler, seeds=site.url, mode=args.mode, speed=args.speed)
+    events = None
+    if not args.quiet:
+        events = _follow_events(reactor, result["colony_dir"] / "events.jsonl", site)
 
     def finish(outcome):
         result["end"] = site.clock.now()
+        if events is not None:
+            events()  # what the colony wrote at its close
         return site.stop()
 
     done.addBoth(finish).addBoth(lambda _: reactor.stop())
+
+
+#: How often the demo reads the colony's events file (wall seconds): a split shows within a few
+#: simulated minutes at the demo's default speed, with its own simulated time.
+EVENTS_POLL = 0.25
+
+
+def _follow_events(reactor, path, site):
+    """Print the colony's splits and retirements as it records them in ``path`` (its
+    ``events.jsonl``, docs/colony.md), every :data:`EVENTS_POLL` seconds; return the function
+    that stops following after a last read.
+
+    The events file is the colony's documented record (``newsforagers status`` reads it too), so
+    the demo depends on no logger name or log message of the colony."""
+    from twisted.internet.task import LoopingCall
+
+    from newsforagers.colony.status import JsonlFollower
+
+    follower = JsonlFollower(path)
+
+    def read() -> None:
+        records, _ = follower.read()
+        for record in records:
+            line = event_line(record, site.clock.now())
+            if line:
+                print(line, flush=True)
+
+    loop = LoopingCall(read)
+    loop.clock = reactor
+    loop.start(EVENTS_POLL, now=False)
+
+    def stop() -> None:
+        if loop.running:
+            loop.stop()
+        read()
+
+    return stop
+
+
+def event_line(record: dict, now) -> str | None:
+    """The demo's line for one colony event: ``[HH:MM] f1 split: f3 born`` or ``[HH:MM] f2
+    retired (score -0.3)``, at the event's simulated time (``now``, the site's clock, when the
+    forager had not read the site's clock yet); None for the events the demo does not show
+    (start, stop, teleport)."""
+    from newsforagers.colony.status import parse_time
+
+    kind, forager = record.get("event"), record.get("forager")
+    if kind not in ("split", "retire") or not isinstance(forager, str):
+        return None
+    when = parse_time(record.get("sim_time")) or now
+    if kind == "split":
+        return f"[{when:%H:%M}] {record.get('parent') or '?'} split: {forager} born"
+    value = next(((name, record[name]) for name in ("score", "energy")
+                  if isinstance(record.get(name), (int, float))), None)
+    return f"[{when:%H:%M}] {forager} retired" + (f" ({value[0]} {value[1]:.1f})" if value else "")
 
 
 def _summary(site, result) -> int:
@@ -145,7 +211,9 @@ def _summary(site, result) -> int:
     foragers = sorted({i["forager"] for i in found}, key=lambda f: int(f[1:]) if f[1:].isdigit() else 0)
     print(f"  novel documents       : {len(found)} output, {len(true_novel)} truly novel (published <= 24 h before found), "
           f"by {', '.join(foragers) or 'nobody'}")
-    print(f"  recall in the window  : {len(recalled) / max(len(published), 1):.2f}")
+    print(f"  recall                : {len(recalled) / max(len(published), 1):.2f}: {len(recalled)} of the "
+          f"{len(published)} articles published in the window found (documents published before it "
+          "are not counted)")
     if lags:
         print(f"  discovery lag         : median {lags[len(lags) // 2]:.0f} min, p90 {lags[int(0.9 * (len(lags) - 1))]:.0f} min")
     print(f"  requests to the site  : {requests}")
@@ -157,4 +225,20 @@ def _summary(site, result) -> int:
     else:
         print(f"  root forager f1       : {stats.get('newsforagers/paths', 0)} paths, {stats.get('newsforagers/steps', 0)} steps, "
               f"{stats.get('newsforagers/td_updates', 0)} TD updates, score {stats.get('newsforagers/score', 100):.1f}")
+    _where(result)
     return 0
+
+
+def _where(result) -> None:
+    """The last lines: where the results are and the exact command that exports what was found
+    (from the directory the demo ran in: the paths are the ones the crawl was given)."""
+    import shlex
+
+    print()
+    print("results")
+    print(f"  run directory         : {result['colony_dir']} (the colony's events and snapshots; "
+          f"newsforagers status {shlex.quote(str(result['colony_dir']))})")
+    print(f"  colony store (SQLite) : {result['store']}")
+    print(f"  request log           : {result['requests']} (a JSON line per request the site served; each demo run appends)")
+    store_url = f"sqlite:///{result['store']}"
+    print(f"  export what was found : newsforagers export --store {shlex.quote(store_url)} -o found.jsonl")

@@ -4,8 +4,9 @@ One row per forager of a run directory (its ``events.jsonl`` and ``snapshots.jso
 :mod:`newsforagers.colony.status`) and/or a colony store: state, score, counters, efficiency,
 documents found, weblog head, weight norm, age; a footer sums the colony up. Without
 arguments, the newest run under ``.newsforagers/runs/``. ``--live`` redraws the table every
-``--interval`` seconds until Ctrl-C. Exit status: 0, or 2 when the run directory or the store
-cannot be read.
+``--interval`` seconds until Ctrl-C. It needs the ``[status]`` extra (``rich``); without it,
+one line says so before anything is read. Exit status: 0, or 2 when the run directory or the
+store cannot be read or rich is missing.
 """
 
 from __future__ import annotations
@@ -225,10 +226,12 @@ def run(args, *, console=None, sleep=None, max_refreshes: int | None = None) -> 
     are for tests."""
     import time
 
-    try:
-        import rich  # noqa: F401 - an optional dependency
-    except ImportError:
-        return _error("needs rich: pip install 'newsforagers[status]'")
+    from newsforagers.cli import missing_extra
+
+    # rich is an optional dependency (the [status] extra): checked before anything is read
+    problem = missing_extra("rich", "status")
+    if problem:
+        return _error(f"the table needs rich, and {problem}")
     try:
         run_dir, note = _resolve(args)
         store = _open_store(args.store) if args.store else None

@@ -30,8 +30,8 @@ included) so that the replay's log attributes their requests, and run until stop
 
 They output the forager's item format (``url, title, published, found_at, forager, reward``,
 ``reward`` null: a baseline has no reinforcing agent) for every article page they download —
-a page with a publication date, not a listing — whose date is within 24 hours of the site's
-clock (the ``Date`` header), each URL once.
+a document of its own (``Page.document``: dated, not a listing) — whose date is within ``FORAGERS_NOVELTY_WINDOW``
+(24 hours) of the site's clock (the ``Date`` header), each URL once.
 
 Common arguments: ``start`` (the home page, required), ``rate`` (requests per second to the
 host; default ``FORAGERS_HOST_RATE``, 0: no limit) and ``speed`` (simulated seconds per wall
@@ -58,13 +58,13 @@ from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from w3lib.url import safe_url_string
 
-from newsforagers import defaults
 from newsforagers.clock import SiteClock, site_time
+from newsforagers.config import ForagersConfig
+from newsforagers.errors import report_usage_errors_in_one_line
 from newsforagers.pages import NotHTML, Page, is_candidate, read_response
 
 logger = logging.getLogger(__name__)
 
-NOVELTY_WINDOW = timedelta(seconds=defaults.FORAGERS_NOVELTY_WINDOW)
 # Starts spaced a little wider than 1/rate, as the colony's HostBudget spaces them: equal
 # budgets for every crawler of a benchmark.
 RATE_MARGIN = 1.05
@@ -160,11 +160,17 @@ class BaselineSpider(scrapy.Spider):
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
+        # a FORAGERS_* setting that is wrong (a typo, a bad value) is one line, not a traceback
+        report_usage_errors_in_one_line()
+        config = ForagersConfig.from_settings(crawler.settings)
         spider = super().from_crawler(crawler, *args, **kwargs)
+        # what counts as news follows the settings, as the foragers' reinforcing agent does
+        spider.novelty_window = timedelta(seconds=config.novelty_window)
+        spider.future_skew = timedelta(seconds=config.future_skew)
         # The settings are not frozen yet: the budget becomes Scrapy's per-host download delay.
         rate = spider.rate
         if rate is None:
-            rate = crawler.settings.getfloat("FORAGERS_HOST_RATE", defaults.FORAGERS_HOST_RATE)
+            rate = config.host_rate
         spider.rate = rate
         if rate and rate > 0:
             delay = max(crawler.settings.getfloat("DOWNLOAD_DELAY"), RATE_MARGIN / rate)
@@ -205,10 +211,11 @@ class BaselineSpider(scrapy.Spider):
                               priority=priority, dont_filter=dont_filter,
                               headers={"X-Forager": self.name})
 
-    def read(self, response) -> Page | None:
-        """The page of a response, or None (counted) when it is not HTML."""
+    def read(self, response, now: datetime | None = None) -> Page | None:
+        """The page of a response, or None (counted) when it is not HTML. ``now`` is the
+        site's clock (:meth:`site_now`, read first): dates are judged on it."""
         try:
-            return read_response(response)
+            return read_response(response, now)
         except NotHTML as exc:
             self.crawler.stats.inc_value("baselines/not_html")
             logger.debug("%s", exc)
@@ -228,11 +235,14 @@ class BaselineSpider(scrapy.Spider):
         return now
 
     def output(self, response, page: Page | None, now: datetime) -> dict | None:
-        """The output item of an article page within 24 hours of ``now``, once per URL."""
-        if page is None or page.published is None or page.date_source == "listing":
+        """The output item of an article page within the novelty window of ``now`` (set from
+        ``FORAGERS_NOVELTY_WINDOW`` and ``FORAGERS_FUTURE_SKEW`` by :meth:`from_crawler`), once
+        per URL: a document of its own (``Page.document``), as the foragers send."""
+        if page is None or not page.document:
             return None
         url = response.url
-        if url in self.output_urls or not is_candidate(page.published, now, NOVELTY_WINDOW):
+        if url in self.output_urls or not is_candidate(page.published, now, self.novelty_window,
+                                                       skew=self.future_skew):
             return None
         self.output_urls.add(url)
         self.crawler.stats.inc_value("baselines/output")
@@ -289,7 +299,7 @@ class BfsSpider(BaselineSpider):
 
     def parse_page(self, response):
         now = self.site_now(response)
-        page = self.read(response)
+        page = self.read(response, now)
         item = self.output(response, page, now)
         if item is not None:
             yield item
@@ -423,7 +433,7 @@ class HubsSpider(BaselineSpider):
         hub = self.hubs[response.meta["hub"]]
         now = self.site_now(response)
         self.crawler.stats.inc_value("baselines/polls")
-        page = self.read(response)
+        page = self.read(response, now)
         new: list[str] = []
         if page is not None:
             item = self.output(response, page, now)
@@ -464,7 +474,7 @@ class HubsSpider(BaselineSpider):
 
     def parse_page(self, response):
         now = self.site_now(response)
-        item = self.output(response, self.read(response), now)
+        item = self.output(response, self.read(response, now), now)
         if item is not None:
             yield item
 
@@ -574,7 +584,7 @@ class RandomSpider(BaselineSpider):
 
     def parse_page(self, response):
         now = self.site_now(response)
-        page = self.read(response)
+        page = self.read(response, now)
         meta = response.meta
         if page is None:
             yield self.step_to(meta["walker"], meta["step"], meta["alternatives"])
@@ -690,7 +700,7 @@ class OracleSpider(BaselineSpider):
             self._retry(meta)
             return
         self.outstanding -= 1
-        item = self.output(response, self.read(response), now)
+        item = self.output(response, self.read(response, now), now)
         if item is not None:
             yield item
 

@@ -67,8 +67,10 @@ class PopulationExtension:
 
     # -- score policy (Alg. 8) -----------------------------------------------------------------
 
-    def reward_received(self, forager: str, score: float, **kwargs) -> None:
+    def reward_received(self, forager: str, score: float, rewarded: bool = False, **kwargs) -> None:
         colony = self.colony
+        if colony is not None:
+            colony.judged_send(rewarded)
         driver = getattr(self.spider, "forager_driver", None)
         if colony is None or driver is None or forager != driver.name or driver.forager.retired:
             return

@@ -18,8 +18,10 @@ import numpy as np
 HOURS_PER_WEEK = 168
 DAY = 86400.0
 
-# A date segment of a URL path: /2014/05/12/ (the day may be the last segment).
-_PATH_DATE = re.compile(r"/((?:19|20)\d\d)/(\d\d?)/(\d\d?)(?=/|$)")
+# A date segment of a URL path: /2014/05/12/ (the day may be the last segment). Any 4-digit
+# year: a corpus may be of any era (a 1887 or 2190 path is rewritten like a 2014 one); the
+# match must also be a real date (see rewrite_path_date).
+_PATH_DATE = re.compile(r"/([0-9]{4})/([0-9][0-9]?)/([0-9][0-9]?)(?=/|$)")
 
 
 def week_slot(moment: datetime) -> int:

@@ -33,7 +33,10 @@ FEATURED = 5  # featured stories on the home page (one per busiest section)
 LATEST = 30  # the easy profile's home "latest" list
 FEATURE_REFRESH = 3600.0  # simulated seconds between two editions of the featured block
 NAV_SECTIONS = 10  # sections in the navigation bar of every page
-ARCHIVE_FLOOR = date(1990, 1, 1)  # the calendar trap reaches back to here
+# The calendar trap (each day archive links the day before) reaches back to 1 January this
+# many years before the corpus's first day: decades of empty pages for any corpus, whatever
+# its era (a fixed year would refuse the archives of an older corpus).
+ARCHIVE_REACH_YEARS = 30
 CACHE_LIMIT = 50_000
 GZIP_LEVEL = 6
 
@@ -83,6 +86,9 @@ class PageBuilder:
         self._nav_first = sorted(f.first_ts for f in self._nav_fronts)
         self._featured_fronts = index.sections[:FEATURED]
         self._footer = [("/", "Home"), ("/search?q=news", "Search")]
+        first_day = self.local_day(index.ts[0])
+        #: The oldest day archive (the bottom of the calendar trap): see ARCHIVE_REACH_YEARS.
+        self.archive_floor = date(max(1, first_day.year - ARCHIVE_REACH_YEARS), 1, 1)
         self._robots = Page(200, render.robots_txt().encode(),
                             content_type=b"text/plain; charset=utf-8")
 
@@ -302,7 +308,9 @@ class PageBuilder:
         except ValueError:
             return self.not_found(uri)
         start = self._day_start(day)
-        if day < ARCHIVE_FLOOR or start > now:
+        # Today's archive, which the home page links, exists even when a --start far before
+        # the corpus puts today below the floor.
+        if day < min(self.archive_floor, self.local_day(now)) or start > now:
             return self.not_found(uri)
         end = self._day_start(day + timedelta(days=1))
         lo, hi = self.index.day_range(start, end, now)
@@ -312,7 +320,7 @@ class PageBuilder:
 
     def _render_archive(self, day: date, lo: int, hi: int, has_next: bool, now: float) -> Page:
         prev_day = day - timedelta(days=1)
-        prev = self.archive_path(prev_day) if prev_day >= ARCHIVE_FLOOR else None
+        prev = self.archive_path(prev_day) if prev_day >= self.archive_floor else None
         next_day = day + timedelta(days=1)
         next_ = self.archive_path(next_day) if has_next else None
         stories = [self._story(i) for i in range(hi - 1, lo - 1, -1)]
@@ -362,6 +370,9 @@ class ReplayResource(resource.Resource):
     def render(self, request: server.Request) -> bytes:
         now = self.clock.now_ts()
         request.replay_sim_ts = now
+        # when the request arrived (its whole head read): what politeness is measured by; the
+        # log is written when the answer is finished, which a large page delays
+        request.replay_wall = self.clock.wall()
         request.setHeader(b"date", datetimeToString(now))
         if request.method not in (b"GET", b"HEAD"):
             request.setResponseCode(405)
@@ -430,7 +441,7 @@ class ReplayHTTPSite(server.Site):
         forager = request.getHeader(b"x-forager")
         self.request_log.write({
             "sim_time": datetime.fromtimestamp(sim, timezone.utc).isoformat(),
-            "wall_time": round(self.clock.wall(), 6),
+            "wall_time": round(getattr(request, "replay_wall", None) or self.clock.wall(), 6),
             "method": request.method.decode("latin-1"),
             "path": request.uri.decode("utf-8", "replace"),
             "status": request.code,

@@ -114,7 +114,7 @@ def topic_states(topic: np.ndarray, k: int, rng: np.random.Generator, lean: floa
     concentration[np.arange(n), topic] = lean
     p = rng.standard_gamma(concentration).astype(np.float32)
     p /= np.maximum(p.sum(axis=1, keepdims=True), np.finfo(np.float32).tiny)
-    return np.tanh((p - defaults.FORAGERS_TANH_OFFSET) * defaults.FORAGERS_TANH_SCALE)
+    return np.tanh((p - defaults.PAPER_TANH_OFFSET) * defaults.FORAGERS_TANH_SCALE)
 
 
 class GraphNewsWorld:

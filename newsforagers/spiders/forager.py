@@ -31,34 +31,60 @@ import scrapy
 from scrapy.exceptions import IgnoreRequest
 from w3lib.url import canonicalize_url
 
+from newsforagers.addon import ForagersAddon, check_components
 from newsforagers.config import ForagersConfig
 from newsforagers.driver import ForagerDriver
+from newsforagers.errors import ForagersUsageError, report_usage_errors_in_one_line
 from newsforagers.forager import MODES, Forager, initial_weights
 from newsforagers.learning import Weblog
+from newsforagers.logs import tag_forager_logs
 from newsforagers.pages import NotHTML, charset_trouble, read_response
 
 logger = logging.getLogger(__name__)
 
 _SPACES = re.compile(r"\s+")
 
+#: Response flags of a response that was not downloaded just now: Scrapy's HTTP cache
+#: (``cached``) and the colony's shared downloads (``shared``).
+STALE_FLAGS = frozenset({"cached", "shared"})
+
+#: Requests of the scheduled strategy that read a page's links as they are now (listing
+#: visits, exploration steps): never answered from Scrapy's HTTP cache.
+FRESH_KINDS = frozenset({"listing", "explore"})
+
+
+#: How to give seeds, appended to every seed error: the message is all a user sees of it.
+SEEDS_USAGE = "give -a seeds=URL[,URL...] or -a seeds=@FILE (one URL a line)"
+
 
 def parse_seeds(seeds: str | None) -> list[str]:
-    """``URL[,URL...]`` or ``@FILE``; every seed must be an absolute http(s) URL."""
+    """``URL[,URL...]`` or ``@FILE``; every seed must be an absolute http(s) URL.
+
+    Raises :class:`~newsforagers.errors.ForagersUsageError` (a ValueError) saying what is wrong
+    and how to give seeds."""
     if not seeds:
-        raise ValueError("a forager needs seeds: -a seeds=URL[,URL...] or -a seeds=@FILE")
+        raise ForagersUsageError(f"a forager needs seeds: {SEEDS_USAGE}")
+    where = ""
     if seeds.startswith("@"):
         path = Path(seeds[1:])
+        where = f" in seed file {str(path)!r}"
         if not path.is_file():
-            raise ValueError(f"seed file {str(path)!r} does not exist")
-        items = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
+            raise ForagersUsageError(f"seed file {str(path)!r} does not exist; {SEEDS_USAGE}")
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ForagersUsageError(f"seed file {str(path)!r} cannot be read ({exc}); "
+                                     f"{SEEDS_USAGE}") from None
+        items = [line.strip() for line in lines]
         items = [line for line in items if line and not line.startswith("#")]
     else:
         items = [part.strip() for part in seeds.split(",") if part.strip()]
     bad = [u for u in items if urlsplit(u).scheme not in ("http", "https") or not urlsplit(u).hostname]
     if bad:
-        raise ValueError(f"seed {bad[0]!r} is not an absolute http(s) URL")
+        raise ForagersUsageError(f"seed {bad[0]!r}{where} is not an absolute http(s) URL; {SEEDS_USAGE}")
     if not items:
-        raise ValueError("the seed list is empty")
+        raise ForagersUsageError(f"{'seed file ' + repr(seeds[1:]) if where else 'the seed list'} "
+                                 f"has no URL; {SEEDS_USAGE}")
     return list(dict.fromkeys(items))
 
 
@@ -85,20 +111,33 @@ class ForagerSpider(scrapy.Spider):
         self.last_site_time: datetime | None = None
         self.seeds = parse_seeds(seeds)
         if mode not in MODES:
-            raise ValueError(f"mode {mode!r} must be one of {', '.join(MODES)}")
+            raise ForagersUsageError(f"mode ({mode!r}) must be one of {', '.join(MODES)}, "
+                                     "e.g. -a mode=wl (leave it out for wlrl)")
         self.mode = mode
+        if not isinstance(forager, str) or not forager or any(c.isspace() for c in forager):
+            # the id goes into the X-Forager header and the colony's records
+            raise ForagersUsageError(f"forager ({forager!r}) must be a name without spaces, "
+                                     "e.g. -a forager=f1 (the default)")
         self.forager_id = forager
+        # -a speed= (empty) is a mistake, not the default: the default is leaving speed out
+        speed_usage = ("must be a number higher than 0: the simulated seconds per wall second of "
+                       "the site's clock (-a speed=600 against `newsforagers replay --speed 600`; "
+                       "leave it out for a live site)")
         try:
-            self.speed = 1.0 if speed in (None, "") else float(speed)
+            self.speed = 1.0 if speed is None else float(speed)
         except (TypeError, ValueError):
-            raise ValueError(f"speed ({speed!r}) must be a number higher than 0") from None
+            raise ForagersUsageError(f"speed ({speed!r}) {speed_usage}") from None
         if not self.speed > 0 or self.speed == float("inf"):
-            raise ValueError(f"speed ({speed!r}) must be a number higher than 0")
+            raise ForagersUsageError(f"speed ({speed!r}) {speed_usage}")
         self.encoder = None
-        if model:
+        if model is not None:
             from newsforagers.text import StateEncoder
 
-            self.encoder = StateEncoder.load(model)
+            try:
+                self.encoder = StateEncoder.load(model)
+            except (OSError, ValueError) as exc:
+                raise ForagersUsageError(f"model: {exc}; give -a model=PATH of a state encoder "
+                                         "saved by `newsforagers train`, or leave it out") from None
         if not getattr(self, "allowed_domains", None):
             self.allowed_domains = sorted({urlsplit(u).hostname for u in self.seeds})
         self._domains = [d.lower().lstrip(".") for d in self.allowed_domains]
@@ -108,12 +147,20 @@ class ForagerSpider(scrapy.Spider):
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
+        # a bad argument or setting is one ERROR line saying how to fix it, not a traceback
+        report_usage_errors_in_one_line()
+        # settings under which a forager cannot work, or a colony cannot be polite, are refused
+        # before anything starts: the settings as they will be once the add-on has run
+        final = crawler.settings.copy()
+        ForagersAddon().update_settings(final)
+        check_components(final)
         spider = super().from_crawler(crawler, *args, **kwargs)
         k = ForagersConfig.from_settings(crawler.settings).n_clusters
         if spider.encoder is not None and spider.encoder.n_clusters_ != k:
-            raise ValueError(f"model {kwargs.get('model')!r} has {spider.encoder.n_clusters_} clusters "
-                             f"but FORAGERS_N_CLUSTERS is {k}")
+            raise ForagersUsageError(f"model {kwargs.get('model')!r} has {spider.encoder.n_clusters_} "
+                                     f"clusters but FORAGERS_N_CLUSTERS is {k}")
         crawler.signals.connect(spider._closed, signal=scrapy.signals.spider_closed)
+        crawler.signals.connect(spider._opened, signal=scrapy.signals.spider_opened)
         return spider
 
     async def start(self):
@@ -122,6 +169,10 @@ class ForagerSpider(scrapy.Spider):
         yield  # pragma: no cover - makes this an async generator
 
     # -- lifecycle ---------------------------------------------------------------------------
+
+    def _opened(self, spider) -> None:
+        # Scrapy installed its log handler again for this crawler: tag this forager's lines
+        tag_forager_logs()
 
     def _closed(self, spider, reason) -> None:
         # after the scheduler's close: keep the forager's memory in spider.state for SpiderState
@@ -218,11 +269,13 @@ class ForagerSpider(scrapy.Spider):
         # Not dont_filter: ForagerScheduler never sends forager requests through the
         # dupefilter anyway, and dont_filter would make OffsiteMiddleware let a redirect to
         # another host through.
-        return scrapy.Request(
-            url, callback=callback, errback=errback,
-            headers={"X-Forager": self.forager_id},
-            meta={"forager_kind": kind, "forager_url": url, "forager_path": path_id, "forager_step": step},
-        )
+        meta = {"forager_kind": kind, "forager_url": url, "forager_path": path_id, "forager_step": step}
+        if kind == "step" and not self.forager_driver.forager.is_article(url):
+            # a step reads the page's links as they are now: a listing (or a page not known to
+            # be an article) never comes from Scrapy's HTTP cache
+            meta["dont_cache"] = True
+        return scrapy.Request(url, callback=callback, errback=errback,
+                              headers={"X-Forager": self.forager_id}, meta=meta)
 
     def _on_site(self, url: str) -> bool:
         # the host test of Scrapy's OffsiteMiddleware (ports do not matter), applied before a
@@ -249,15 +302,18 @@ class ForagerSpider(scrapy.Spider):
 
     # -- callbacks ---------------------------------------------------------------------------
 
-    def _read(self, response, on_failure):
+    def _read(self, response, on_failure, now: datetime | None = None):
         """The page of a response, or None (counted, and reported to the forager) if not HTML.
+
+        ``now`` is the site's clock (``site_now``): a publication date is plausible around it,
+        not around the system's (a replay of 1987 is dated 1987). None: the system clock.
 
         What a hostile or careless site does to a page that is still read is counted too:
         a wrong, unknown or missing charset, a page that gave nothing at all (no title, no
         text, no link), session ids in its links."""
         url = response.meta["forager_url"]
         try:
-            page = read_response(response)
+            page = read_response(response, now)
         except NotHTML as exc:
             self._trouble("skipped/not_html", "%s: skipped", exc)
             on_failure(url)
@@ -293,6 +349,7 @@ class ForagerSpider(scrapy.Spider):
     def parse_step(self, response):
         forager = self.forager_driver.forager
         url = response.meta["forager_url"]
+        # a step page's date is not used (only its text and links): no site clock needed
         page = self._read(response, forager.on_step_failed)
         if page is None:
             return
@@ -304,25 +361,29 @@ class ForagerSpider(scrapy.Spider):
 
     def make_fetch_request(self, fetch) -> scrapy.Request:
         """A request of the scheduled strategy (``forager_kind``: listing, harvest, explore)."""
-        return scrapy.Request(
-            fetch.url, callback=self.parse_fetch, errback=self.fetch_failed,
-            headers={"X-Forager": self.forager_id},
-            meta={"forager_kind": fetch.kind, "forager_url": fetch.url, "forager_fetch": fetch,
-                  "forager_path": fetch.visit, "forager_step": 0},
-        )
+        meta = {"forager_kind": fetch.kind, "forager_url": fetch.url, "forager_fetch": fetch,
+                "forager_path": fetch.visit, "forager_step": 0}
+        if fetch.kind in FRESH_KINDS:
+            # a listing is visited for what it shows now: Scrapy's HTTP cache (when a project
+            # enables it) must neither answer nor keep it; an article may come from it
+            meta["dont_cache"] = True
+        return scrapy.Request(fetch.url, callback=self.parse_fetch, errback=self.fetch_failed,
+                              headers={"X-Forager": self.forager_id}, meta=meta)
 
     def parse_fetch(self, response):
         forager = self.forager_driver.forager
         fetch = response.meta["forager_fetch"]
         now = self.site_now(response)  # also sets the scheduled forager's site clock
-        page = self._read(response, lambda _url: forager.on_failed(fetch))
+        page = self._read(response, lambda _url: forager.on_failed(fetch), now)
         if page is None:
             return
         links = [link for link in page.links if self._on_site(link) and self._robots_allow(link)]
         forager.on_page(fetch, self.site_clock.now(), text=f"{page.title}\n{page.text}",
                         links=links, published=page.published, listed=dict(page.listed))
         self._check_future(fetch.url, page.published, now)
-        if page.published is not None and forager.should_send(fetch.url, page.published, now):
+        # a page visited as a listing is read for its links, never paid as a document
+        if fetch.kind != "listing" and self._sendable(fetch.url, page) \
+                and forager.should_send(fetch.url, page.published, now):
             yield self._send_item(fetch.url, page, now, fetch.visit, 0)
 
     def fetch_failed(self, failure):
@@ -339,16 +400,25 @@ class ForagerSpider(scrapy.Spider):
     def parse_probe(self, response):
         forager = self.forager_driver.forager
         url = response.meta["forager_url"]
-        page = self._read(response, forager.on_probe_failed)
+        now = self.site_now(response)  # first: the page's date is judged on the site's clock
+        page = self._read(response, forager.on_probe_failed, now)
         if page is None:
             return
         forager.on_probe_page(url, f"{page.title}\n{page.text}", page.published)
         if page.published is None:
             self.crawler.stats.inc_value("newsforagers/pages/undated")
-        now = self.site_now(response)
         self._check_future(url, page.published, now)
-        if forager.should_send(url, page.published, now):
+        if self._sendable(url, page) and forager.should_send(url, page.published, now):
             yield self._send_item(url, page, now, response.meta["forager_path"], response.meta["forager_step"])
+
+    def _sendable(self, url: str, page) -> bool:
+        """Only a document of its own may be sent (``Page.document``): a page dated by a guess
+        with no text of its own (an empty day archive, a tag page) is counted, never sent."""
+        if page.published is not None and not page.document:
+            self.crawler.stats.inc_value("newsforagers/pages/not_a_document")
+            logger.debug("forager %s: %s is dated (%s) but not a document of its own; not sent",
+                         self.forager_id, url, page.date_source)
+        return page.document
 
     def _send_item(self, url: str, page, now: datetime, path: int, step: int) -> dict:
         """A send to the reinforcing agent; ``path``/``step`` come back with its reward
@@ -375,6 +445,13 @@ class ForagerSpider(scrapy.Spider):
 
     def _count_failure(self, kind: str, failure) -> None:
         request = failure.request
+        from newsforagers.downloadhandlers import ClosingIgnoreRequest
+
+        if failure.check(ClosingIgnoreRequest):
+            # dropped while waiting for the colony's budget, because the crawl is ending: not
+            # a failure of the site (the handler counted it)
+            logger.debug("forager %s: %s %s dropped at close", self.forager_id, kind, request.url)
+            return
         if failure.check(IgnoreRequest) and request.meta.get("redirect_times", 0) >= \
                 self.crawler.settings.getint("REDIRECT_MAX_TIMES"):
             # Scrapy's RedirectMiddleware gave up (a loop, or a chain too long) and counts nothing
@@ -387,19 +464,30 @@ class ForagerSpider(scrapy.Spider):
 
     def site_now(self, response) -> datetime:
         """The site's clock (the ``Date`` header) or the system clock (``FORAGERS_CLOCK``).
-        A ``Date`` read here also sets the scheduled forager's site clock."""
+
+        Only a fresh download tells the time: a response served from a cache (Scrapy's HTTP
+        cache, flag ``cached``; the colony's shared downloads, flag ``shared``) carries the
+        ``Date`` of its first download, a lower bound of the site's clock. Fresh ``Date``
+        headers also set the scheduled forager's site clock; a stale one is replaced by the
+        clock's estimate (or the last fresh reading), and counted."""
         from newsforagers.clock import site_time
 
         if self.config.clock == "site":
             parsed = site_time(response)
-            if parsed is not None:
+            if parsed is not None and not STALE_FLAGS.intersection(getattr(response, "flags", ())):
                 self.last_site_time = parsed
                 if self.site_clock is not None:
                     self.site_clock.observe(parsed)
                 return parsed
+            if parsed is not None:
+                self.crawler.stats.inc_value("newsforagers/clock/stale_date")
+                if self.site_clock is not None and self.site_clock.ready:
+                    estimate = datetime.fromtimestamp(self.site_clock.now(), UTC)
+                else:
+                    estimate = self.last_site_time or parsed
+                return max(parsed, estimate)
             self.crawler.stats.inc_value("newsforagers/clock/no_date_header")
         self.last_site_time = datetime.now(UTC)
         return self.last_site_time
-
 
 __all__ = ["ForagerSpider", "fingerprint", "parse_seeds"]

@@ -24,7 +24,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 from sklearn.utils.validation import check_is_fitted
 
-from newsforagers.defaults import FORAGERS_N_CLUSTERS, FORAGERS_TANH_OFFSET, FORAGERS_TANH_SCALE
+from newsforagers.defaults import FORAGERS_N_CLUSTERS, FORAGERS_TANH_SCALE, PAPER_TANH_OFFSET
 from newsforagers.text.pddp import pddp
 from newsforagers.text.prtfidf import (
     class_given_document,
@@ -158,7 +158,7 @@ class StateEncoder(TransformerMixin, BaseEstimator):
 
     def __init__(self, n_clusters=FORAGERS_N_CLUSTERS, random_state=None, max_features=20000,
                  min_df=2, stop_words="english", general_texts=None,
-                 tanh_scale=FORAGERS_TANH_SCALE, tanh_offset=FORAGERS_TANH_OFFSET):
+                 tanh_scale=FORAGERS_TANH_SCALE, tanh_offset=PAPER_TANH_OFFSET):
         self.n_clusters = n_clusters
         self.random_state = random_state
         self.max_features = max_features

@@ -124,3 +124,125 @@ _NOW = datetime(2026, 3, 5, 12, 0, 0, tzinfo=UTC)
 ])
 def test_retry_after_is_seconds_or_an_http_date(value, seconds):
     assert retry_after_seconds(value, _NOW) == seconds
+
+
+# -- Scrapy's politeness folded into the colony's budget -------------------------------------
+
+
+def politeness(**settings):
+    from scrapy.settings import Settings
+
+    from newsforagers.colony.throttle import Politeness
+
+    host_rate = settings.pop("FORAGERS_HOST_RATE", 0.0)
+    host_concurrency = settings.pop("FORAGERS_HOST_CONCURRENCY", 8)
+    return Politeness.from_settings(Settings(settings), host_rate, host_concurrency)
+
+
+def test_download_delay_becomes_the_colonys_rate_when_it_is_the_stricter():
+    assert politeness(DOWNLOAD_DELAY=0.5).rate == 2.0
+    assert politeness(DOWNLOAD_DELAY=0.5, FORAGERS_HOST_RATE=1.0).rate == 1.0
+    assert politeness(DOWNLOAD_DELAY=2, FORAGERS_HOST_RATE=5.0).rate == 0.5
+    assert politeness().rate == 0.0  # Scrapy's default delay 0 and no FORAGERS_HOST_RATE
+
+
+def test_the_smallest_concurrency_binds_each_host_and_the_colony():
+    p = politeness()  # Scrapy's defaults: 8 per domain, 16 in all
+    assert (p.concurrency, p.total) == (8, 16)
+    p = politeness(CONCURRENT_REQUESTS_PER_DOMAIN=2)
+    assert (p.concurrency, p.total) == (2, 16)
+    p = politeness(CONCURRENT_REQUESTS=3)
+    assert (p.concurrency, p.total) == (3, 3)
+    p = politeness(FORAGERS_HOST_CONCURRENCY=0, CONCURRENT_REQUESTS_PER_DOMAIN=0, CONCURRENT_REQUESTS=0)
+    assert (p.concurrency, p.total) == (0, 0)
+    assert "CONCURRENT_REQUESTS_PER_DOMAIN=2" in politeness(CONCURRENT_REQUESTS_PER_DOMAIN=2).describe()
+
+
+def test_download_slots_give_a_host_its_own_limits_under_the_colonys():
+    p = politeness(DOWNLOAD_DELAY=1, FORAGERS_HOST_RATE=4.0,
+                   DOWNLOAD_SLOTS={"fast.example": {"delay": 0.1, "concurrency": 20},
+                                   "slow.example": {"delay": 5}})
+    budget = HostBudget.from_politeness(p)
+    assert budget.rate_of("other.example") == 1.0
+    # a slot of its own replaces DOWNLOAD_DELAY, never FORAGERS_HOST_RATE / _CONCURRENCY
+    assert p.hosts["fast.example"] == (4.0, 8)
+    assert p.hosts["slow.example"] == (0.2, 8)
+    assert budget.rate_of("slow.example") == 0.2
+
+
+def test_autothrottle_follows_scrapys_documented_rule():
+    from newsforagers.colony.throttle import AutoThrottle
+
+    rule = AutoThrottle(start_delay=5.0, max_delay=60.0, target_concurrency=2.0, min_delay=1.0)
+    # target = latency / N = 4 / 2 = 2; next = (5 + 2) / 2 = 3.5
+    assert rule.next_delay(5.0, 4.0, 200) == 3.5
+    # never below DOWNLOAD_DELAY, never above the max
+    assert rule.next_delay(1.0, 0.1, 200) == 1.0
+    assert rule.next_delay(60.0, 1000.0, 200) == 60.0
+    # an error page may not shorten it, but may lengthen it
+    assert rule.next_delay(5.0, 0.2, 500) == 5.0
+    assert rule.next_delay(5.0, 30.0, 500) == 10.0
+
+
+def test_autothrottle_settings_are_read_and_applied_to_the_whole_colony():
+    p = politeness(AUTOTHROTTLE_ENABLED=True, AUTOTHROTTLE_START_DELAY=2.0,
+                   AUTOTHROTTLE_MAX_DELAY=10.0, AUTOTHROTTLE_TARGET_CONCURRENCY=1.0, DOWNLOAD_DELAY=0.5)
+    assert p.autothrottle.start_delay == 2.0 and p.autothrottle.min_delay == 0.5
+    clock = LateClock(0.0)
+    budget = HostBudget.from_politeness(p, clock=clock, sleep=clock.sleep)
+    starts: list[float] = []
+
+    async def main() -> None:
+        for latency in (0.4, 0.4, 0.4):
+            await budget.acquire("site")
+            starts.append(clock())
+            budget.release("site")
+            budget.observe("site", latency, 200)
+
+    asyncio.run(main())
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    # delays after each response: (2 + 0.4)/2 = 1.2, then (1.2 + 0.4)/2 = 0.8
+    assert gaps == pytest.approx([1.2, 0.8])
+    assert budget.delay_of("site") == pytest.approx(0.6)  # (0.8 + 0.4)/2
+    with pytest.raises(ValueError, match="AUTOTHROTTLE_TARGET_CONCURRENCY"):
+        politeness(AUTOTHROTTLE_ENABLED=True, AUTOTHROTTLE_TARGET_CONCURRENCY=0)
+
+
+def test_a_total_cap_holds_requests_to_every_host_together():
+    budget = HostBudget(0.0, 0, total=2)
+    order: list[str] = []
+
+    async def main() -> None:
+        await budget.acquire("a")
+        await budget.acquire("b")
+        third = asyncio.ensure_future(budget.acquire("c"))
+        await asyncio.sleep(0.01)
+        order.append("c waits" if not third.done() else "c went")
+        budget.release("a")
+        await asyncio.wait_for(third, 1)
+        order.append("c went")
+
+    asyncio.run(main())
+    assert order == ["c waits", "c went"]
+    assert budget.sent == {"a": 1, "b": 1, "c": 1}
+
+
+def test_a_waiting_request_leaves_when_its_crawler_is_closing():
+    from newsforagers.colony.throttle import BudgetWaitAbandoned
+
+    budget = HostBudget(0.5, 1)  # one request per two seconds, one in flight
+    closing = [False]
+
+    async def main() -> None:
+        await budget.acquire("site")  # holds the only slot
+        waiter = asyncio.ensure_future(budget.acquire("site", lambda: closing[0]))
+        await asyncio.sleep(0.05)
+        assert not waiter.done()
+        closing[0] = True
+        with pytest.raises(BudgetWaitAbandoned):
+            await asyncio.wait_for(waiter, 1.0)
+        budget.release("site")
+        # the abandoned wait took nothing: the next request gets the slot at once
+        await asyncio.wait_for(budget._limits("site").semaphore.acquire(), 0.1)
+
+    asyncio.run(main())

@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from newsforagers.spiders.forager import SEEDS_USAGE
 from tests.integration.testsite import (
     TestSite,
     assert_ended_cleanly,
@@ -38,10 +39,11 @@ def test_seed_that_is_not_a_url_stops_the_crawl_with_a_clear_message(seeds, name
     run = crawl_forager(seeds, tmp_path, timeout=20)
 
     assert run.returncode != 0
-    # Scrapy reports an exception raised by the spider's __init__ as an unretrieved asyncio
-    # task exception with its traceback; the message is its last line, naming the seed
-    last_line = run.log.strip().splitlines()[-1]
-    assert last_line == f"ValueError: seed {named!r} is not an absolute http(s) URL", run.describe()
+    # one ERROR line naming the seed and saying how to give seeds, no traceback (newsforagers.errors)
+    errors = [(logger, text.strip()) for logger, level, text in log_records(run.log) if level == "ERROR"]
+    assert errors == [("newsforagers.errors",
+                       f"seed {named!r} is not an absolute http(s) URL; {SEEDS_USAGE}")], run.describe()
+    assert "Traceback" not in run.log, run.describe()
     assert "Spider opened" not in run.log and not run.stats and not run.items
 
 
@@ -173,3 +175,36 @@ def test_seed_that_is_not_html_is_given_up_like_an_unreachable_one(strategy, tmp
         assert site.count("/logo.png") == 2
         assert run.stats["newsforagers/skipped/not_html"] == 2
         assert f"start URL {site.url_of('/logo.png')} failed 2 times, removed from the weblog" in run.log
+
+
+def empty_day_archive(day) -> bytes:
+    """A day archive before its first story, as the replay renders one: dated only by its
+    heading and its URL, with nothing of its own."""
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>Archive {day.isoformat()}"
+            f" | news</title></head><body><header><a href='/'>news</a></header><main><h1>Archive: "
+            f"{day:%A %B} {day.day}, {day:%Y}</h1><p>No stories yet.</p><nav class='pager'>"
+            f"<a rel='prev' href='/'>Previous day</a></nav></main></body></html>").encode()
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("strategy", ["paper", "scheduled"])
+def test_an_empty_day_archive_is_never_paid_as_a_document(strategy, tmp_path):
+    from datetime import UTC, datetime
+
+    day = datetime.now(UTC).date()
+    archive = f"/archive/{day:%Y/%m/%d}/"
+    with TestSite() as site:
+        published = news_site(site, 5, extra_home_links=[archive])
+        site.html(archive, empty_day_archive(day))
+        # a scheduled forager at speed 1 reads its seed's map, then idles for a simulated (and
+        # wall) minute before its next poll: its first visits are all this needs
+        settings = {"FORAGERS_STRATEGY": strategy, "CLOSESPIDER_PAGECOUNT": 14,
+                    "CLOSESPIDER_TIMEOUT": 25 if strategy == "paper" else 8}
+        run = crawl_forager(site.url, tmp_path, settings=settings,
+                            args={"speed": 1} if strategy == "scheduled" else None)
+        assert site.count(archive) >= 1  # it was read...
+    assert run.returncode == 0, run.describe()
+    paths = {urlsplit(item["url"]).path for item in run.items}
+    assert archive not in paths  # ... and never sent: no reward for a listing
+    assert paths and paths <= set(published)
+    assert run.stats.get("newsforagers/pages/not_a_document", 0) >= (1 if strategy == "paper" else 0)

@@ -79,9 +79,10 @@ def test_autothrottle_spaces_requests_and_the_forager_still_finds_documents(site
 
 
 def test_httpcache_second_run_is_served_from_the_cache(site, tmp_path):
-    # RFC 2616 policy: articles are fresh for an hour; the front page is stale at once and
-    # revalidated every time (the site answers a conditional GET with 304). Not "no-cache":
-    # Scrapy's policy refetches a no-cache page without sending its validators.
+    # RFC 2616 policy: articles are fresh for an hour; the front page is stale at once. A
+    # forager never takes a listing from the cache (a stale one hides the news, and Scrapy's
+    # default policy would serve it for ever): its steps on pages not known to be articles
+    # carry dont_cache, so the front page is downloaded afresh every time.
     modified = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=2)
     published = news_site(site, 5, headers={"Cache-Control": "max-age=3600"}, last_modified=modified)
     site.home(sorted(published), headers={"Cache-Control": "max-age=0, must-revalidate"},
@@ -93,9 +94,9 @@ def test_httpcache_second_run_is_served_from_the_cache(site, tmp_path):
 
     first = crawl_forager(site.url, tmp_path, settings=settings, name="first")
     assert_ended_cleanly(first)
-    assert first.stats["httpcache/store"] >= 6  # the front page and the articles
+    assert first.stats["httpcache/store"] >= 5  # the articles
     first_requests = site.counts()
-    # a forager downloads a page as a probe, then again as a step: the second one is a hit
+    # a forager downloads an article as a probe, then again as a step: the second one is a hit
     assert first.stats["httpcache/hit"] > 0
     assert all(first_requests[path] == 1 for path in published), first_requests
     site.reset()
@@ -104,15 +105,20 @@ def test_httpcache_second_run_is_served_from_the_cache(site, tmp_path):
     second = crawl_forager(site.url, tmp_path, settings=settings, name="second")
     assert_ended_cleanly(second)
     assert second.stats["httpcache/hit"] > first.stats["httpcache/hit"]
-    assert second.stats["httpcache/revalidate"] >= 1
     second_requests = site.counts()
     assert sum(second_requests.values()) < sum(first_requests.values())
     assert not any(second_requests[path] for path in published)  # fresh articles: not asked again
     home = site.hits_of("/")
-    assert home and all(hit.status == 304 and hit.if_modified_since for hit in home), home
-    # documents read from cached pages are still found (the store is new)
+    # the front page: a step asks it afresh (no validators from a cached copy: answered in
+    # full); a probe of it may go through the cache, which revalidates it (304)
+    assert any(hit.status == 200 and not hit.if_modified_since for hit in home), home
+    assert all((hit.status == 200 and not hit.if_modified_since)
+               or (hit.status == 304 and hit.if_modified_since) for hit in home), home
+    # documents read from cached pages are still found (the store is new), dated on the site's
+    # clock of a fresh download, not on the cached copies' old Date
     found = paths_of(second.items)
     assert found and found <= set(published)
+    assert second.stats["newsforagers/clock/stale_date"] >= 1
 
 
 def test_retry_refetches_a_page_failing_with_503_and_finds_its_document(site, tmp_path):

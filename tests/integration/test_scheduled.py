@@ -91,3 +91,15 @@ def test_a_scheduled_colony_splits_its_weblog_and_never_fetches_an_article_twice
     assert requested and max(requested.values()) == 1
     urls = [urlsplit(item["url"]).path for item in result.items]
     assert len(urls) == len(set(urls))
+
+
+def test_only_fresh_downloads_set_the_site_clock(corpus, tmp_path):
+    """Foragers sharing downloads (FORAGERS_FETCH_TTL 10 wall seconds: 100 simulated minutes at
+    speed 600) read old Date headers from the shared copies; they must neither move the site's
+    clock nor make it warn that the clock runs slower than ``-a speed``."""
+    result, log, truth = crawl(corpus, tmp_path, 22, FORAGERS_MIN=3, FORAGERS_MAX=3,
+                               FORAGERS_FETCH_TTL=10)
+    assert "'newsforagers/fetch/shared'" in result.log  # copies were shared...
+    assert "'newsforagers/clock/stale_date'" in result.log  # ... and read as stale
+    assert "simulated seconds per wall second" not in result.log
+    assert " WARNING: " not in result.log, [line for line in result.log.splitlines() if " WARNING: " in line]

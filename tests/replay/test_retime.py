@@ -56,6 +56,13 @@ def test_rewrite_path_date():
     assert rewrite_path_date("/2014/13/40/x/", date(2011, 1, 3)) == "/2014/13/40/x/"
 
 
+def test_rewrite_path_date_of_any_era():
+    # a corpus may come from any year, not only 19xx or 20xx
+    assert rewrite_path_date("/1887/03/05/slug/", date(1887, 3, 9)) == "/1887/03/09/slug/"
+    assert rewrite_path_date("/news/2190/7/4", date(2190, 7, 11)) == "/news/2190/7/11"
+    assert rewrite_path_date("/0000/01/01/x/", date(2011, 1, 3)) == "/0000/01/01/x/"  # no such day
+
+
 def test_retimed_site_rewrites_paths_and_links(synth_path):
     corpus = load_corpus(synth_path)
     index = SiteIndex(corpus, retime=40, seed=0)

@@ -11,7 +11,7 @@ from email.utils import format_datetime, parsedate_to_datetime
 import pytest
 
 from newsforagers.corpus import load_corpus
-from newsforagers.replay.site import ARCHIVE_FLOOR, PER_PAGE
+from newsforagers.replay.site import ARCHIVE_REACH_YEARS, PER_PAGE
 
 from .conftest import gunzip
 
@@ -152,10 +152,11 @@ def test_calendar_trap_reaches_back_years_with_nothing_new(site):
                     'rel="prev" href="%s"' % h in reply.text)
     assert empty_days > 30
     # ... and on, for decades, down to the floor.
-    floor = f"/archive/{ARCHIVE_FLOOR:%Y/%m/%d}/"
-    bottom = site.get(floor)
+    floor = site.site.pages.archive_floor
+    assert floor == first_day.replace(year=first_day.year - ARCHIVE_REACH_YEARS, month=1, day=1)
+    bottom = site.get(f"/archive/{floor:%Y/%m/%d}/")
     assert bottom.status == 200 and "Previous day" not in bottom.text
-    assert site.get(f"/archive/{ARCHIVE_FLOOR - timedelta(days=1):%Y/%m/%d}/").status == 404
+    assert site.get(f"/archive/{floor - timedelta(days=1):%Y/%m/%d}/").status == 404
     tomorrow = datetime.fromtimestamp(site.site.clock.now_ts(), site.site.index.tz) + timedelta(days=1)
     assert site.get(f"/archive/{tomorrow:%Y/%m/%d}/").status == 404
 

@@ -186,3 +186,32 @@ def test_fit_errors():
         StateEncoder(n_clusters=3, tanh_offset=2).fit(TEXTS)
     with pytest.raises(NotFittedError):
         StateEncoder().transform(TEXTS)
+
+
+def test_each_strategy_gets_its_own_squashing_and_the_default_ones_state_is_informative(tmp_path, caplog):
+    """``FORAGERS_TANH_OFFSET`` unset: the papers' 0.5 for ``paper`` (kept exact, and on one
+    site's vocabulary nearly constant: fit warns), 0.08 for ``scheduled``, the default strategy,
+    whose state on the synthetic site is Yes/No-like: no warning in a default run."""
+    from newsforagers.config import ForagersConfig
+    from newsforagers.corpus import load_corpus
+    from newsforagers.replay.synth import synth_corpus
+
+    paper = ForagersConfig.from_settings({"FORAGERS_STRATEGY": "paper"})
+    default = ForagersConfig.from_settings({})
+    assert (paper.tanh_offset, default.strategy, default.tanh_offset) == (0.5, "scheduled", 0.08)
+    assert ForagersConfig.from_settings({"FORAGERS_TANH_OFFSET": "0.2"}).tanh_offset == 0.2
+
+    corpus = load_corpus(synth_corpus(tmp_path / "synth.jsonl.gz", days=1, rate=300, sections=16, seed=1))
+    texts = [f"{a.title}\n{a.summary or ''}\n{a.body or ''}" for a in corpus][:300]
+
+    def fit(config):
+        caplog.clear()
+        with caplog.at_level("WARNING", logger="newsforagers.text.encoder"):
+            encoder = StateEncoder(n_clusters=config.n_clusters, tanh_scale=config.tanh_scale,
+                                   tanh_offset=config.tanh_offset, random_state=0).fit(texts)
+        return encoder, [r for r in caplog.records if "nearly constant" in r.getMessage()]
+
+    encoder, warned = fit(paper)
+    assert encoder.yes_fraction_ < 0.05 and warned
+    encoder, warned = fit(default)
+    assert encoder.yes_fraction_ > 0.2 and not warned

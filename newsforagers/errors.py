@@ -1,0 +1,60 @@
+"""Mistakes of the person running a crawl, reported as one line instead of a traceback.
+
+A bad ``FORAGERS_*`` setting or a bad spider argument (``-a seeds=notaurl``) raises
+:class:`ForagersUsageError`, a ``ValueError`` whose message says what is wrong and how to give
+it right. Raised while Scrapy creates the spider, it ends the crawl's asyncio task; Scrapy's
+``AsyncCrawlerProcess`` (what ``scrapy crawl`` uses) does not retrieve that task's exception
+(``scrapy/crawler.py``, ``_crawl_and_track``: "asyncio still logs it"), so asyncio reports it
+through the event loop's exception handler — by default "Task exception was never retrieved"
+and the whole traceback. :func:`report_usage_errors_in_one_line` sets an exception handler on
+the running loop that logs a usage error as one ERROR line and passes every other exception on
+to the handler that was there before; the crawl still fails (Scrapy's ``bootstrap_failed``, exit
+status 1). A program that awaits the crawl itself still gets the exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+
+class ForagersUsageError(ValueError):
+    """A setting or argument the user got wrong; the message alone tells them how to fix it."""
+
+
+def _is_ours(handler: Any) -> bool:
+    return getattr(handler, "_newsforagers_usage_errors", False)
+
+
+def report_usage_errors_in_one_line() -> None:
+    """On the running asyncio loop (none: nothing to do, the exception reaches the caller), log
+    an unretrieved :class:`ForagersUsageError` as one ERROR line without its traceback.
+
+    Idempotent: a second call on the same loop keeps the handler already there, so the
+    handlers do not chain once per spider.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    previous = loop.get_exception_handler()
+    if _is_ours(previous):
+        return
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        if isinstance(error, ForagersUsageError):
+            logger.error("%s", error)
+        elif previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    handler._newsforagers_usage_errors = True  # type: ignore[attr-defined]
+    loop.set_exception_handler(handler)
+
+
+__all__ = ["ForagersUsageError", "report_usage_errors_in_one_line"]
