@@ -5,8 +5,13 @@ lines ("Crawled (200) ...", "Closing spider", the stats dump): without a tag, a 
 tell whose they are. Scrapy attaches the spider to most of its records (``extra={"spider":
 spider}``); :class:`ForagerTag` prefixes those of a forager with ``[f3]``. It is a filter on the
 root logger's handlers, where Scrapy installs its own handler (and installs it again when a
-crawler starts): :func:`tag_forager_logs` puts it back, once per handler, whenever a forager
-opens. The filter holds no state: one per handler, whatever the colony.
+crawler starts): :func:`tag_forager_logs` puts it back, once per handler, whenever a forager's
+engine is built (the reinforcing agent's ``from_crawler``) and opens. The filter holds no state:
+one per handler, whatever the colony.
+
+Not tagged: the lines a crawler logs while it is built, before its spider exists ("Enabled
+extensions", "Overridden settings"), which carry no spider; a child forager's follow at once
+the colony's ``colony: split f3 (parent f1)`` line.
 """
 
 from __future__ import annotations

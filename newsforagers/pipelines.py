@@ -25,6 +25,7 @@ from scrapy.exceptions import DropItem
 from newsforagers import signals as forager_signals
 from newsforagers.config import ForagersConfig
 from newsforagers.learning.reward import in_window, judge_send
+from newsforagers.logs import tag_forager_logs
 from newsforagers.store import DocumentRecord, open_store
 
 logger = logging.getLogger(__name__)
@@ -44,6 +45,10 @@ class ReinforcingAgentPipeline:
 
     @classmethod
     def from_crawler(cls, crawler):
+        # Built with the crawler's engine, just after Scrapy installed its log handler again for
+        # this crawler and before the engine logs "Spider opened": the earliest moment this
+        # forager's lines can be tagged (newsforagers.logs)
+        tag_forager_logs()
         return cls(crawler, ForagersConfig.from_settings(crawler.settings))
 
     def open_spider(self, spider=None) -> None:

@@ -4,6 +4,7 @@ against the replay site, alone and as a colony that splits."""
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
@@ -91,6 +92,23 @@ def test_a_scheduled_colony_splits_its_weblog_and_never_fetches_an_article_twice
     assert requested and max(requested.values()) == 1
     urls = [urlsplit(item["url"]).path for item in result.items]
     assert len(urls) == len(set(urls))
+    # several foragers share one log: each line of a forager's crawler says whose it is
+    tagged = re.compile(r"\[scrapy\.(?:core\.engine|statscollectors|extensions\.logstats|"
+                        r"extensions\.feedexport)\] INFO: (.*)")
+    lines = [m.group(1) for m in map(tagged.search, result.log.splitlines()) if m]
+    assert len(lines) >= 3 * len(foragers), lines
+    assert all(re.match(r"\[f\d+\] ", line) for line in lines), [l for l in lines if not l.startswith("[f")]
+    dumps = re.findall(r"INFO: \[(f\d+)\] Dumping Scrapy stats", result.log)
+    assert sorted(dumps) == sorted(foragers)  # one stats dump per forager, each named
+    # ... and the colony ends with one summary of its own: documents paid, requests that
+    # reached the site (FORAGERS_FETCH_TTL=0: every request does), foragers born
+    summary = re.findall(r"colony summary: (\d+) document\(s\) paid .*?; (\d+) request\(s\) sent to the "
+                         r"sites \(127\.0\.0\.1 (\d+)\).*?; (\d+) forager\(s\) born, (\d+) retired",
+                         result.log)
+    assert len(summary) == 1, summary
+    paid, sent, to_site, born, retired = map(int, summary[0])
+    assert paid == len(result.items) and sent == to_site == len(log)
+    assert born == len(splits) + 1 and retired == 0
 
 
 def test_only_fresh_downloads_set_the_site_clock(corpus, tmp_path):
