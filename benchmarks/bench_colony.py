@@ -306,7 +306,7 @@ def memory(corpus: Path, tmp: Path, args) -> dict:
     print(f"  foragers that fitted their encoder (FORAGERS_BOOTSTRAP_PAGES): {fitted} of 16")
     print(f"  peak RSS (VmHWM)            : {run.hwm_kb / 1024:8.1f} MiB")
     print(f"  max sampled VmRSS (0.5 s)   : {run.max_rss_kb / 1024:8.1f} MiB")
-    print(f"  Scrapy memusage/max         : " + (f"{memusage / 2 ** 20:8.1f} MiB" if memusage else "—"))
+    print("  Scrapy memusage/max         : " + (f"{memusage / 2 ** 20:8.1f} MiB" if memusage else "—"))
     print("  VmRSS over the run (s: MiB)  : " + ", ".join(f"{t:g}: {mib}" for t, mib in timeline))
     print(f"  crawl process CPU           : {result['crawl_cpu_cores']} cores on average")
     print(f"  target < 1 GiB              : {'met' if result['target_met'] else 'NOT met'}")

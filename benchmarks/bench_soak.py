@@ -344,8 +344,8 @@ def analyse(run: dict, args) -> dict:
 # -- the report ----------------------------------------------------------------------------------
 
 def report(results: list[dict], args) -> None:
-    print(f"\nper simulated day (day 0 starts at the first request; RSS at the day's end; "
-          f"CPU ms per page the replay served)")
+    print("\nper simulated day (day 0 starts at the first request; RSS at the day's end; "
+          "CPU ms per page the replay served)")
     header = ("strategy", "day", "RSS MiB", "CPU ms/page", "pages", "novel docs", "foragers")
     print("| " + " | ".join(header) + " |")
     print("|---|---:|---:|---:|---:|---:|---:|")

@@ -50,6 +50,10 @@ class ForagersAddon:
         # for a generator's return value is repeated work on the reactor's thread.
         settings.set("CONCURRENT_ITEMS", defaults.CONCURRENT_ITEMS, ADDON)
         settings.set("WARN_ON_GENERATOR_RETURN_VALUE", False, ADDON)
+        # bounded work per page and a prompt stop on hostile sites (defaults.py says why)
+        for name in ("DOWNLOAD_MAXSIZE", "DOWNLOAD_WARNSIZE", "DOWNLOAD_TIMEOUT",
+                     "RETRY_GIVE_UP_LOG_LEVEL"):
+            settings.set(name, getattr(defaults, name), ADDON)
         for name in dir(defaults):
             if name.startswith("FORAGERS_"):
                 settings.set(name, getattr(defaults, name), ADDON)

@@ -65,10 +65,13 @@ class ForagersConfig:
     max_paths: int = _default("max_paths")
     seed: int = _default("seed")
     item_text: bool = _default("item_text")
+    max_links: int = _default("max_links")
+    max_text: int = _default("max_text")
     population: str = _default("population")
     host_rate: float = _default("host_rate")
     host_concurrency: int = _default("host_concurrency")
     retry_after_max: float = _default("retry_after_max")
+    close_grace: float = _default("close_grace")
     fetch_ttl: float = _default("fetch_ttl")
     fetch_cache_size: int = _default("fetch_cache_size")
     run_dir: str = _default("run_dir")
@@ -166,12 +169,16 @@ class ForagersConfig:
         need(self.start_failures >= 1, "start_failures", self.start_failures, "at least 1")
         need(self.max_paths >= 0, "max_paths", self.max_paths, ">= 0 (0: no limit)")
         need(self.seed >= -1, "seed", self.seed, ">= 0, or -1 for fresh entropy")
+        need(self.max_links >= 0, "max_links", self.max_links, ">= 0 (0: no cap)")
+        need(self.max_text >= 0, "max_text", self.max_text, ">= 0 characters (0: no cap)")
         need(self.population in ("score", "energy"), "population", self.population,
              "'score' or 'energy'")
         need(self.host_rate >= 0, "host_rate", self.host_rate, ">= 0 requests/s (0: no limit)")
         need(self.host_concurrency >= 0, "host_concurrency", self.host_concurrency, ">= 0 (0: no limit)")
         need(self.retry_after_max >= 0, "retry_after_max", self.retry_after_max,
              ">= 0 seconds (0: never pause)")
+        need(self.close_grace >= 0, "close_grace", self.close_grace,
+             ">= 0 seconds (0: cancel in-flight downloads as soon as the crawler closes)")
         need(self.fetch_ttl >= 0, "fetch_ttl", self.fetch_ttl, ">= 0 seconds (0: no sharing)")
         need(self.fetch_cache_size >= 0, "fetch_cache_size", self.fetch_cache_size,
              ">= 0 (0: no sharing)")

@@ -21,18 +21,21 @@ as a warning the first time a host asks, then at debug level.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 
 from scrapy import signals
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.exceptions import IgnoreRequest
+from scrapy.utils.defer import deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.defer import Deferred
 from scrapy.utils.misc import load_object
 
-from newsforagers.colony.throttle import BudgetWaitAbandoned, retry_after_seconds
+from newsforagers.clock import http_date, plausible_site_time
+from newsforagers.colony.throttle import GONE_CHECK, BudgetWaitAbandoned, retry_after_seconds
 from newsforagers.errors import ForagersUsageError
 
 logger = logging.getLogger(__name__)
@@ -60,6 +63,7 @@ class ColonyBudgetMixin:
         handler = factory(crawler) if factory is not None else cls(crawler)
         handler.colony_crawler = crawler
         handler.closes_at = None
+        handler.closing_since = None  # when this crawler was first seen closing
         crawler.signals.connect(handler._spider_opened, signal=signals.spider_opened)
         return handler
 
@@ -68,6 +72,36 @@ class ColonyBudgetMixin:
         # for every request in the downloader: those still waiting for the budget then leave
         timeout = self.colony_crawler.settings.getfloat("CLOSESPIDER_TIMEOUT")
         self.closes_at = time.monotonic() + timeout if timeout > 0 else None
+        colony = self._colony()
+        if colony is not None and colony.root is self.colony_crawler:
+            colony.closes_at = self.closes_at  # the colony ends when its root does
+
+    async def _download_within_grace(self, pending, request, grace: float):
+        """The download of ``pending`` (a coroutine or Deferred of the wrapped handler), cancelled
+        once the crawler has been closing for ``grace`` seconds: Scrapy waits at close for every
+        download in flight, and a response that stalls after its headers (or trickles) would hold
+        the close, and the colony's, for DOWNLOAD_TIMEOUT."""
+        download = (asyncio.ensure_future(deferred_to_future(pending)) if isinstance(pending, Deferred)
+                    else asyncio.ensure_future(pending))
+        try:
+            while True:
+                done, _ = await asyncio.wait({download}, timeout=GONE_CHECK)
+                if done:
+                    return download.result()
+                if not self._closing():
+                    continue
+                now = time.monotonic()
+                if self.closing_since is None:
+                    self.closing_since = now
+                if now - self.closing_since >= grace:
+                    download.cancel()
+                    self.colony_crawler.stats.inc_value("newsforagers/close/cancelled")
+                    logger.debug("%s: cancelled, still downloading %g s after the crawler began "
+                                  "to close", request.url, grace)
+                    raise ClosingIgnoreRequest(f"{request.url}: cancelled at close")
+        except asyncio.CancelledError:
+            download.cancel()
+            raise
 
     def _closing(self) -> bool:
         """The crawler is closing: stopped (a signal, the colony's end), timed out, or retired."""
@@ -81,7 +115,12 @@ class ColonyBudgetMixin:
         if self.closes_at is not None and time.monotonic() >= self.closes_at:
             return True
         driver = getattr(crawler.spider, "forager_driver", None)
-        return bool(driver is not None and driver.forager.retired)
+        if driver is not None and driver.forager.retired:
+            return True
+        # the whole colony is ending: every forager's close starts with the root's, so that
+        # one grace bounds them all (the root stops the others only once its own downloads end)
+        colony = self._colony()
+        return colony is not None and colony.ending()
 
     def _colony(self):
         crawler = getattr(self, "colony_crawler", None)
@@ -99,7 +138,8 @@ class ColonyBudgetMixin:
             raise ClosingIgnoreRequest(f"{request.url}: the crawler is closing") from None
         began = time.monotonic()
         try:
-            response = await super().download_request(request)
+            response = await self._download_within_grace(super().download_request(request), request,
+                                                         colony.config.close_grace)
         finally:
             colony.budget.release(host)
         # Scrapy's handlers record the time to the response's headers, as AutoThrottle reads it
@@ -155,13 +195,6 @@ def check_handlers(settings) -> None:
 
 
 def _server_now(response) -> datetime:
-    """The server's clock (its ``Date``), against which an HTTP-date ``Retry-After`` is read."""
-    header = response.headers.get(b"Date")
-    if header:
-        try:
-            parsed = parsedate_to_datetime(header.decode("latin-1"))
-        except (TypeError, ValueError, IndexError, OverflowError):
-            parsed = None
-        if parsed is not None and parsed.tzinfo is not None:
-            return parsed
-    return datetime.now(UTC)
+    """The server's clock (its ``Date``), against which an HTTP-date ``Retry-After`` is read;
+    this machine's when the header is missing or absurd."""
+    return plausible_site_time(http_date(response.headers.get(b"Date"))) or datetime.now(UTC)

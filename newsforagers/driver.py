@@ -333,6 +333,11 @@ class ScheduledDriver(ForagerDriver):
         self.clock = clock
         self._wake = None  # the pending wake-up (a Twisted DelayedCall)
         self.in_flight_cap = forager.config.schedule_in_flight
+        # An unanswered request holds the forager no longer than Scrapy itself waits for one
+        # download: a response that stalls after its headers is Scrapy's to time out, and the
+        # forager's next request is decided meanwhile (its retry comes back as any answer)
+        download_timeout = crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 0.0)
+        self.hold_limit = min(step_timeout, download_timeout) if download_timeout > 0 else step_timeout
         rate = self._host_rate()
         # while the cap holds, look again about when the host budget lets the next request go
         self._recheck = 1.0 / rate if rate > 0 else 0.05
@@ -426,7 +431,8 @@ class ScheduledDriver(ForagerDriver):
         """True while the forager has ``FORAGERS_SCHEDULE_IN_FLIGHT`` requests unanswered: its
         next request is decided when one comes back (the budget would only hold it in the
         downloader's queue, behind requests decided earlier). A request never answered (lost
-        to a middleware) holds it for ``step_timeout`` wall seconds at most."""
+        to a middleware, or stalled on a hostile site) holds it for ``step_timeout`` or
+        ``DOWNLOAD_TIMEOUT`` wall seconds at most, whichever is shorter."""
         in_flight = self.forager.in_flight
         if not self.in_flight_cap or in_flight < self.in_flight_cap:
             return False
@@ -446,7 +452,7 @@ class ScheduledDriver(ForagerDriver):
             return False
         if in_flight != self._answers[0]:
             self._answers = (in_flight, now)
-        if now - self._answers[1] > self.step_timeout:
+        if now - self._answers[1] > self.hold_limit:
             self.crawler.stats.inc_value("newsforagers/scheduled/unanswered")
             return False
         self._wake_in(self._recheck)

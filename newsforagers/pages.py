@@ -18,7 +18,7 @@ import json
 import logging
 import re
 from collections import OrderedDict, deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from copy import deepcopy
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -26,7 +26,9 @@ from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit, urlunsplit
 
+import lxml.html
 from htmldate import find_date
+from lxml import etree
 from parsel import Selector
 from w3lib.encoding import html_body_declared_encoding, html_to_unicode, http_content_type_encoding, read_bom
 from w3lib.url import safe_url_string
@@ -42,6 +44,9 @@ __all__ = [
     "DEFAULT_SENT_MEMORY_SIZE",
     "DOCUMENT_MIN_WORDS",
     "NotHTML",
+    "PIECE_CHARS",
+    "PIECE_DEPTH",
+    "PIECE_ELEMENTS",
     "Page",
     "SentMemory",
     "charset_trouble",
@@ -192,6 +197,22 @@ _JSON_LD_XPATH = "//script[@type='application/ld+json']/text()"
 # article's metadata, and a bound on hostile or huge blocks.
 _JSON_LD_MAX_NODES = 2_000
 
+#: A page of more elements than this (or more characters than :data:`PIECE_CHARS`, or deeper
+#: than :data:`PIECE_DEPTH`) is dated, titled and read for its listing from its beginning only
+#: (a piece of it parsed again, of at most this many elements); the walks that read its text
+#: and links stop after this many elements and anchors. The replay of digital.gov renders no
+#: page of more than 1,181 elements and 91 kB, and a heavy real news front is expected to have
+#: a few thousand (not measured here: no network). Past these sizes a page is broken or hostile,
+#: and an XPath over all of it costs up to 0.5 s per million elements, htmldate (which copies
+#: the tree) more.
+PIECE_ELEMENTS = 50_000
+#: See :data:`PIECE_ELEMENTS`: 2 Mi characters, the add-on's ``DOWNLOAD_WARNSIZE`` in bytes.
+PIECE_CHARS = 2 * 1024 * 1024
+#: See :data:`PIECE_ELEMENTS`: a page with an element this deep (ancestors) is read from a
+#: piece too, parsed at most as deep (libxml2's own limit without ``huge_tree``). A news page
+#: is a few dozen levels deep.
+PIECE_DEPTH = 256
+
 _ItemT = TypeVar("_ItemT")
 
 
@@ -238,6 +259,14 @@ class Page:
     #: an empty day archive ("Archive 2010-10-24 ... No stories yet.") is dated by its heading
     #: and URL, and is not a story.
     document: bool = False
+    #: The page's hrefs (of ``<a>`` and ``<area>``, repeats included) that were not read: reading
+    #: stops after ``max_links`` distinct ones (``FORAGERS_MAX_LINKS``), in document order, and
+    #: ``links`` comes from those. 0: every href was read.
+    links_capped: int = 0
+    #: Whether ``text`` (or ``title``) was cut at ``max_text`` characters (``FORAGERS_MAX_TEXT``),
+    #: or the walk that reads it stopped after :data:`PIECE_ELEMENTS` elements: the page has
+    #: more text than was read.
+    text_capped: bool = False
 
 
 def read_page(
@@ -246,6 +275,8 @@ def read_page(
     *,
     headers: Mapping[Any, Any] | None = None,
     now: datetime | None = None,
+    max_links: int = defaults.FORAGERS_MAX_LINKS,
+    max_text: int = defaults.FORAGERS_MAX_TEXT,
 ) -> Page:
     """Read the page at ``url`` whose body is ``html``.
 
@@ -259,7 +290,15 @@ def read_page(
     what is new): a publication date counts only inside :func:`date_window` of it. None
     means the system clock, right for a live site whose clock is right; a replay or an
     archive must pass its own. A naive ``now`` raises ValueError.
+
+    What reading costs is bounded (docs/pages.md, "Bounded work"): at most ``max_links``
+    distinct hrefs are read (``FORAGERS_MAX_LINKS``; the first ones, in document order), the
+    text and title are cut at ``max_text`` characters (``FORAGERS_MAX_TEXT``), and a page of
+    more than :data:`PIECE_ELEMENTS` elements, :data:`PIECE_CHARS` characters or
+    :data:`PIECE_DEPTH` levels is dated, titled and read for its listing from its beginning. 0
+    lifts a cap; a negative or non-integer one raises ValueError.
     """
+    _check_caps(max_links, max_text)
     window = date_window(now)
     content_type = _content_type(headers)
     if content_type is not None and content_type not in _HTML_CONTENT_TYPES:
@@ -268,17 +307,24 @@ def read_page(
         if b"\x00" in html[:1024]:
             raise NotHTML(url, "binary body")
         _, html = html_to_unicode(_header(headers, "Content-Type"), bytes(html))
-    return _read(url, Selector(text=html, type="html"), window)
+    return _read(url, Selector(text=html, type="html"), html, window, max_links, max_text)
 
 
-def read_response(response: Any, now: datetime | None = None) -> Page:
+def read_response(
+    response: Any,
+    now: datetime | None = None,
+    *,
+    max_links: int = defaults.FORAGERS_MAX_LINKS,
+    max_text: int = defaults.FORAGERS_MAX_TEXT,
+) -> Page:
     """Read a Scrapy ``TextResponse`` (or any object with ``url``, ``text``, ``headers``).
 
     A response without text (Scrapy's binary ``Response``) or whose ``Content-Type`` is not
     HTML raises :class:`NotHTML`. The response's own selector is reused when it has one, so a
     spider that already queried the response does not pay for a second parse. ``now`` is
-    the site's clock, as for :func:`read_page` (None: the system clock).
+    the site's clock, ``max_links`` and ``max_text`` the caps, as for :func:`read_page`.
     """
+    _check_caps(max_links, max_text)
     window = date_window(now)
     url = response.url
     content_type = _content_type(getattr(response, "headers", None))
@@ -294,7 +340,13 @@ def read_response(response: Any, now: datetime | None = None) -> Page:
     selector = getattr(response, "selector", None)
     if not isinstance(selector, Selector) or selector.type != "html":
         selector = Selector(text=text, type="html")
-    return _read(url, selector, window)
+    return _read(url, selector, text, window, max_links, max_text)
+
+
+def _check_caps(max_links: object, max_text: object) -> None:
+    for name, value in (("max_links", max_links), ("max_text", max_text)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ValueError(f"{name} ({value!r}) must be an integer >= 0 (0: no cap).")
 
 
 def date_window(now: datetime | None = None) -> tuple[datetime, datetime]:
@@ -504,52 +556,170 @@ def _is_document(selector: Selector, published: datetime | None, source: str | N
         return False
     if source not in _GUESSED_SOURCES:
         return True
+    root = selector.root
+    if root is None:
+        return False
     words = 0
-    for text in selector.xpath(_OWN_TEXT_XPATH).getall():
+    # plain strings (smart_strings=False): no Python object per text node beyond the string
+    for text in root.xpath(_OWN_TEXT_XPATH, smart_strings=False):
         words += len(text.split())
         if words >= DOCUMENT_MIN_WORDS:
             return True
     return False
 
 
-def _read(url: str, selector: Selector, window: _Window) -> Page:
-    published, source = _published(url, selector, window)
-    links, session_ids = _links(url, selector)
+def _read(url: str, selector: Selector, html: str, window: _Window, max_links: int,
+          max_text: int) -> Page:
+    # Links and text are read from the whole page, each under its cap; what is read with
+    # XPaths over the whole tree (date, title, listing, own words) from a bounded piece.
+    piece = _piece(selector, html)
+    published, source = _published(url, piece, window)
+    base = _base(url, selector.root)
+    links, session_ids, links_capped, resolved = _links(base, selector.root, max_links)
+    text, text_capped = _visible_text(selector.root, max_text)
+    title = _title(piece)
+    if max_text and len(title) > max_text:
+        title, text_capped = _cut(title, max_text), True
     return Page(
         url=url,
-        title=_title(selector),
-        text=_visible_text(selector.root),
+        title=title,
+        text=text,
         links=links,
         published=published,
         date_source=source,
-        listed=_listed(url, selector, window) if source == "listing" else (),
+        listed=_listed(base, piece, window, max_links, resolved) if source == "listing" else (),
         session_ids=session_ids,
-        document=_is_document(selector, published, source),
+        document=_is_document(piece, published, source),
+        links_capped=links_capped,
+        text_capped=text_capped,
     )
 
 
-def _listed(url: str, selector: Selector, window: _Window) -> tuple[tuple[str, datetime], ...]:
+def _count_elements(root: Any) -> int:
+    return 0 if root is None else int(root.xpath("count(//*)"))
+
+
+def _piece(selector: Selector, html: str) -> Selector:
+    """``selector`` itself for a page of at most :data:`PIECE_ELEMENTS` elements,
+    :data:`PIECE_CHARS` characters and :data:`PIECE_DEPTH` levels (every real page: read as it
+    always was); else its beginning parsed again: the first :data:`PIECE_CHARS` characters,
+    fewer until the piece has at most :data:`PIECE_ELEMENTS` elements. lxml repairs the cut (an
+    open tag, an unclosed element), so the piece is a page of its own: head, metadata, the
+    first items.
+
+    The piece is parsed without lxml's ``huge_tree`` (which parsel and Scrapy turn on), so it
+    stops where the page goes deeper than libxml2's default of 256 levels. XPaths pay for
+    depth (an ancestor test, putting results in document order): on 48,000 elements 2,000
+    levels deep the date's three took 0.6 s, on the piece milliseconds."""
+    size = len(html)
+    root = selector.root
+    elements = _count_elements(root)  # libxml2 counts a million in about 30 ms
+    if size <= PIECE_CHARS and elements <= PIECE_ELEMENTS and not (
+            # 0.1 ms on a news page, 0.1 s on 50,000 elements 2,000 deep: asked only when the
+            # tree is small enough for that
+            root is not None and root.xpath(f"boolean(//*[ancestor::*[{PIECE_DEPTH}]])")):
+        return selector
+    while True:
+        if elements > PIECE_ELEMENTS:
+            # In proportion to the elements counted, with a margin: one parse for a page of
+            # even density; below 0.9 times the last size each time, so the parses of ever
+            # smaller prefixes (linear in all) end.
+            size = size * PIECE_ELEMENTS * 9 // (elements * 10)
+        size = min(size, PIECE_CHARS)
+        piece = _parse_piece(html[:size])
+        elements = _count_elements(piece.root)
+        if elements <= PIECE_ELEMENTS:
+            return piece
+
+
+def _parse_piece(html: str) -> Selector:
+    # parsel's own steps (stripped, without NULs, UTF-8), with a parser of our own rather than
+    # Selector(huge_tree=False), which warns (through the process-wide warnings filters) when
+    # the depth limit cuts the page: here, that cut is the point.
+    body = html.strip().replace("\x00", "").encode("utf-8") or b"<html/>"
+    parser = lxml.html.HTMLParser(recover=True, encoding="utf-8", huge_tree=False)
+    try:
+        root = etree.fromstring(body, parser=parser)
+    except etree.XMLSyntaxError:
+        root = None
+    if root is None:
+        root = etree.fromstring(b"<html/>", parser=parser)
+    return Selector(root=root, type="html")
+
+
+def _cut(text: str, limit: int) -> str:
+    """``text`` (whitespace normalised) in at most ``limit`` characters, cut at a word
+    boundary; a first word longer than ``limit`` is cut inside."""
+    if len(text) <= limit:
+        return text
+    if text[limit] == " ":
+        return text[:limit]
+    space = text.rfind(" ", 0, limit)
+    return text[:space] if space > 0 else text[:limit]
+
+
+def _listed(base: str, selector: Selector, window: _Window, max_items: int = 0,
+            resolved: Mapping[str, str | None] | None = None) -> tuple[tuple[str, datetime], ...]:
     """``(link, time)`` of a listing's items: the smallest element around a ``<time
-    datetime>`` that holds a link, when it holds exactly one distinct link.
+    datetime>`` that holds a link, when it holds exactly one distinct link (resolved against
+    ``base``, as the page's links are; ``resolved`` has the hrefs :func:`_links` resolved).
 
     Items dated ahead of ``window`` are kept (an events calendar lists days months ahead):
     they are the listing's items all the same, which a crawler tells from its navigation, and
-    a date ahead is never novel anyway; only dates before the window's floor are junk."""
+    a date ahead is never novel anyway; only dates before the window's floor are junk.
+
+    At most ``max_items`` ``<time>`` elements are read (0: all), the first ones. Whatever the
+    page's shape (items nested in items, thousands of links in one, 2,000 levels deep), it
+    costs one pass over the anchors and one over the elements above the ``<time>`` elements.
+    """
     listed: dict[str, datetime] = {}
+    root = selector.root
+    if root is None:
+        return ()
+    resolved = resolved or {}
     items_window = (window[0], datetime.max.replace(tzinfo=UTC))
-    for time_element in selector.xpath("//body//time[@datetime]"):
-        when = _parse_timestamp(time_element.attrib.get("datetime", ""), items_window)
+    # Element proxies as keys: the dictionaries keep them alive, so lxml hands back the same
+    # proxy for the same element (identity is equality).
+    # Every element that holds a link: the distinct hrefs below it, two at most (an item with
+    # two is no item). Built up from the anchors: an anchor's walk up stops at the first
+    # ancestor that has its href already, or two, so no element changes more than twice.
+    below: dict[Any, set[str]] = {}
+    for anchor in root.iter("a"):
+        href = anchor.get("href")
+        if href is None:
+            continue
+        for ancestor in anchor.iterancestors():
+            hrefs = below.get(ancestor)
+            if hrefs is None:
+                hrefs = below[ancestor] = set()
+            elif href in hrefs or len(hrefs) > 1:
+                break
+            hrefs.add(href)
+    # the smallest element holding a link around each element visited (None: none does);
+    # every element is walked over once
+    item_of: dict[Any, Any] = {}
+    for n, time_element in enumerate(root.xpath("//body//time[@datetime]")):
+        if max_items and n >= max_items:
+            break
+        when = _parse_timestamp(time_element.get("datetime", ""), items_window)
         if when is None:
             continue
-        item = time_element.xpath("ancestor::*[.//a[@href]][1]")
-        if not item:
+        path, node, item = [], time_element.getparent(), None
+        while node is not None:
+            if node in below:
+                item = node
+                break
+            if node in item_of:
+                item = item_of[node]
+                break
+            path.append(node)
+            node = node.getparent()
+        for node in path:
+            item_of[node] = item
+        if item is None or len(below[item]) != 1:
             continue
-        hrefs = {h for h in item[0].xpath(".//a/@href").getall()}
-        if len(hrefs) != 1:
-            continue
-        link = _absolute_link(url, hrefs.pop())
-        if link is not None:
-            link = _without_session_id(link)[0]
+        href = next(iter(below[item]))
+        link = resolved[href] if href in resolved else _resolve(base, href)[0]
         if link is not None and link not in listed:
             listed[link] = when
     return tuple(listed.items())
@@ -600,10 +770,12 @@ def _title(selector: Selector) -> str:
 # The headline's <h1>: the first inside the article or the main content, else the first
 # that is not the site's banner (a logo is often an <h1> in the page's <header>, or one that
 # links home) nor in a navigation, aside or footer.
+# One predicate rather than the union of three paths it stands for (in <article>, in <main>,
+# or neither in the banner nor holding a link): libxml2 took 1.3 s for the union's first node
+# on a 10 MB page of 37,000 elements, and takes milliseconds for this.
 _HEADLINE_XPATH = (
-    "string((//article//h1 | //main//h1"
-    " | //h1[not(ancestor::header or ancestor::nav or ancestor::aside or ancestor::footer)]"
-    "[not(.//a)])[1])"
+    "string((//h1[ancestor::article or ancestor::main"
+    " or not(ancestor::header or ancestor::nav or ancestor::aside or ancestor::footer or .//a)])[1])"
 )
 
 
@@ -645,64 +817,138 @@ def _without_site(title: str, site: str) -> str:
     return title
 
 
-def _visible_text(root: Any) -> str:
+def _visible_text(root: Any, max_text: int = 0) -> tuple[str, bool]:
+    """The visible text of ``<body>``, and whether it was capped: cut at ``max_text``
+    characters (at a word boundary), or its walk stopped after :data:`PIECE_ELEMENTS` elements.
+    0: no cap, the whole text however long the walk."""
     if root is None:
-        return ""
-    bodies = root.xpath("//body")
-    if not bodies:
-        return ""
-    parts: list[str] = []
+        return "", False
+    # lxml's HTML parser puts <body> under the root; the first one, without a pass over the page
+    body = next(root.iter("body"), None)
+    if body is None or _unseen(body):
+        return "", False
+    parts: list[str] = [body.text or ""]
+    size = len(parts[0])  # characters in parts
+    # Whitespace collapses, so the raw characters gathered say little about the text's length:
+    # it is measured when they pass ``check``, which then doubles (linear in all).
+    check = max_text + 1
+    walked = 0
+    capped = False
     # An explicit stack rather than recursion: parsel parses with huge_tree, so a broken page
-    # can nest far deeper than Python's recursion limit. Strings on the stack are text to
-    # emit (tails, block separators), elements are subtrees to open.
-    stack: list[Any] = [bodies[0]]
+    # can nest far deeper than Python's recursion limit. Each open element has its children's
+    # iterator on the stack, so an element of 200,000 children costs no more than the ones
+    # read before a cap stops the walk.
+    stack: list[tuple[Any, Iterator[Any], bool]] = [(body, iter(body), False)]
     while stack:
-        node = stack.pop()
-        if isinstance(node, str):
-            parts.append(node)
+        if max_text and size >= check:
+            joined = "".join(parts)
+            if len(_normalise_space(joined)) > max_text:
+                capped = True
+                break
+            # kept raw: a word may go on in the next part ("th<i>re</i>e")
+            parts = [joined]
+            check = max(check, 2 * size)
+        element, children, block = stack[-1]
+        node = next(children, None)
+        if node is None:
+            stack.pop()
+            if block:
+                parts.append(" ")
+            if stack and element.tail:
+                parts.append(element.tail)
+                size += len(element.tail)
             continue
+        if max_text:
+            walked += 1
+            if walked > PIECE_ELEMENTS:
+                # a page of more elements than characters worth reading: markup, not text
+                capped = True
+                break
         tag = node.tag
-        # Comments and processing instructions have a non-string tag; their tail is pushed
-        # by the parent like any other child's.
-        if not isinstance(tag, str) or tag in _NOISE_TAGS:
-            continue
-        if node.get("hidden") is not None or node.get("aria-hidden") == "true":
+        # Comments and processing instructions have a non-string tag; like the subtrees a
+        # reader never sees, they are skipped but for their tail, which is the parent's text.
+        if not isinstance(tag, str) or tag in _NOISE_TAGS or _unseen(node):
+            if node.tail:
+                parts.append(node.tail)
+                size += len(node.tail)
             continue
         block = tag in _BLOCK_TAGS
         if block:
             parts.append(" ")
-            stack.append(" ")
         if node.text:
             parts.append(node.text)
-        for child in reversed(node):
-            if child.tail:
-                stack.append(child.tail)
-            stack.append(child)
-    return _normalise_space("".join(parts))
+            size += len(node.text)
+        stack.append((node, iter(node), block))
+    text = _normalise_space("".join(parts))
+    if max_text and len(text) > max_text:
+        text, capped = _cut(text, max_text), True
+    return text, capped
 
 
-def _links(url: str, selector: Selector) -> tuple[tuple[str, ...], int]:
-    base = url
-    base_href = selector.xpath("(//base/@href)[1]").get()
+def _unseen(element: Any) -> bool:
+    return element.get("hidden") is not None or element.get("aria-hidden") == "true"
+
+
+def _base(url: str, root: Any) -> str:
+    """What the page's hrefs are relative to: its ``<base href>`` (itself relative to the
+    page's URL), else the page's URL."""
+    if root is None:
+        return url
+    # lxml's own iteration stops at the first <base href> (in <head>): no pass over the page
+    base_href = next((e.get("href") for e in root.iter("base") if e.get("href") is not None), None)
     if base_href and base_href.strip():
         try:
-            base = urljoin(url, base_href.strip())
+            return urljoin(url, base_href.strip())
         except ValueError:
             pass
+    return url
+
+
+def _links(base: str, root: Any,
+           max_links: int = 0) -> tuple[tuple[str, ...], int, int, dict[str, str | None]]:
+    """The page's links (hrefs resolved against ``base``), the number of them that had a
+    session id, how many hrefs were not read, and what each href read resolved to.
+
+    At most ``max_links`` distinct hrefs are read (0: all), the first ones, and no more than
+    ``max(max_links, PIECE_ELEMENTS)`` anchors (``<a>``, ``<area>``) for them: a page of a
+    million copies of one link is not read to its end either."""
+    if root is None:
+        return (), 0, 0, {}
     links: dict[str, None] = {}
-    seen_hrefs: set[str] = set()
+    # Navigation menus repeat the same hrefs many times: resolving each once matters.
+    resolved: dict[str, str | None] = {}
     session_ids = 0
-    for href in selector.xpath("//a/@href | //area/@href").getall():
-        # Navigation menus repeat the same hrefs many times: resolving each once matters.
-        if href in seen_hrefs:
+    capped = 0
+    read = 0
+    anchors = max(max_links, PIECE_ELEMENTS)
+    # lxml's own walk, in document order, stopped at the cap: an XPath would list every href
+    # first, and put them in document order, which costs seconds on a tree 2,000 levels deep.
+    for element in root.iter("a", "area"):
+        href = element.get("href")
+        if href is None:
             continue
-        seen_hrefs.add(href)
-        link = _absolute_link(base, href)
+        if max_links and (read >= anchors or (href not in resolved and len(resolved) >= max_links)):
+            # what is left is only counted (libxml2 counts without ordering anything)
+            capped = int(root.xpath("count(//a/@href) + count(//area/@href)")) - read
+            break
+        read += 1
+        if href in resolved:
+            continue
+        link, stripped = _resolve(base, href)
+        resolved[href] = link
         if link is not None:
-            link, stripped = _without_session_id(link)
             session_ids += stripped
             links[link] = None
-    return tuple(links), session_ids
+    return tuple(links), session_ids, capped, resolved
+
+
+def _resolve(base: str, href: str) -> tuple[str | None, bool]:
+    """The link ``href`` stands for (None: not an http(s) link), and whether a session id
+    was removed from it."""
+    link = _absolute_link(base, href)
+    if link is None:
+        return None, False
+    return _without_session_id(link)
 
 
 def _without_session_id(url: str) -> tuple[str, bool]:

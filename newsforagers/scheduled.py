@@ -9,8 +9,9 @@ used differently (DESIGN.md, "Where the papers fall short"):
   in line: news (dated since the forager began) the oldest first, then the backlog ordered by
   the TD value ``w·s`` of what is known about them (the state of the page itself when the
   colony has read it, else of the listing that shows it); the colony-wide check is the
-  ``claim`` callable (the colony store's per-URL records). An article, once fetched, is never
-  fetched again.
+  ``claim`` callable (the colony store's per-URL records), or ``claim_many`` for all of a
+  listing's links at once (one store transaction per page, issue 15). An article, once
+  fetched, is never fetched again.
 - **The weblog as a scheduler.** :class:`~newsforagers.learning.schedule.HubSchedule` says which
   listing is due; the reinforcing agent's rewards for documents found through a listing's
   visit are credited to that listing. A listing met while harvesting is added to the schedule
@@ -39,7 +40,7 @@ import heapq
 import itertools
 import logging
 import math
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Callable, Iterable, Mapping, Sequence
@@ -109,7 +110,8 @@ class ScheduledForager:
     def __init__(self, name: str, config: ForagersConfig, schedule: HubSchedule, weights: np.ndarray,
                  rng: np.random.Generator, mode: str = "wlrl", encoder: Encoder | None = None,
                  claim: Callable[[str], bool] | None = None, seeds: Iterable[str] = (),
-                 bootstrap: Callable[[list[str]], Encoder] | None = None, memory_size: int = 100_000):
+                 bootstrap: Callable[[list[str]], Encoder] | None = None, memory_size: int = 100_000,
+                 claim_many: Callable[[list[str]], Iterable[str]] | None = None):
         self.name = name
         self.config = config
         self.schedule = schedule
@@ -118,6 +120,9 @@ class ScheduledForager:
         self.mode = mode
         self.encoder = encoder
         self.claim = claim if claim is not None else (lambda url: True)
+        # the URLs of a list that this call claimed (a store's claim_urls); None: claim them
+        # one by one
+        self.claim_many = claim_many
         self.seeds = set(seeds)
         self.sent = SentMemory(config.sent_memory_size)
         self.counters = ScheduledCounters()
@@ -386,9 +391,7 @@ class ScheduledForager:
             else:
                 self._candidate(url, fetch.visit)
         value = self._value(state)
-        for url in items:
-            if not self.claim(url):
-                continue
+        for url in self._claim_all(items):
             self._seen.add(url)
             published = listed[url].timestamp() if url in listed else None
             self._push(Fetch(url, "harvest", fetch.visit), self._value(self._states.get(url), value),
@@ -396,6 +399,16 @@ class ScheduledForager:
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
         self._visits[fetch.visit] = (listing, all_new or (not listed and bool(new) and len(new) == len(links)))
         self.schedule.visited(fetch.url, len(new), listed_rate(listed.values(), now), now=now)
+
+    def _claim_all(self, urls: list[str]) -> list[str]:
+        """The URLs of ``urls`` this forager may queue (claimed now, for the whole colony), in
+        their order: one ``claim_many`` call for all of them when there is one."""
+        if not urls:
+            return []
+        if self.claim_many is None:
+            return [url for url in urls if self.claim(url)]
+        claimed = set(self.claim_many(urls))
+        return [url for url in urls if url in claimed]
 
     def _replaced(self, listing: str, links: Sequence[str],
                   listed: Mapping[str, datetime]) -> dict[str, list[str]]:

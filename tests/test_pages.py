@@ -764,3 +764,252 @@ def test_publication_markup_makes_a_document_however_short_and_a_listing_never_i
     result = read_page("http://news.example/", page(listing), now=_NOW_DOC)
     assert result.date_source == "listing" and not result.document
     assert not read_page("http://news.example/u", page("<p>No date.</p>"), now=_NOW_DOC).document
+
+
+# -- bounded work per page (issue 15) ---------------------------------------------------------
+
+
+def _anchors(n: int, start: int = 0) -> str:
+    return "".join(f'<a href="/s/{i}">story {i}</a>' for i in range(start, start + n))
+
+
+def test_links_stop_after_max_links_distinct_hrefs_in_document_order():
+    # a menu repeated between the stories: duplicates never count against the cap
+    menu = '<a href="/s/0">again</a><a href="/s/1">again</a>'
+    html = page(_anchors(3) + menu + _anchors(7, start=3) + menu)
+    result = read_page("http://site.example/", html, max_links=4)
+    assert result.links == tuple(f"http://site.example/s/{i}" for i in range(4))
+    assert result.links_capped == 8  # /s/4 ... /s/9 and the menu after them were not read
+    whole = read_page("http://site.example/", html, max_links=10)
+    assert len(whole.links) == 10 and whole.links_capped == 0  # exactly at the cap: nothing left
+    assert read_page("http://site.example/", html, max_links=0).links == whole.links  # 0: no cap
+    # the setting's default applies to a caller that gives none
+    from newsforagers import defaults
+
+    many = read_page("http://site.example/", page(_anchors(defaults.FORAGERS_MAX_LINKS + 3)))
+    assert len(many.links) == defaults.FORAGERS_MAX_LINKS and many.links_capped == 3
+    assert many.links[-1] == f"http://site.example/s/{defaults.FORAGERS_MAX_LINKS - 1}"
+
+
+def test_copies_of_one_link_are_read_up_to_piece_elements_anchors():
+    from newsforagers.pages import PIECE_ELEMENTS
+
+    html = page('<a href="/one">x</a>' * (PIECE_ELEMENTS + 10) + '<a href="/two">y</a>')
+    result = read_page("http://site.example/", html)
+    assert result.links == ("http://site.example/one",) and result.links_capped == 11
+    assert read_page("http://site.example/", html, max_links=0).links_capped == 0  # 0: no cap at all
+
+
+def test_a_capped_listing_lists_no_more_items_than_the_cap():
+    items = "".join(f'<li><a href="/s/{i}">S</a><time datetime="2024-01-01T{i % 24:02d}:00:00Z">x</time></li>'
+                    for i in range(50))
+    result = read_page("http://site.example/", page(f"<ul>{items}</ul>"), max_links=5,
+                       now=datetime(2024, 1, 2, tzinfo=UTC))
+    assert result.date_source == "listing"
+    assert [link for link, _ in result.listed] == [f"http://site.example/s/{i}" for i in range(5)]
+
+
+def test_listed_items_are_resolved_against_the_base_href_like_the_links():
+    items = "".join(f'<li><a href="s/{i}">S</a><time datetime="2024-01-01T1{i}:00:00Z">x</time></li>'
+                    for i in range(3))
+    result = read_page("http://site.example/front/", page(f"<ul>{items}</ul>", '<base href="/news/">'),
+                       now=datetime(2024, 1, 2, tzinfo=UTC))
+    assert [link for link, _ in result.listed] == list(result.links) == [
+        f"http://site.example/news/s/{i}" for i in range(3)]
+
+
+def test_text_is_cut_at_max_text_characters_at_a_word_boundary():
+    html = page("<p>alpha beta gamma</p><p>delta</p>", "<title>Storm over the harbour</title>")
+    assert read_page(URL, html, max_text=13).text == "alpha beta"  # not "alpha beta ga"
+    assert read_page(URL, html, max_text=10).text == "alpha beta"  # the cut falls on a space
+    assert read_page(URL, html, max_text=13).text_capped
+    whole = read_page(URL, html, max_text=len("alpha beta gamma delta"))
+    assert whole.text == "alpha beta gamma delta" and not whole.text_capped
+    assert read_page(URL, html, max_text=0).text == whole.text  # 0: no cap
+    # one word longer than the cap is cut inside; the title is cut as the text is
+    word = read_page(URL, page("<p>Donaudampfschifffahrt</p>"), max_text=5)
+    assert word.text == "Donau" and word.text_capped
+    assert read_page(URL, html, max_text=16).title == "Storm over the"
+
+
+@pytest.mark.parametrize("max_text", [5, 7, 50, 333, 1_000, 4_096])
+def test_a_capped_text_is_the_beginning_of_the_whole_text(max_text):
+    # words split across inline elements ("wo<b>rd</b>") and blocks: the walk stops early, and
+    # what it read is exactly the start of the text it would have read to the end
+    body = "".join(f"<p>wo<b>rd</b>{i} <i>x</i>y{i}<br>z{i}\n\n  </p>" for i in range(2_000))
+    whole = read_page(URL, page(body), max_text=0).text
+    capped = read_page(URL, page(body), max_text=max_text).text
+    assert len(capped) <= max_text and whole.startswith(capped)
+    assert whole[len(capped)] == " " and len(capped) > max_text - len("word1999 xy1999 z1999 ")
+
+
+def test_the_text_walk_stops_after_piece_elements_elements():
+    from newsforagers.pages import PIECE_ELEMENTS
+
+    html = page("<p>first</p>" + "<i></i>" * PIECE_ELEMENTS + "<p>last</p>")
+    capped = read_page(URL, html)
+    assert capped.text == "first" and capped.text_capped
+    assert read_page(URL, html, max_text=0).text == "first last"  # no cap: the whole walk
+
+
+@pytest.mark.parametrize("cap", ["max_links", "max_text"])
+@pytest.mark.parametrize("bad", [-1, 2.5, "10", True, None])
+def test_a_bad_cap_is_refused(cap, bad):
+    with pytest.raises(ValueError, match=cap):
+        read_page(URL, page("<p>x</p>"), **{cap: bad})
+    response = HtmlResponse(URL, body=page("<p>x</p>").encode())
+    with pytest.raises(ValueError, match=cap):
+        read_response(response, **{cap: bad})
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("FORAGERS_MAX_LINKS", -1, r"^FORAGERS_MAX_LINKS \(-1\) must be >= 0 \(0: no cap\)\.$"),
+    ("FORAGERS_MAX_TEXT", -5, r"^FORAGERS_MAX_TEXT \(-5\) must be >= 0 characters \(0: no cap\)\.$"),
+    ("FORAGERS_MAX_TEXT", "lots", r"^FORAGERS_MAX_TEXT \('lots'\) must be a finite int\.$"),
+])
+def test_the_cap_settings_are_validated(key, value, message):
+    from newsforagers.config import ForagersConfig
+    from newsforagers.errors import ForagersUsageError
+
+    with pytest.raises(ForagersUsageError, match=message):
+        ForagersConfig.from_settings({key: value})
+    config = ForagersConfig.from_settings({"FORAGERS_MAX_LINKS": "0", "FORAGERS_MAX_TEXT": "250"})
+    assert (config.max_links, config.max_text) == (0, 250)
+
+
+def test_read_response_applies_the_caps():
+    response = HtmlResponse("http://site.example/", body=page("<p>alpha beta</p>" + _anchors(5)).encode())
+    result = read_response(response, max_links=2, max_text=7)
+    assert result.links == ("http://site.example/s/0", "http://site.example/s/1") and result.links_capped == 3
+    assert result.text == "alpha" and result.text_capped
+
+
+def _counting_find_date(monkeypatch) -> list[int]:
+    """Make pages call htmldate through a wrapper that records the elements of each tree."""
+    import newsforagers.pages as pages_module
+
+    sizes: list[int] = []
+
+    def counting(tree, **kwargs):
+        sizes.append(int(tree.xpath("count(//*)")))
+        return find_date(tree, **kwargs)
+
+    monkeypatch.setattr(pages_module, "find_date", counting)
+    return sizes
+
+
+def test_htmldate_gets_the_whole_tree_of_a_normal_page(monkeypatch):
+    sizes = _counting_find_date(monkeypatch)
+    body = "<article><p class='byline'>Published on March 5, 2024.</p><p>Body</p></article>"
+    result = read_page(URL, page(body + "<p>more</p>" * 500))
+    assert result.published == datetime(2024, 3, 5, tzinfo=UTC) and result.date_source == "htmldate"
+    assert sizes == [int(lxml.html.document_fromstring(page(body + "<p>more</p>" * 500)).xpath("count(//*)"))]
+
+
+@pytest.mark.parametrize("filler", ["elements", "characters"])
+def test_htmldate_gets_a_bounded_piece_of_a_huge_page_and_still_dates_it(monkeypatch, filler):
+    from newsforagers.pages import PIECE_CHARS, PIECE_ELEMENTS
+
+    sizes = _counting_find_date(monkeypatch)
+    byline = "<article><p class='byline'>Published on March 5, 2024.</p><p>Body</p></article>"
+    rest = ("<i></i>" * (3 * PIECE_ELEMENTS) if filler == "elements"
+            else "<p>" + "harbour " * (PIECE_CHARS // 4) + "</p>")
+    result = read_page(URL, page(byline + rest))
+    assert result.published == datetime(2024, 3, 5, tzinfo=UTC) and result.date_source == "htmldate"
+    assert len(sizes) == 1 and sizes[0] <= PIECE_ELEMENTS
+    assert result.text_capped and len(result.text) <= 100_000  # the text, from the whole page, capped
+
+
+def test_a_huge_page_still_reads_its_title_and_publication_markup():
+    from newsforagers.pages import PIECE_ELEMENTS
+
+    head = ('<title>Storm hits | Daily</title><meta property="og:site_name" content="Daily">'
+            '<meta property="article:published_time" content="2024-03-05T14:30:00+02:00">')
+    result = read_page(URL, page("<h1>Storm hits</h1>" + "<b>x</b>" * (2 * PIECE_ELEMENTS), head))
+    assert result.title == "Storm hits" and result.date_source == "meta"
+    assert result.published == datetime(2024, 3, 5, 12, 30, tzinfo=UTC) and result.document
+
+
+def test_the_spider_counts_and_warns_once_about_capped_pages(caplog):
+    from scrapy import Request
+    from scrapy.utils.test import get_crawler
+
+    from newsforagers.config import ForagersConfig
+    from newsforagers.spiders.forager import ForagerSpider
+
+    spider = ForagerSpider(seeds="http://site.example/")
+    spider._set_crawler(get_crawler(ForagerSpider))
+    spider.config = ForagersConfig.from_settings({"FORAGERS_MAX_LINKS": 2, "FORAGERS_MAX_TEXT": 5})
+
+    def response(url):
+        return HtmlResponse(url, body=page("<p>alpha beta</p>" + _anchors(5)).encode(),
+                            request=Request(url, meta={"forager_url": url}))
+
+    with caplog.at_level("DEBUG", logger="newsforagers.spiders.forager"):
+        pages = [spider._read(response(f"http://site.example/{i}"), lambda url: None) for i in range(2)]
+    assert [len(p.links) for p in pages] == [2, 2] and [p.text for p in pages] == ["alpha", "alpha"]
+    stats = spider.crawler.stats
+    assert stats.get_value("newsforagers/pages/links_capped") == 2
+    assert stats.get_value("newsforagers/pages/text_capped") == 2
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len([w for w in warnings if "FORAGERS_MAX_LINKS (2)" in w]) == 1  # once, then counted
+    assert len([w for w in warnings if "FORAGERS_MAX_TEXT (5" in w]) == 1
+
+
+def _listed_by_xpath(html: str, url: str, now: datetime) -> dict[str, datetime]:
+    """The listing rule as one XPath per <time> says it (the reading before issue 15): the
+    smallest ancestor holding an <a href>, when its <a> hold one distinct href."""
+    from parsel import Selector
+    from urllib.parse import urljoin
+
+    earliest = date_window(now)[0]
+    listed: dict[str, datetime] = {}
+    for time_element in Selector(text=html, type="html").xpath("//body//time[@datetime]"):
+        when = datetime.fromisoformat(time_element.attrib["datetime"])
+        item = time_element.xpath("ancestor::*[.//a[@href]][1]")
+        hrefs = set(item[0].xpath(".//a/@href").getall()) if item else set()
+        if when >= earliest and len(hrefs) == 1:
+            listed.setdefault(urljoin(url, hrefs.pop()), when)
+    return listed
+
+
+@pytest.mark.parametrize("body", [
+    # items inside items: the inner ones hold one link, the outer ones two
+    "<ul>" + "".join(f"<li><div><a href='/o{i}'>o</a><p><a href='/i{i}'>i</a><time datetime='2024-01-01T0{i}:00:00Z'>"
+                     f"</time></p></div><time datetime='2024-01-01T1{i}:00:00Z'></time></li>" for i in range(5)) + "</ul>",
+    # the time inside its link, the same link three times in an item, an anchor without href
+    "<ul>" + "".join(f"<li><a href='/s{i}'><img><time datetime='2024-01-01T0{i}:00:00Z'></time></a><a href='/s{i}'>t</a>"
+                     f"<a>no href</a><a href='/s{i}'>more</a></li>" for i in range(5)) + "</ul>",
+    # a chain 300 deep with a dated item at every level, all showing the same link
+    "".join(f"<div><a href='/same'>s</a><time datetime='2024-01-01T{i % 24:02d}:00:00Z'></time>" for i in range(300))
+    + "</div>" * 300,
+    # times with no link around them at all, and siblings sharing one item
+    "<p><time datetime='2024-01-01T01:00:00Z'></time></p><div><a href='/a'>a</a><span><time datetime="
+    "'2024-01-01T02:00:00Z'></time></span><span><time datetime='2024-01-01T03:00:00Z'></time></span></div>",
+])
+def test_listed_items_follow_the_listing_rule_on_any_shape(body):
+    now = datetime(2024, 1, 3, tzinfo=UTC)
+    result = read_page("http://site.example/front/", page(body), now=now, max_links=0)
+    assert result.date_source == "listing"
+    expected = _listed_by_xpath(page(body), "http://site.example/front/", now)
+    assert expected and dict(result.listed) == expected
+
+
+def test_a_page_deeper_than_piece_depth_is_dated_from_a_piece_as_deep(monkeypatch):
+    from newsforagers.pages import PIECE_DEPTH
+
+    depths: list[int] = []
+
+    def deepest(tree, **kwargs):
+        depths.append(max(sum(1 for _ in element.iterancestors()) for element in tree.iter()))
+        return find_date(tree, **kwargs)
+
+    import newsforagers.pages as pages_module
+
+    monkeypatch.setattr(pages_module, "find_date", deepest)
+    byline = "<p class='byline'>Published on March 5, 2024.</p>"
+    html = page(byline + "<div>" * 2 * PIECE_DEPTH + "deep words" + "</div>" * 2 * PIECE_DEPTH)
+    result = read_page(URL, html)
+    assert result.published == datetime(2024, 3, 5, tzinfo=UTC) and result.date_source == "htmldate"
+    assert depths and depths[0] <= PIECE_DEPTH
+    assert result.text == "Published on March 5, 2024. deep words"  # the text, from the whole page

@@ -4,7 +4,7 @@ items skipped, rewards credited to the listing, idling, exploration's share, per
 from __future__ import annotations
 
 from collections import Counter
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import numpy as np
 import pytest
@@ -87,6 +87,44 @@ def test_a_link_another_forager_claimed_is_left_to_it():
     forager.on_page(visit, at(0), text="c1", links=[HOME + "taken/", HOME + "mine/"], published=None)
     assert forager.next_fetch(at(0)).url == HOME + "mine/"
     assert forager.next_fetch(at(0)) is None
+
+
+def test_a_listing_s_links_are_claimed_in_one_batch():
+    calls: list[list[str]] = []
+    colony = {HOME + "s1/"}  # queued by another forager
+
+    def claim_many(urls):
+        calls.append(list(urls))
+        mine = [u for u in urls if u not in colony]
+        colony.update(mine)
+        return mine
+
+    forager = make(FORAGERS_SCHEDULE_MIN_INTERVAL=0.0, FORAGERS_SCHEDULE_THRESHOLD=0.0)
+    forager.claim = lambda url: pytest.fail("a listing's links are never claimed one by one")
+    forager.claim_many = claim_many
+    visit = forager.next_fetch(at(0))
+    links = [HOME + f"s{i}/" for i in range(200)]
+    forager.on_page(visit, at(0), text="c1", links=links, published=None)
+    assert calls == [links]  # one call, every new link, in the page's order
+    fetched = [forager.next_fetch(at(0)) for _ in range(199)]
+    assert {f.kind for f in fetched} == {"harvest"}  # what the colony had queued is left to it
+    assert sorted(f.url for f in fetched) == sorted(links[:1] + links[2:])
+    # the next visit claims only what this forager has not queued before, again at once
+    visit = forager.next_fetch(at(1))
+    assert visit.kind == "listing"
+    forager.on_page(visit, at(1), text="c1", links=links + [HOME + "new/"], published=None)
+    assert calls[1:] == [[HOME + "s1/", HOME + "new/"]]
+
+
+def test_the_scheduled_forager_takes_claim_many_from_its_builder():
+    config = ForagersConfig.from_settings({"FORAGERS_N_CLUSTERS": K, "FORAGERS_BOOTSTRAP_PAGES": K})
+    calls = []
+    forager = ScheduledForager("f1", config, schedule_from_config(config, [HOME]), np.ones(K),
+                               np.random.default_rng(0), encoder=OneHot(), seeds=[HOME],
+                               claim_many=lambda urls: calls.append(urls) or urls)
+    visit = forager.next_fetch(at(0))
+    forager.on_page(visit, at(0), text="c1", links=[HOME + "a/", HOME + "b/"], published=None)
+    assert calls == [[HOME + "a/", HOME + "b/"]]
 
 
 def test_rewards_are_credited_to_the_listing_and_nothing_due_means_idle():
@@ -260,7 +298,7 @@ class _Forager:
         return lost
 
 
-def _driver(**settings):
+def _driver(crawler_settings: dict | None = None, **settings):
     from scrapy import Request, Spider
     from scrapy.utils.test import get_crawler
 
@@ -268,7 +306,7 @@ def _driver(**settings):
     from newsforagers.clock import SiteClock
 
     config = ForagersConfig.from_settings({"FORAGERS_HOST_RATE": 20, **settings})
-    crawler = get_crawler(Spider)
+    crawler = get_crawler(Spider, crawler_settings)
     spider = Spider("s")
     spider.make_fetch_request = lambda fetch: Request(fetch.url)
     forager = _Forager(config)
@@ -321,6 +359,23 @@ def test_a_request_never_answered_holds_the_driver_for_the_step_timeout_only(mon
     assert driver.next_step_request() is None
     now[0] += 25.0  # 35 s without an answer: lost, say, to a middleware
     assert driver.next_step_request() is not None
+
+
+def test_a_stalled_download_holds_the_driver_no_longer_than_scrapy_waits_for_it(monkeypatch):
+    """A response that stalls after its headers: Scrapy times it out after DOWNLOAD_TIMEOUT
+    (then retries it); the forager decides its next request then, not after the step timeout."""
+    import newsforagers.driver as driver_module
+
+    driver, forager = _driver({"DOWNLOAD_TIMEOUT": 10})  # the step timeout is 30 s
+    now = [1000.0]
+    monkeypatch.setattr(driver_module.time, "monotonic", lambda: now[0])
+    driver._answers = (0, now[0])
+    assert driver.next_step_request() is not None
+    now[0] += 9.0
+    assert driver.next_step_request() is None
+    now[0] += 2.0
+    assert driver.next_step_request() is not None
+    assert driver.crawler.stats.get_value("newsforagers/scheduled/unanswered") == 1
 
 
 def test_a_request_scrapy_dropped_without_an_answer_releases_the_driver_at_once(monkeypatch):

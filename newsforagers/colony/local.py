@@ -28,6 +28,7 @@ import asyncio
 import json
 import logging
 import os
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,6 +91,11 @@ class Colony:
         self._runners: dict[str, Any] = {}  # forager -> its CrawlerRunner, until it ends
         self._stopping = False
         self._closed = False
+        self.closes_at: float | None = None  # time.monotonic() of the root's CLOSESPIDER_TIMEOUT
+        self._root_running = False  # the root's engine has started (its `running` then means it)
+        from scrapy import signals
+
+        root.signals.connect(self._root_started, signal=signals.engine_started)
         self._snapshot_task = None
         self._checkpoint_task = None
         # the population as it must come back after a stop: every forager alive (retired ones
@@ -424,14 +430,26 @@ class Colony:
 
     # -- ending -------------------------------------------------------------------------------
 
+    def _root_started(self) -> None:
+        self._root_running = True
+
+    def ending(self) -> bool:
+        """Whether the colony is ending: stopping, its root's engine stopped (a signal), or its
+        root's ``CLOSESPIDER_TIMEOUT`` reached."""
+        if self._stopping or self._closed:
+            return True
+        if self.closes_at is not None and time.monotonic() >= self.closes_at:
+            return True
+        return self._root_running and not self.root.engine.running
+
     async def stop(self) -> None:
         """Stop every other forager once, wait for all of them, record the stop."""
         if self._stopping:
             await self.join()
             return
         self._stopping = True
-        for runner in list(self._runners.values()):
-            await runner.stop()
+        # all at once: each stop waits for that crawler's downloads (its grace at most)
+        await asyncio.gather(*(runner.stop() for runner in list(self._runners.values())))
         await self.join()
 
     async def join(self) -> None:

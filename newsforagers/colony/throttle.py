@@ -29,8 +29,9 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import datetime
-from email.utils import parsedate_to_datetime
 from typing import Any, Awaitable, Callable
+
+from newsforagers.clock import http_date
 
 # Starts are spaced a little wider than 1/rate: the site stamps arrivals, which jitter by a
 # few milliseconds after our send times.
@@ -324,10 +325,7 @@ def retry_after_seconds(value: str | bytes | None, now: datetime) -> float | Non
     else:
         # not in the RFC's grammar, but sent: "1.5"; a negative or infinite one is garbage
         return seconds if 0 <= seconds < math.inf else None
-    try:
-        at = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError, OverflowError):
-        return None
-    if at is None or at.tzinfo is None or now.tzinfo is None:
+    at = http_date(value)
+    if at is None or now.tzinfo is None:
         return None
     return max(0.0, (at - now).total_seconds())

@@ -225,14 +225,21 @@ class BaselineSpider(scrapy.Spider):
         return [link for link in page.links if self.on_site(link)]
 
     def site_now(self, response) -> datetime:
-        """The site's clock from the ``Date`` header (observed by ``self.clock``), else the
-        system clock (counted)."""
+        """The site's clock from the ``Date`` header (observed by ``self.clock``); a junk or
+        implausible one is replaced by the clock's estimate, a missing one by the system clock
+        (both counted)."""
         now = site_time(response)
-        if now is None:
+        if now is not None and self.clock.observe(now):
+            return now
+        headers = getattr(response, "headers", None)
+        if headers is not None and headers.get(b"Date"):
+            # junk, or far from what the site's other answers say: the clock's estimate stands in
+            self.crawler.stats.inc_value("baselines/clock/implausible_date")
+            if self.clock.ready:
+                return datetime.fromtimestamp(self.clock.now(), UTC)
+        else:
             self.crawler.stats.inc_value("baselines/clock/no_date_header")
-            return datetime.now(UTC)
-        self.clock.observe(now)
-        return now
+        return datetime.now(UTC)
 
     def output(self, response, page: Page | None, now: datetime) -> dict | None:
         """The output item of an article page within the novelty window of ``now`` (set from

@@ -160,7 +160,7 @@ def article_head(title: str, published: datetime, authors: Sequence[str],
     meta = [
         f'<meta property="article:published_time" content="{published.isoformat()}">',
         f'<meta property="og:title" content="{escape(title)}">',
-        f'<meta property="og:type" content="article">',
+        '<meta property="og:type" content="article">',
         f'<link rel="canonical" href="{escape(canonical)}">',
     ]
     if summary:

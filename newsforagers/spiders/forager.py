@@ -244,9 +244,13 @@ class ForagerSpider(scrapy.Spider):
         store = self.colony.store
 
         def claim(url: str) -> bool:
-            # the colony-wide check: a URL some forager already queued is not fetched again
+            return bool(claim_many([url]))
+
+        def claim_many(urls: list[str]) -> list[str]:
+            # the colony-wide check: a URL some forager already queued is not fetched again;
+            # a listing's links in one store transaction (issue 15)
             evicted = store.evicted_urls
-            claimed = store.claim_url(url, {"queued_by": self.forager_id})
+            claimed = store.claim_urls(urls, {"queued_by": self.forager_id})
             if store.evicted_urls > evicted:
                 self.crawler.stats.inc_value("newsforagers/store/url_records_evicted",
                                              store.evicted_urls - evicted)
@@ -254,7 +258,8 @@ class ForagerSpider(scrapy.Spider):
 
         forager = ScheduledForager(self.forager_id, config, schedule, weights, rng, mode=self.mode,
                                    encoder=self.encoder, claim=claim, seeds=self.seeds,
-                                   bootstrap=bootstrap, memory_size=config.url_memory_size)
+                                   bootstrap=bootstrap, memory_size=config.url_memory_size,
+                                   claim_many=claim_many)
         self.site_clock = SiteClock(self.speed)
         self.forager_driver = ScheduledDriver(self.crawler, self, forager, config.step_timeout,
                                               self.site_clock)
@@ -313,7 +318,8 @@ class ForagerSpider(scrapy.Spider):
         text, no link), session ids in its links."""
         url = response.meta["forager_url"]
         try:
-            page = read_response(response, now)
+            page = read_response(response, now, max_links=self.config.max_links,
+                                 max_text=self.config.max_text)
         except NotHTML as exc:
             self._trouble("skipped/not_html", "%s: skipped", exc)
             on_failure(url)
@@ -328,6 +334,12 @@ class ForagerSpider(scrapy.Spider):
         if page.session_ids:
             self._trouble("links/session_ids", "page %s: session ids removed from %d link(s)",
                           url, page.session_ids, count=page.session_ids)
+        if page.links_capped:
+            self._trouble("pages/links_capped", "page %s: %d href(s) past FORAGERS_MAX_LINKS (%d) not read",
+                          url, page.links_capped, self.config.max_links)
+        if page.text_capped:
+            self._trouble("pages/text_capped", "page %s: text cut at FORAGERS_MAX_TEXT (%d characters)",
+                          url, self.config.max_text)
         return page
 
     def _check_future(self, url: str, published: datetime | None, now: datetime) -> None:
@@ -465,29 +477,44 @@ class ForagerSpider(scrapy.Spider):
     def site_now(self, response) -> datetime:
         """The site's clock (the ``Date`` header) or the system clock (``FORAGERS_CLOCK``).
 
-        Only a fresh download tells the time: a response served from a cache (Scrapy's HTTP
-        cache, flag ``cached``; the colony's shared downloads, flag ``shared``) carries the
-        ``Date`` of its first download, a lower bound of the site's clock. Fresh ``Date``
-        headers also set the scheduled forager's site clock; a stale one is replaced by the
-        clock's estimate (or the last fresh reading), and counted."""
+        Only a fresh, plausible ``Date`` tells the time. A response served from a cache
+        (Scrapy's HTTP cache, flag ``cached``; the colony's shared downloads, flag ``shared``)
+        carries the ``Date`` of its first download, a lower bound of the site's clock (counted
+        ``clock/stale_date``). A ``Date`` that cannot be the site's time — garbage, year 9999, a
+        time a zone pushes out of range, or (the scheduled strategy's clock) one far from what
+        the site's other answers say — is counted ``clock/implausible_date`` and never moves the
+        clock. In both cases the clock's estimate (or the last good reading) stands in."""
         from newsforagers.clock import site_time
 
         if self.config.clock == "site":
             parsed = site_time(response)
-            if parsed is not None and not STALE_FLAGS.intersection(getattr(response, "flags", ())):
-                self.last_site_time = parsed
-                if self.site_clock is not None:
-                    self.site_clock.observe(parsed)
-                return parsed
-            if parsed is not None:
+            fresh = not STALE_FLAGS.intersection(getattr(response, "flags", ()))
+            if parsed is not None and fresh:
+                if self.site_clock is None or self.site_clock.observe(parsed):
+                    self.last_site_time = parsed
+                    return parsed
+                parsed = None  # refused by the clock: implausible beside the site's other answers
+            elif parsed is not None:
                 self.crawler.stats.inc_value("newsforagers/clock/stale_date")
-                if self.site_clock is not None and self.site_clock.ready:
-                    estimate = datetime.fromtimestamp(self.site_clock.now(), UTC)
-                else:
-                    estimate = self.last_site_time or parsed
-                return max(parsed, estimate)
-            self.crawler.stats.inc_value("newsforagers/clock/no_date_header")
+                return max(parsed, self._clock_estimate() or parsed)
+            headers = getattr(response, "headers", None)
+            if headers is not None and headers.get(b"Date"):
+                self._trouble("clock/implausible_date", "%s: Date %r is not the site's time; the "
+                              "clock's estimate is used", response.url,
+                              headers.get(b"Date").decode("latin-1", "replace")[:60])
+                estimate = self._clock_estimate()
+                if estimate is not None:
+                    return estimate
+            else:
+                self.crawler.stats.inc_value("newsforagers/clock/no_date_header")
         self.last_site_time = datetime.now(UTC)
+        return self.last_site_time
+
+    def _clock_estimate(self) -> datetime | None:
+        """The site's time now as the clock estimates it (the scheduled strategy), else the last
+        good reading; None before any."""
+        if self.site_clock is not None and self.site_clock.ready:
+            return datetime.fromtimestamp(self.site_clock.now(), UTC)
         return self.last_site_time
 
 __all__ = ["ForagerSpider", "fingerprint", "parse_seeds"]

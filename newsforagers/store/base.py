@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
-from typing import Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 
 @dataclass(frozen=True)
@@ -91,6 +91,14 @@ class ColonyStore(ABC):
     def claim_url(self, url: str, record: dict) -> bool:
         """Atomically: if the URL has no record, give it ``record`` and return True; otherwise
         change nothing and return False (one forager of the colony queues a URL)."""
+
+    def claim_urls(self, urls: Iterable[str], record: dict) -> list[str]:
+        """:meth:`claim_url` for each of ``urls`` in one step: give ``record`` to those that
+        have no record and return them, in the order given (a URL given twice, once). The
+        same as claiming them one by one, in that order, cap and evictions included; a store
+        that can makes it one atomic transaction (SQLite: one per page's links, not one per
+        link). This default claims them one by one."""
+        return [url for url in dict.fromkeys(urls) if self.claim_url(url, record)]
 
     @abstractmethod
     def put_url(self, url: str, record: dict) -> None:

@@ -2,6 +2,8 @@
 
 Claims expire and per-URL records are capped as in every store; the documents list is the
 colony's output and grows with it (use ``sqlite:///`` for long runs: it keeps them on disk).
+``claim_urls`` is the base class's, one claim after the other: nothing else runs in between
+(the store lives in one process, on one thread).
 """
 
 from __future__ import annotations

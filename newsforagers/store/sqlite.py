@@ -1,9 +1,10 @@
 """``sqlite:///path``: the embedded default store, one SQLite file (WAL, transactions).
 
 Every write is one transaction, so a crash never leaves a half-made claim; ``BEGIN IMMEDIATE``
-makes ``claim`` atomic between processes that share the file. Claims keep their document's
-publication time (``expire_claims``) and per-URL records the order they were written in
-(``touched``, for the cap); a file from before those columns is upgraded when opened.
+makes ``claim`` atomic between processes that share the file. ``claim_urls`` claims a page's
+links in one transaction (issue 15: 200,000 links were 200,000 transactions). Claims keep
+their document's publication time (``expire_claims``) and per-URL records the order they were
+written in (``touched``, for the cap); a file from before those columns is upgraded when opened.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from newsforagers.store.base import ColonyStore, DocumentRecord
 
@@ -40,6 +41,9 @@ CREATE INDEX IF NOT EXISTS urls_touched ON urls(touched);
 # per-URL records written between two counts of the table, at most (the cap may be passed by
 # this many, or an eighth of the cap when that is fewer)
 _CHECK_EVERY = 256
+# URLs looked up per SELECT ... IN (...): below SQLite's smallest limit on a statement's
+# parameters (999 before SQLite 3.32)
+_IN_BATCH = 500
 
 
 class SQLiteStore(ColonyStore):
@@ -136,6 +140,55 @@ class SQLiteStore(ColonyStore):
     def claim_url(self, url: str, record: dict) -> bool:
         return self._write_url(url, record, only_new=True)
 
+    def claim_urls(self, urls: Iterable[str], record: dict) -> list[str]:
+        """One transaction, and the same outcome as :meth:`claim_url` for each URL in turn:
+        the same records in the same write order, the table counted down to the cap after the
+        same writes, the same evictions (a URL evicted by this batch's writes is claimed again
+        when it comes later in it, as one by one), and no other process's write in between."""
+        urls = list(dict.fromkeys(urls))
+        if not urls:
+            return []
+        text = json.dumps(record)
+        db = self._db
+        puts, evicted = self._puts, self.evicted_urls
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            taken: set[str] = set()
+            for start in range(0, len(urls), _IN_BATCH):
+                chunk = urls[start:start + _IN_BATCH]
+                marks = ",".join("?" * len(chunk))
+                found = db.execute(f"SELECT url FROM urls WHERE url IN ({marks})", chunk)
+                taken.update(row[0] for row in found)
+            touched = db.execute("SELECT COALESCE(MAX(touched), 0) FROM urls").fetchone()[0]
+            # Counted once, then kept up to date: nobody else writes during the transaction
+            # (one by one counts the table at each check). Rows not written yet count too.
+            count = self.url_count() if self.url_records_max else 0
+            insert = "INSERT INTO urls (url, record, touched) VALUES (?, ?, ?)"
+            claimed: list[str] = []
+            rows: list[tuple[str, str, int]] = []
+            for url in urls:
+                if url in taken:
+                    continue
+                touched += 1
+                rows.append((url, text, touched))
+                claimed.append(url)
+                count += 1
+                self._puts += 1
+                if (self.url_records_max and self._puts % self._check_every == 0
+                        and count > self.url_records_max):
+                    db.executemany(insert, rows)
+                    rows = []
+                    gone = self._evict_oldest(count - self.url_records_max)
+                    count -= len(gone)
+                    taken.difference_update(gone)
+            db.executemany(insert, rows)
+            db.execute("COMMIT")
+            return claimed
+        except BaseException:
+            db.execute("ROLLBACK")
+            self._puts, self.evicted_urls = puts, evicted
+            raise
+
     def put_url(self, url: str, record: dict) -> None:
         self._write_url(url, record, only_new=False)
 
@@ -161,13 +214,20 @@ class SQLiteStore(ColonyStore):
             db.execute("ROLLBACK")
             raise
 
+    def _evict_oldest(self, excess: int) -> list[str]:
+        """Inside a write's transaction: the ``excess`` least recently written records go;
+        returns their URLs."""
+        if excess <= 0:
+            return []
+        oldest = self._db.execute("SELECT url FROM urls ORDER BY touched LIMIT ?", (excess,))
+        gone = [row[0] for row in oldest]
+        self._db.executemany("DELETE FROM urls WHERE url = ?", [(url,) for url in gone])
+        self.evicted_urls += len(gone)
+        return gone
+
     def _evict_urls(self) -> None:
         """Inside put_url's transaction: down to the cap, least recently written first."""
-        excess = self.url_count() - self.url_records_max
-        if excess > 0:
-            self._db.execute("DELETE FROM urls WHERE url IN "
-                             "(SELECT url FROM urls ORDER BY touched LIMIT ?)", (excess,))
-            self.evicted_urls += excess
+        self._evict_oldest(self.url_count() - self.url_records_max)
 
     def close(self) -> None:
         self._db.close()

@@ -116,6 +116,9 @@ _NOW = datetime(2026, 3, 5, 12, 0, 0, tzinfo=UTC)
     ("1.5", 1.5),  # outside the RFC's grammar, but sent
     ("Thu, 05 Mar 2026 12:01:30 GMT", 90.0),  # an HTTP date, read against the server's clock
     ("Thu, 05 Mar 2026 11:00:00 GMT", 0.0),  # already past: retry at once
+    ("Fri, 31 Dec 9999 23:59:59 GMT", (datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC) - _NOW).total_seconds()),
+    ("Fri, 31 Dec 9999 23:59:59 -1200", None),  # past year 9999: unreadable, never an exception
+    ("999999", 999999.0),  # asked for: FORAGERS_RETRY_AFTER_MAX caps the pause
     ("-5", None),
     ("inf", None),
     ("soon", None),

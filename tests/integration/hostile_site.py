@@ -5,6 +5,13 @@ each at its own paths, around a few ordinary dated articles (the news a crawl mu
 to the ordinary articles and to every hostile case, so the first step of a forager probes each
 of them at least once. :data:`CASES` names the paths of each case.
 
+With ``limits=True`` the site also does what no page of a real site needs but a hostile one
+can (issue 15), each at its own path of :data:`LIMIT_CASES`, linked from the home page after
+the others: a gzip bomb, a page of 200,000 links, a ``Date`` in the year 9999 (also with a
+numeric zone), a response that stalls after its headers, one that trickles a few bytes a
+second, and a 503 asking for a ``Retry-After`` of 999,999 seconds. They are opt-in: each one
+holds, pauses or fills a crawl far beyond what the older cases' tests are about.
+
 Nothing here leaves 127.0.0.1: the off-site redirect points at ``localhost`` on the same port
 (a request that got through would be seen in the site's log).
 """
@@ -12,8 +19,10 @@ Nothing here leaves 127.0.0.1: the off-site redirect points at ``localhost`` on 
 from __future__ import annotations
 
 import contextlib
+import functools
 import html
 import secrets
+import zlib
 from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 
@@ -61,6 +70,54 @@ DUPLICATE_URLS = ("/news/same-story.html?utm_source=home", "/news/same-story.htm
 #: The hostile pages that carry a readable, fresh article: still read, still found.
 READABLE_ARTICLES = ("malformed", "truncated", "charset_replaced", "charset_unknown",
                      "charset_undeclared", "burst", "busy")
+
+# -- the limits' cases (issue 15; ``hostile_site(site, limits=True)``) ------------------------
+
+#: Bytes the gzip bomb expands to (about 1 MB on the wire: deflate's best ratio is ~1032:1).
+BOMB_BYTES = 10**9
+#: Links on the page of links.
+MANY_LINKS = 200_000
+#: The year-9999 Date headers: the largest date HTTP can write, in GMT and with a numeric zone
+#: west of UTC (11:59:59 UTC on 1 January 10000, which no datetime can hold).
+FAR_DATES = {"date_far": "Fri, 31 Dec 9999 23:59:59 GMT", "date_far_zone": "Fri, 31 Dec 9999 23:59:59 -1200"}
+#: The trickle: this many bytes every TRICKLE_EVERY seconds (its page of 9.5 kB takes 20 minutes).
+TRICKLE_BYTES = 4
+TRICKLE_EVERY = 0.5
+#: What the 503 asks for (about eleven days).
+RETRY_AFTER_HUGE = 999_999
+#: Seconds the site takes to answer that 503: requests a crawler sent with it (the home page's
+#: next links, read about in order) reach the site before the pause starts.
+RETRY_AFTER_HUGE_DELAY = 1.0
+
+LIMIT_CASES = {
+    "bomb": "/hostile/bomb.html",  # gzip, ~1 MB expanding to BOMB_BYTES
+    "many_links": "/hostile/many-links.html",  # MANY_LINKS links to /many/<n>
+    "date_far": "/hostile/date-9999.html",  # an article, Date: ... 9999 ... GMT
+    "date_far_zone": "/hostile/date-9999-zone.html",  # an article, Date: ... 9999 ... -1200
+    # 503, Retry-After: 999999, every time (after RETRY_AFTER_HUGE_DELAY s). It pauses the whole
+    # host, beyond any test crawl: what a colony asks for after it waits, so the cases that hold
+    # a forager's request come after it (a forager that asks one request at a time, the
+    # scheduled strategy's, would otherwise spend DOWNLOAD_TIMEOUT on them first)
+    "retry_after_huge": "/hostile/closed-for-ages.html",
+    "stalled": "/hostile/stalled.html",  # the headers, then nothing, ever
+    "trickle": "/hostile/trickle.html",  # the headers, then TRICKLE_BYTES every TRICKLE_EVERY s
+}
+#: The prefix of the many links' targets (each one a 404: the site has no such page).
+MANY_LINKS_PREFIX = "/many/"
+#: Paths of the hostile site (and prefixes: ending in "/") with no fresh article of their own
+#: to give, or one never delivered whole: whatever the settings, none may be output.
+NOT_NEWS = (*(CASES[name] for name in ("cut_off", "empty", "binary", "undated", "future", "footer_date",
+                                       "redirect_loop", "redirect_offsite", "down")),
+            "/hostile/loop-b", "/elsewhere.html", "/trap/", "/calendar/", MANY_LINKS_PREFIX,
+            *(LIMIT_CASES[name] for name in ("bomb", "many_links", "retry_after_huge", "stalled", "trickle")))
+
+
+def is_not_news(path: str) -> bool:
+    """``path`` is one of :data:`NOT_NEWS` (or under one of its prefixes)."""
+    return any(path.startswith(entry) if entry.endswith("/") else path == entry for entry in NOT_NEWS)
+
+#: The limits' cases that carry a readable, fresh article: only their Date header is wrong.
+LIMIT_READABLE_ARTICLES = ("date_far", "date_far_zone")
 
 
 def _dated(title: str, n: int, minutes: int = 15) -> tuple[bytes, datetime]:
@@ -138,10 +195,11 @@ def _counting(replies: list[Reply], then: Reply):
     return handler
 
 
-def hostile_site(site: TestSite) -> dict[str, datetime]:
-    """Fill ``site``: six ordinary articles, every hostile case of :data:`CASES`, and a home
-    page linking to all of them. Returns path -> publication time of the articles a crawl
-    must find (the ordinary ones, the readable hostile ones and the duplicated story)."""
+def hostile_site(site: TestSite, limits: bool = False) -> dict[str, datetime]:
+    """Fill ``site``: six ordinary articles, every hostile case of :data:`CASES` (and with
+    ``limits``, of :data:`LIMIT_CASES`), and a home page linking to all of them. Returns path
+    -> publication time of the articles a crawl must find (the ordinary ones, the readable
+    hostile ones and the duplicated story)."""
     now = datetime.now(UTC)
     html_type = {"Content-Type": "text/html; charset=utf-8"}
     found: dict[str, datetime] = {}
@@ -210,7 +268,116 @@ def hostile_site(site: TestSite) -> dict[str, datetime]:
 
     entrances = [CASES[name] for name in CASES if name not in ("session_trap", "calendar_trap", "duplicate")]
     entrances += [*trap_entrances(), *DUPLICATE_URLS]
+    if limits:
+        found.update(limit_cases(site))
+        # last, in LIMIT_CASES' order: a colony reads the home page's links about in order,
+        # and the 503's pause keeps the site's later links waiting (see LIMIT_CASES)
+        entrances += [LIMIT_CASES[name] for name in LIMIT_CASES]
     found.update(news_site(site, 6, extra_home_links=entrances))
+    return found
+
+
+@functools.cache
+def gzip_bomb(size: int = BOMB_BYTES) -> bytes:
+    """A gzip stream of an HTML page of ``size`` bytes (a head, then spaces), built once per
+    process in well under a second: a megabyte of spaces is deflated once after a full flush
+    (which empties the compressor's window, so the same input always gives the same bytes),
+    and those bytes are repeated; only the CRC runs over every byte."""
+    head = b"<!doctype html><html><head><meta charset='utf-8'><title>Read me</title></head><body><p>"
+    tail = b"</p></body></html>"
+    chunk = b" " * (1 << 20)
+    blocks, rest = divmod(size - len(head) - len(tail), len(chunk))
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15)  # raw deflate: the gzip frame is ours
+    start = deflate.compress(head) + deflate.flush(zlib.Z_FULL_FLUSH)
+    block = deflate.compress(chunk) + deflate.flush(zlib.Z_FULL_FLUSH)
+    end = deflate.compress(b" " * rest + tail) + deflate.flush(zlib.Z_FINISH)
+    crc = zlib.crc32(head)
+    for _ in range(blocks):
+        crc = zlib.crc32(chunk, crc)
+    crc = zlib.crc32(b" " * rest + tail, crc)
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x02\xff"  # gzip, deflate, no name, no mtime
+    trailer = crc.to_bytes(4, "little") + (size % 2**32).to_bytes(4, "little")
+    return b"".join([header, start, block * blocks, end, trailer])
+
+
+@functools.cache
+def many_links_page(n: int = MANY_LINKS) -> bytes:
+    """An undated page of ``n`` distinct links (5.1 MB: under the add-on's DOWNLOAD_MAXSIZE,
+    so that the links cap, not the size cap, is what meets it)."""
+    anchors = "".join(f"<a href={MANY_LINKS_PREFIX}{i}>x</a>" for i in range(n))
+    return (f"<html><head><meta charset='utf-8'><title>Every page we ever had</title></head><body>"
+            f"<h1>Every page we ever had</h1><p>{anchors}</p></body></html>").encode()
+
+
+def limit_cases(site: TestSite) -> dict[str, datetime]:
+    """Serve :data:`LIMIT_CASES` on ``site``; path -> publication time of the fresh articles
+    among them (the pages whose only fault is their Date header)."""
+    html_type = {"Content-Type": "text/html; charset=utf-8"}
+    found: dict[str, datetime] = {}
+    bomb = gzip_bomb()
+    site.serve(LIMIT_CASES["bomb"], lambda request: (200, {"Content-Type": "text/html",
+                                                           "Content-Encoding": "gzip"}, bomb))
+    links = many_links_page()
+    site.serve(LIMIT_CASES["many_links"], lambda request: (200, html_type, links))
+
+    for n, (name, stamp) in enumerate(FAR_DATES.items(), start=60):
+        body, found[LIMIT_CASES[name]] = _dated(f"Dated by a broken clock {n}", n)
+        # the handler's Date replaces the one twisted.web set (every other page keeps that one)
+        site.serve(LIMIT_CASES[name], lambda request, body=body, stamp=stamp: (
+            200, {**html_type, "Date": stamp}, body))
+
+    stalled, _ = _dated("Never delivered", 62)
+
+    def stall(request: http.Request):
+        # the status and headers (a Content-Length the body never reaches), then silence
+        request.setResponseCode(200)
+        request.setHeader("Content-Type", "text/html; charset=utf-8")
+        request.setHeader("Content-Length", str(len(stalled)))
+        request.write(b"")  # twisted.web sends the headers with the first write
+        site.record(LIMIT_CASES["stalled"], 200, request)
+        request.notifyFinish().addErrback(lambda failure: site.record_hangup(LIMIT_CASES["stalled"]))
+        return defer.Deferred()  # never fires: the client times out or hangs up
+
+    site.serve(LIMIT_CASES["stalled"], stall)
+    # an article with a long last paragraph: 9.5 kB, 20 minutes at this pace (Scrapy's own
+    # DOWNLOAD_TIMEOUT, 180 s, would see a short page through and output it)
+    trickled = _dated("Arriving a few bytes at a time", 63)[0].replace(
+        b"</body>", f"<p>{topic_text(0, 63, words=1200)}</p></body>".encode())
+
+    def trickle(request: http.Request):
+        # the headers, then TRICKLE_BYTES every TRICKLE_EVERY s until the client hangs up (or,
+        # a quarter of an hour later, the page is complete)
+        request.setResponseCode(200)
+        request.setHeader("Content-Type", "text/html; charset=utf-8")
+        request.setHeader("Content-Length", str(len(trickled)))
+        request.write(b"")
+        site.record(LIMIT_CASES["trickle"], 200, request)
+        sent = Counter()
+
+        def drip() -> None:
+            piece = trickled[sent["n"]: sent["n"] + TRICKLE_BYTES]
+            sent["n"] += len(piece)
+            request.write(piece)
+            if sent["n"] >= len(trickled):
+                loop.stop()
+                request.finish()
+
+        loop = task.LoopingCall(drip)
+        loop.clock = site.reactor
+        loop.start(TRICKLE_EVERY, now=False)
+
+        def hung_up(failure) -> None:
+            site.record_hangup(LIMIT_CASES["trickle"])
+            if loop.running:
+                loop.stop()
+
+        request.notifyFinish().addErrback(hung_up)
+        return defer.Deferred()  # never fires: drip() answers (and finishes) the request
+
+    site.serve(LIMIT_CASES["trickle"], trickle)
+    closed = 503, {"Content-Type": "text/plain", "Retry-After": str(RETRY_AFTER_HUGE)}, b"closed for a while"
+    site.serve(LIMIT_CASES["retry_after_huge"], lambda request: task.deferLater(
+        site.reactor, RETRY_AFTER_HUGE_DELAY, lambda: closed))
     return found
 
 
@@ -228,10 +395,11 @@ def _day_of(path: str) -> date | None:
 
 
 @contextlib.contextmanager
-def hostile_crawl(tmp, settings: dict):
-    """One crawl of a fresh hostile site, seeded with its home page and both traps' entrances:
-    yields ``(site, crawl, expected)`` while the site still answers (the tests read its log)."""
+def hostile_crawl(tmp, settings: dict, limits: bool = False, timeout: float = 90, **kwargs):
+    """One crawl of a fresh hostile site (with ``limits``, the limits' cases too), seeded
+    with its home page and both traps' entrances: yields ``(site, crawl, expected)`` while the
+    site still answers (the tests read its log). ``kwargs`` go to :func:`crawl_forager`."""
     with TestSite() as site:
-        expected = hostile_site(site)
+        expected = hostile_site(site, limits=limits)
         seeds = ",".join([site.url, *(site.url_of(path) for path in trap_entrances())])
-        yield site, crawl_forager(seeds, tmp, settings=settings, timeout=90), expected
+        yield site, crawl_forager(seeds, tmp, settings=settings, timeout=timeout, **kwargs), expected

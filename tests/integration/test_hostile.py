@@ -15,7 +15,6 @@ import pytest
 
 from tests.integration.hostile_site import (
     CASES,
-    DUPLICATE_URLS,
     READABLE_ARTICLES,
     RETRY_AFTER,
     hostile_crawl,

@@ -150,6 +150,9 @@ class TestSite:
         self.handlers: dict[str, Handler] = {}
         self.prefix_handlers: dict[str, Handler] = {}
         self.hits: list[Hit] = []
+        #: (path, time.monotonic()) of each client that hung up before its answer was complete
+        #: (what a handler that answers slowly records with :meth:`record_hangup`)
+        self.hangups: list[tuple[str, float]] = []
         self._lock = threading.Lock()
         self.reactor = SelectReactor()
         factory = Site(_Root(self))
@@ -183,6 +186,14 @@ class TestSite:
                                  time.monotonic() if at is None else at,
                                  request.uri.decode("latin-1")))
 
+    def record_hangup(self, path: str) -> None:
+        with self._lock:
+            self.hangups.append((path, time.monotonic()))
+
+    def hangups_of(self, path: str) -> list[float]:
+        with self._lock:
+            return [at for hung, at in self.hangups if hung == path]
+
     def count(self, path: str | None = None) -> int:
         """Requests answered for ``path`` (every path when None)."""
         with self._lock:
@@ -203,6 +214,7 @@ class TestSite:
     def reset(self) -> None:
         with self._lock:
             self.hits.clear()
+            self.hangups.clear()
 
     # -- pages --------------------------------------------------------------------------------
 
@@ -340,6 +352,7 @@ class Crawl:
     stats: dict
     seconds: float
     extra: dict = field(default_factory=dict)
+    started: float = 0.0  # time.monotonic() when the process was started (the site's Hit.at clock)
 
     @property
     def finish_reason(self) -> str | None:
@@ -359,19 +372,39 @@ def parse_stats(log: str) -> dict:
     return ast.literal_eval(block)
 
 
+#: What a crawl at Scrapy's and the add-on's defaults still needs from a test harness: the
+#: store and log in the test's directory, the colony's record there too (not in the
+#: repository's .newsforagers/runs), no telnet console listening, no proxy, a fixed seed
+#: (a failure can be run again).
+HARNESS_SETTINGS = {
+    "FORAGERS_SEED": 1,
+    "TELNETCONSOLE_ENABLED": False,
+    "HTTPPROXY_ENABLED": False,
+}
+
+
 def crawl_forager(seeds: str, tmp: Path, *, name: str = "run", settings: dict | None = None,
-                  args: dict | None = None, timeout: float = 45.0) -> Crawl:
+                  args: dict | None = None, timeout: float = 45.0, base: dict | None = None,
+                  peak_memory: bool = False, memory_cap: int = 0) -> Crawl:
     """``scrapy crawl forager -a seeds=SEEDS -O NAME.jsonl`` from the repository root.
 
-    Later settings win, so ``settings`` overrides :data:`BASE_SETTINGS`. The store is
-    ``TMP/NAME.db`` unless ``settings`` names one. ``timeout`` (seconds) is the hang
+    Later settings win, so ``settings`` overrides ``base`` (:data:`BASE_SETTINGS`, a short
+    test crawl, unless given: :data:`HARNESS_SETTINGS` for a crawl at the defaults). The store
+    is ``TMP/NAME.db`` unless ``settings`` names one; with a ``base`` given, the colony's record
+    goes to ``TMP/NAME-run`` unless ``settings`` says where. ``timeout`` (seconds) is the hang
     detector: :class:`~tests.integration.forager_run.CrawlHung` (with the stacks of the
     crawl's threads) propagates.
+
+    With ``peak_memory``, ``extra["peak_rss"]`` is the crawl's peak resident set size in bytes
+    (:mod:`tests.integration.peak_rss`), and ``memory_cap`` (bytes, 0: none) its address-space
+    limit.
     """
     tmp.mkdir(parents=True, exist_ok=True)
     out, log = tmp / f"{name}.jsonl", tmp / f"{name}.log"
-    merged = {**BASE_SETTINGS, "FORAGERS_STORE": f"sqlite:///{tmp}/{name}.db", "LOG_FILE": log,
-              **(settings or {})}
+    merged = {**(BASE_SETTINGS if base is None else base), "FORAGERS_STORE": f"sqlite:///{tmp}/{name}.db",
+              "LOG_FILE": log, **(settings or {})}
+    if base is not None and "FORAGERS_RUN_DIR" not in merged:
+        merged["FORAGERS_RUN_DIR"] = tmp / f"{name}-run"
     argv = [sys.executable, "-m", "scrapy", "crawl", "forager", "-a", f"seeds={seeds}", "-O", str(out)]
     for key, value in (args or {}).items():
         argv += ["-a", f"{key}={value}"]
@@ -381,12 +414,18 @@ def crawl_forager(seeds: str, tmp: Path, *, name: str = "run", settings: dict | 
 
     env = {k: v for k, v in os.environ.items() if k.lower() not in _PROXY_VARIABLES}
     env["PYTHONUNBUFFERED"] = "1"
+    peak = tmp / f"{name}.peak_rss"
+    command = ([sys.executable, "-m", "tests.integration.peak_rss", str(peak), str(memory_cap), "--", *argv]
+               if peak_memory else argv)
     started = time.monotonic()
-    returncode, stderr = run_crawl(argv, log, timeout, env)
+    returncode, stderr = run_crawl(command, log, timeout, env)
     seconds = time.monotonic() - started
     text = (log.read_text(encoding="utf-8") if log.exists() else "") + stderr
     items = [json.loads(line) for line in out.read_text().splitlines()] if out.exists() else []
-    return Crawl(argv, returncode, text, items, parse_stats(text), seconds)
+    crawl = Crawl(argv, returncode, text, items, parse_stats(text), seconds, started=started)
+    if peak_memory:
+        crawl.extra["peak_rss"] = int(peak.read_text())
+    return crawl
 
 
 def free_loopback_port() -> int:

@@ -1,4 +1,6 @@
 import multiprocessing
+import random
+import sqlite3
 
 import pytest
 
@@ -167,3 +169,116 @@ def test_a_url_is_claimed_once(store):
     assert store.claim_url("u", {"queued_by": "f1"})
     assert not store.claim_url("u", {"queued_by": "f2"})
     assert store.get_url("u") == {"queued_by": "f1"}
+
+
+# -- a page's links claimed in one batch (issue 15) -------------------------------------------
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store_kind(request):
+    if request.param == "memory":
+        return lambda tmp_path, name: "memory://"
+    return lambda tmp_path, name: f"sqlite:///{tmp_path}/{name}.db"
+
+
+def _batches():
+    """Batches of URL claims that overlap each other, repeat URLs and pass the cap of 300."""
+    rng = random.Random(15)
+    batches = [[f"u{i}" for i in range(start, start + size)] for start, size in
+               ((0, 40), (20, 40), (0, 1), (100, 257), (300, 0), (350, 400))]
+    batches.append(["u5", "u900", "u5", "u901"])  # a URL twice in one batch: claimed once
+    batches.append([f"u{rng.randrange(1200)}" for _ in range(300)])
+    return batches
+
+
+@pytest.mark.parametrize("cap", [0, 300])
+def test_a_batch_claims_what_one_by_one_claims_do(store_kind, tmp_path, cap):
+    batched = open_store(store_kind(tmp_path, "batched"), url_records_max=cap)
+    single = open_store(store_kind(tmp_path, "single"), url_records_max=cap)
+    for n, batch in enumerate(_batches()):
+        record = {"queued_by": f"f{n}"}
+        one_by_one = [url for url in dict.fromkeys(batch) if single.claim_url(url, record)]
+        assert batched.claim_urls(batch, record) == one_by_one
+    assert batched.url_count() == single.url_count() and batched.evicted_urls == single.evicted_urls
+    if cap:
+        assert batched.evicted_urls > 0  # the cap was passed, and evicted the same records
+    urls = {url for batch in _batches() for url in batch}
+    assert {u: batched.get_url(u) for u in urls} == {u: single.get_url(u) for u in urls}
+    batched.close()
+    single.close()
+
+
+def test_a_failed_batch_leaves_nothing_behind(tmp_path, monkeypatch):
+    store = SQLiteStore(tmp_path / "colony.db", url_records_max=10)
+    assert store.claim_urls(["a", "b"], {"queued_by": "f1"}) == ["a", "b"]
+
+    def broken(*args):  # eviction runs inside the batch's transaction, after its first inserts
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(store, "_evict_oldest", broken)
+    with pytest.raises(sqlite3.OperationalError):
+        store.claim_urls([f"u{i}" for i in range(20)] + ["a"], {"queued_by": "f2"})
+    assert store.url_count() == 2 and store.get_url("u0") is None and store.evicted_urls == 0
+    monkeypatch.undo()
+    assert store.claim_urls(["u0", "a"], {"queued_by": "f2"}) == ["u0"]  # the store still works
+    store.close()
+
+
+def _batch_with_a_pause(path, inside, resume, queue):
+    """Claim 300 URLs in one batch, pausing at its first eviction (after 288 writes: the cap
+    of 256 is counted every 32) until the test has looked at the file from another process."""
+    store = SQLiteStore(path, url_records_max=256)
+    evict = store._evict_oldest
+
+    def paused(excess):
+        inside.set()
+        resume.wait(timeout=60)
+        return evict(excess)
+
+    store._evict_oldest = paused
+    queue.put(store.claim_urls([f"u{i}" for i in range(300)], {"queued_by": "f1"}))
+    store.close()
+
+
+def test_another_process_sees_none_of_a_batch_and_cannot_write_until_it_is_whole(tmp_path):
+    # claimed one by one, the claims made before the pause would be in the file already
+    path = tmp_path / "colony.db"
+    other = SQLiteStore(path)
+    other._db.execute("PRAGMA busy_timeout = 0")  # a write the batch holds back fails at once
+    spawn = multiprocessing.get_context("spawn")
+    inside, resume, queue = spawn.Event(), spawn.Event(), spawn.Queue()
+    process = spawn.Process(target=_batch_with_a_pause, args=(path, inside, resume, queue))
+    process.start()
+    try:
+        assert inside.wait(timeout=60), "the batch never paused"
+        assert other.url_count() == 0 and other.get_url("u0") is None
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            other.claim_url("u299", {"queued_by": "f2"})
+    finally:
+        resume.set()
+    assert queue.get(timeout=60) == [f"u{i}" for i in range(300)]
+    process.join(timeout=60)
+    # all claimed, then down to the cap as one by one: 256 + the 12 written since the count
+    assert other.url_count() == 268 and other.get_url("u299") == {"queued_by": "f1"}
+    assert other.get_url("u0") is None
+    other.close()
+
+
+def _claim_overlapping(path, name, queue):
+    store = SQLiteStore(path)
+    first = int(name[1:]) * 50
+    won = []
+    for start in range(first, first + 200, 20):  # batches of 20 overlapping the others'
+        won += [(int(url[1:]), name) for url in store.claim_urls([f"u{i}" for i in range(start, start + 20)],
+                                                                {"queued_by": name})]
+    queue.put(won)
+    store.close()
+
+
+def test_sqlite_batches_that_overlap_across_processes_claim_each_url_once(tmp_path):
+    won = _race(tmp_path / "colony.db", _claim_overlapping)  # (url index, process name) pairs
+    assert sorted(i for i, _ in won) == list(range(300))
+    # what each process was told it claimed is what the file says it claimed
+    store = SQLiteStore(tmp_path / "colony.db")
+    assert {i: store.get_url(f"u{i}")["queued_by"] for i in range(300)} == dict(won)
+    store.close()

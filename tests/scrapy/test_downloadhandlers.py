@@ -1,0 +1,131 @@
+"""The colony's download handler at close: a request waiting for the budget leaves at once, a
+download still in flight after FORAGERS_CLOSE_GRACE is cancelled (a response that stalls after
+its headers must not hold the colony's close for DOWNLOAD_TIMEOUT)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from types import SimpleNamespace
+
+import pytest
+from scrapy import Request, Spider
+from scrapy.http import Response
+from scrapy.statscollectors import MemoryStatsCollector
+from scrapy.utils.test import get_crawler
+
+from newsforagers.colony.throttle import HostBudget
+from newsforagers.config import ForagersConfig
+from newsforagers.downloadhandlers import ClosingIgnoreRequest, ColonyBudgetMixin
+
+
+class Stalling:
+    """A wrapped handler whose downloads answer when told to, or never."""
+
+    def __init__(self, crawler):
+        self.crawler = crawler
+        self.answer = asyncio.Event()
+        self.cancelled = 0
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    async def download_request(self, request):
+        try:
+            await self.answer.wait()
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+        return Response(request.url, status=200)
+
+
+class Handler(ColonyBudgetMixin, Stalling):
+    pass
+
+
+def colony_crawler(grace: float, budget: HostBudget):
+    crawler = get_crawler(Spider, {"CLOSESPIDER_TIMEOUT": 0})
+    crawler.stats = MemoryStatsCollector(crawler)
+    crawler.engine = SimpleNamespace(running=True)
+    config = ForagersConfig.from_settings({"FORAGERS_CLOSE_GRACE": grace})
+    ending = [False]
+    colony = SimpleNamespace(budget=budget, config=config, root=None, ending=lambda: ending[0])
+    crawler.spider = SimpleNamespace(colony=colony, forager_driver=None)
+    crawler.colony_ending = ending
+    return crawler
+
+
+def test_a_download_in_flight_is_cancelled_once_the_close_has_lasted_the_grace():
+    crawler = colony_crawler(0.3, HostBudget(0.0, 0))
+    handler = Handler.from_crawler(crawler)
+
+    async def main() -> float:
+        download = asyncio.ensure_future(handler.download_request(Request("http://site.test/stall")))
+        await asyncio.sleep(0.3)
+        assert not download.done()  # no close yet: a slow download may take its time
+        crawler.engine.running = False  # the crawler begins to close (a signal, the colony's end)
+        began = time.monotonic()
+        with pytest.raises(ClosingIgnoreRequest):
+            await asyncio.wait_for(download, 3)
+        return time.monotonic() - began
+
+    waited = asyncio.run(main())
+    assert 0.3 <= waited < 2.5  # the grace, and a check interval (and a busy machine) at most
+    assert handler.cancelled == 1  # the wrapped download itself was cancelled (its connection)
+    assert crawler.stats.get_value("newsforagers/close/cancelled") == 1
+
+
+def test_a_download_that_answers_within_the_grace_is_kept():
+    crawler = colony_crawler(5.0, HostBudget(0.0, 0))
+    handler = Handler.from_crawler(crawler)
+
+    async def main():
+        download = asyncio.ensure_future(handler.download_request(Request("http://site.test/slow")))
+        await asyncio.sleep(0.1)
+        crawler.engine.running = False
+        await asyncio.sleep(0.3)
+        handler.answer.set()
+        return await asyncio.wait_for(download, 3)
+
+    assert asyncio.run(main()).status == 200
+    assert handler.cancelled == 0 and crawler.stats.get_value("newsforagers/close/cancelled") is None
+
+
+def test_a_request_paused_by_retry_after_leaves_at_close():
+    """Retry-After: 999999 paused the host (capped by FORAGERS_RETRY_AFTER_MAX): a request
+    waiting behind the pause must not sleep through the close."""
+    budget = HostBudget(0.0, 0)
+    crawler = colony_crawler(15.0, budget)
+    handler = Handler.from_crawler(crawler)
+    handler.answer.set()
+
+    async def main() -> float:
+        budget.pause("site.test", 120.0)
+        download = asyncio.ensure_future(handler.download_request(Request("http://site.test/a")))
+        await asyncio.sleep(0.1)
+        crawler.engine.running = False
+        began = time.monotonic()
+        with pytest.raises(ClosingIgnoreRequest):
+            await asyncio.wait_for(download, 3)
+        return time.monotonic() - began
+
+    assert asyncio.run(main()) < 2.5  # a check interval, not the 120 s pause
+    assert crawler.stats.get_value("newsforagers/host/abandoned_on_close") == 1
+
+
+def test_a_child_forager_closes_with_its_colony():
+    """The root's close (its CLOSESPIDER_TIMEOUT, a signal) starts every forager's: a child's
+    downloads get the same grace, not a second one after the root's have ended."""
+    crawler = colony_crawler(0.2, HostBudget(0.0, 0))
+    handler = Handler.from_crawler(crawler)
+
+    async def main() -> None:
+        download = asyncio.ensure_future(handler.download_request(Request("http://site.test/stall")))
+        await asyncio.sleep(0.1)
+        crawler.colony_ending[0] = True  # its own engine still runs
+        with pytest.raises(ClosingIgnoreRequest):
+            await asyncio.wait_for(download, 3)
+
+    asyncio.run(main())
+    assert handler.cancelled == 1
