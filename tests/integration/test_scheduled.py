@@ -43,8 +43,32 @@ def crawl(corpus, tmp_path, seconds, **settings):
     return result, log, truth
 
 
-def test_one_scheduled_forager_harvests_polls_and_idles(corpus, tmp_path):
-    result, log, truth = crawl(corpus, tmp_path, 25, FORAGERS_MIN=1, FORAGERS_MAX=1)
+#: The module's crawls: (seconds, settings). They run side by side (:func:`runs`): scheduled
+#: foragers mostly idle on the site's clock, so three at once take the time of one.
+CRAWLS = {
+    "alone": (25, {"FORAGERS_MIN": 1, "FORAGERS_MAX": 1}),
+    "splits": (25, {"FORAGERS_MIN": 1, "FORAGERS_MAX": 3, "FORAGERS_SPLIT_SCORE": 103,
+                    "FORAGERS_EXPLORE_SHARE": 0.0}),
+    # downloads shared for 10 wall seconds: 100 simulated minutes at speed 600
+    "shared": (22, {"FORAGERS_MIN": 3, "FORAGERS_MAX": 3, "FORAGERS_FETCH_TTL": 10}),
+}
+
+
+@pytest.fixture(scope="module")
+def runs(corpus, tmp_path_factory):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(name):
+        tmp = tmp_path_factory.mktemp(name)
+        seconds, settings = CRAWLS[name]
+        return name, (*crawl(corpus, tmp, seconds, **settings), tmp)
+
+    with ThreadPoolExecutor(len(CRAWLS)) as pool:
+        return dict(pool.map(one, CRAWLS))
+
+
+def test_one_scheduled_forager_harvests_polls_and_idles(runs):
+    result, log, truth, _ = runs["alone"]
     start, end = run_window(log)
     metrics = run_metrics(truth, log, result.items, (start, end))
     assert metrics["novel"] == len(result.items) > 0, metrics  # everything output is truly novel
@@ -73,9 +97,8 @@ def test_one_scheduled_forager_harvests_polls_and_idles(corpus, tmp_path):
     assert stats["newsforagers/listings"] > 0 and stats["newsforagers/rewarded"] == len(result.items)
 
 
-def test_a_scheduled_colony_splits_its_weblog_and_never_fetches_an_article_twice(corpus, tmp_path):
-    result, log, truth = crawl(corpus, tmp_path, 25, FORAGERS_MIN=1, FORAGERS_MAX=3,
-                               FORAGERS_SPLIT_SCORE=103, FORAGERS_EXPLORE_SHARE=0.0)
+def test_a_scheduled_colony_splits_its_weblog_and_never_fetches_an_article_twice(runs):
+    result, log, truth, tmp_path = runs["splits"]
     events = [json.loads(line) for line in (tmp_path / "run" / "events.jsonl").read_text().splitlines()]
     splits = [e for e in events if e["event"] == "split"]
     assert splits, Counter(e["event"] for e in events)
@@ -111,12 +134,11 @@ def test_a_scheduled_colony_splits_its_weblog_and_never_fetches_an_article_twice
     assert born == len(splits) + 1 and retired == 0
 
 
-def test_only_fresh_downloads_set_the_site_clock(corpus, tmp_path):
+def test_only_fresh_downloads_set_the_site_clock(runs):
     """Foragers sharing downloads (FORAGERS_FETCH_TTL 10 wall seconds: 100 simulated minutes at
     speed 600) read old Date headers from the shared copies; they must neither move the site's
     clock nor make it warn that the clock runs slower than ``-a speed``."""
-    result, log, truth = crawl(corpus, tmp_path, 22, FORAGERS_MIN=3, FORAGERS_MAX=3,
-                               FORAGERS_FETCH_TTL=10)
+    result, log, truth, _ = runs["shared"]
     assert "'newsforagers/fetch/shared'" in result.log  # copies were shared...
     assert "'newsforagers/clock/stale_date'" in result.log  # ... and read as stale
     assert "simulated seconds per wall second" not in result.log
