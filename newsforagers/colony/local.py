@@ -51,6 +51,10 @@ logger = logging.getLogger(__name__)
 # feed). LOG_FILE stays: a new crawler re-installs Scrapy's root log handler from its own
 # settings, and without it the colony's log would move to stderr.
 _ROOT_ONLY = ("FEEDS", "FEED_URI", "FEED_FORMAT")
+# How long the colony's stop waits for a forager that is still starting (its engine not running
+# yet) before it stops it: steps of _START_WAIT seconds.
+_START_WAIT = 0.05
+_START_WAIT_STEPS = 200
 
 
 class Colony:
@@ -202,7 +206,7 @@ class Colony:
 
         from newsforagers.spiders.forager import ForagerSpider
 
-        if self._stopping:
+        if self.ending():  # a forager born while the colony closes would only delay its end
             return
         runner = AsyncCrawlerRunner(self._child_settings(name))
         crawler = runner.create_crawler(ForagerSpider)
@@ -449,8 +453,24 @@ class Colony:
             return
         self._stopping = True
         # all at once: each stop waits for that crawler's downloads (its grace at most)
-        await asyncio.gather(*(runner.stop() for runner in list(self._runners.values())))
+        await asyncio.gather(*(self._stop_runner(runner) for runner in list(self._runners.values())))
         await self.join()
+
+    @staticmethod
+    async def _stop_runner(runner) -> None:
+        """Stop a runner's crawlers once their engines run. Scrapy's ``Crawler.stop_async`` on a
+        crawler still starting (its engine not running yet) marks it stopped and does nothing
+        else: its engine then runs on, and when it closes, its crawl waits for a stop already
+        spent — the colony's end would wait for ever."""
+        for crawler in list(runner.crawlers):
+            for _ in range(_START_WAIT_STEPS):
+                try:
+                    if not crawler.crawling or crawler.engine.running:
+                        break
+                except RuntimeError:  # Scrapy 2.13+: the engine is not set yet
+                    pass
+                await asyncio.sleep(_START_WAIT)
+        await runner.stop()
 
     async def join(self) -> None:
         for runner in list(self._runners.values()):

@@ -399,15 +399,16 @@ class ForagerSpider(scrapy.Spider):
             yield self._send_item(fetch.url, page, now, fetch.visit, 0)
 
     def fetch_failed(self, failure):
-        self._count_failure(failure.request.meta.get("forager_kind", "fetch"), failure)
+        if not self._count_failure(failure.request.meta.get("forager_kind", "fetch"), failure):
+            return
         fetch = failure.request.meta.get("forager_fetch")
         if fetch is not None:
             self.forager_driver.forager.on_failed(fetch)
 
     def step_failed(self, failure):
         request = failure.request
-        self._count_failure("step", failure)
-        self.forager_driver.forager.on_step_failed(request.meta["forager_url"])
+        if self._count_failure("step", failure):
+            self.forager_driver.forager.on_step_failed(request.meta["forager_url"])
 
     def parse_probe(self, response):
         forager = self.forager_driver.forager
@@ -452,10 +453,13 @@ class ForagerSpider(scrapy.Spider):
         return item
 
     def probe_failed(self, failure):
-        self._count_failure("probe", failure)
-        self.forager_driver.forager.on_probe_failed(failure.request.meta["forager_url"])
+        if self._count_failure("probe", failure):
+            self.forager_driver.forager.on_probe_failed(failure.request.meta["forager_url"])
 
-    def _count_failure(self, kind: str, failure) -> None:
+    def _count_failure(self, kind: str, failure) -> bool:
+        """Count a failed request; False when it is no failure of the site's (dropped because
+        the crawl is ending): the forager then learns nothing from it (a start URL dropped at a
+        close is not a start URL that failed)."""
         request = failure.request
         from newsforagers.downloadhandlers import ClosingIgnoreRequest
 
@@ -463,7 +467,7 @@ class ForagerSpider(scrapy.Spider):
             # dropped while waiting for the colony's budget, because the crawl is ending: not
             # a failure of the site (the handler counted it)
             logger.debug("forager %s: %s %s dropped at close", self.forager_id, kind, request.url)
-            return
+            return False
         if failure.check(IgnoreRequest) and request.meta.get("redirect_times", 0) >= \
                 self.crawler.settings.getint("REDIRECT_MAX_TIMES"):
             # Scrapy's RedirectMiddleware gave up (a loop, or a chain too long) and counts nothing
@@ -473,6 +477,7 @@ class ForagerSpider(scrapy.Spider):
         name = failure.type.__name__
         self._trouble(f"failed/{kind}/{name}", "forager %s: %s %s failed: %s", self.forager_id, kind,
                       request.url, failure.getErrorMessage())
+        return True
 
     def site_now(self, response) -> datetime:
         """The site's clock (the ``Date`` header) or the system clock (``FORAGERS_CLOCK``).
