@@ -347,31 +347,21 @@ def test_the_driver_hands_scrapy_one_request_at_a_time_and_shares_the_budget():
     assert forager.poll_rate is None
 
 
-def test_a_request_never_answered_holds_the_driver_for_the_step_timeout_only(monkeypatch):
+@pytest.mark.parametrize("crawler_settings, held", [
+    (None, 30.0),  # lost, say, to a middleware: the step timeout (30 s here) at most
+    # a response that stalls after its headers: Scrapy times it out after DOWNLOAD_TIMEOUT (then
+    # retries it); the forager decides its next request then, not after the step timeout
+    ({"DOWNLOAD_TIMEOUT": 10}, 10.0),
+])
+def test_a_request_never_answered_holds_the_driver_for_a_bounded_time(monkeypatch, crawler_settings, held):
     import newsforagers.driver as driver_module
 
-    driver, forager = _driver()
+    driver, forager = _driver(crawler_settings)
     now = [1000.0]
     monkeypatch.setattr(driver_module.time, "monotonic", lambda: now[0])
     driver._answers = (0, now[0])
     assert driver.next_step_request() is not None
-    now[0] += 10.0
-    assert driver.next_step_request() is None
-    now[0] += 25.0  # 35 s without an answer: lost, say, to a middleware
-    assert driver.next_step_request() is not None
-
-
-def test_a_stalled_download_holds_the_driver_no_longer_than_scrapy_waits_for_it(monkeypatch):
-    """A response that stalls after its headers: Scrapy times it out after DOWNLOAD_TIMEOUT
-    (then retries it); the forager decides its next request then, not after the step timeout."""
-    import newsforagers.driver as driver_module
-
-    driver, forager = _driver({"DOWNLOAD_TIMEOUT": 10})  # the step timeout is 30 s
-    now = [1000.0]
-    monkeypatch.setattr(driver_module.time, "monotonic", lambda: now[0])
-    driver._answers = (0, now[0])
-    assert driver.next_step_request() is not None
-    now[0] += 9.0
+    now[0] += held - 1.0
     assert driver.next_step_request() is None
     now[0] += 2.0
     assert driver.next_step_request() is not None
