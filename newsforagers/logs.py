@@ -6,7 +6,8 @@ tell whose they are. Scrapy attaches the spider to most of its records (``extra=
 spider}``); :class:`ForagerTag` prefixes those of a forager with ``[f3]``. It is a filter on the
 root logger's handlers, where Scrapy installs its own handler (and installs it again when a
 crawler starts): :func:`tag_forager_logs` puts it back, once per handler, whenever a forager's
-engine is built (the reinforcing agent's ``from_crawler``) and opens. The filter holds no state:
+engine is built (the reinforcing agent's ``from_crawler``: the add-on requires it in every
+forager's crawler), after Scrapy's last reinstall for that crawler. The filter holds no state:
 one per handler, whatever the colony.
 
 Not tagged: the lines a crawler logs while it is built, before its spider exists ("Enabled

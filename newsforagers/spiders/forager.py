@@ -37,7 +37,6 @@ from newsforagers.driver import ForagerDriver
 from newsforagers.errors import ForagersUsageError, report_usage_errors_in_one_line
 from newsforagers.forager import MODES, Forager, initial_weights
 from newsforagers.learning import Weblog
-from newsforagers.logs import tag_forager_logs
 from newsforagers.pages import NotHTML, charset_trouble, read_response
 
 logger = logging.getLogger(__name__)
@@ -160,7 +159,6 @@ class ForagerSpider(scrapy.Spider):
             raise ForagersUsageError(f"model {kwargs.get('model')!r} has {spider.encoder.n_clusters_} "
                                      f"clusters but FORAGERS_N_CLUSTERS is {k}")
         crawler.signals.connect(spider._closed, signal=scrapy.signals.spider_closed)
-        crawler.signals.connect(spider._opened, signal=scrapy.signals.spider_opened)
         return spider
 
     async def start(self):
@@ -169,10 +167,6 @@ class ForagerSpider(scrapy.Spider):
         yield  # pragma: no cover - makes this an async generator
 
     # -- lifecycle ---------------------------------------------------------------------------
-
-    def _opened(self, spider) -> None:
-        # Scrapy installed its log handler again for this crawler: tag this forager's lines
-        tag_forager_logs()
 
     def _closed(self, spider, reason) -> None:
         # after the scheduler's close: keep the forager's memory in spider.state for SpiderState
