@@ -1,7 +1,8 @@
 """``ForagersAddon``: enables newsforagers with one line.
 
 ``ADDONS = {"newsforagers.addon.ForagersAddon": 0}`` (the ``forager`` spider sets it itself)
-installs the forager scheduler, the reinforcing-agent pipeline, the population extension and
+installs the forager scheduler, the reinforcing-agent pipeline, the colony's extensions
+(population decisions, the root's hosting of the colony's feed, the colony's record) and
 the colony's downloader middlewares (shared robots.txt, shared downloads) and its HTTP
 download handler (one per-host budget), and gives every ``FORAGERS_*`` setting its default.
 
@@ -25,7 +26,9 @@ ADDON = "addon"
 #: Components the add-on enables, per component setting (key: order; None disables).
 COMPONENTS = {
     "ITEM_PIPELINES": {"newsforagers.pipelines.ReinforcingAgentPipeline": 100},
-    "EXTENSIONS": {"newsforagers.extensions.population.PopulationExtension": 500},
+    "EXTENSIONS": {"newsforagers.extensions.population.PopulationExtension": 500,
+                   "newsforagers.extensions.host.ColonyHostExtension": 510,
+                   "newsforagers.extensions.record.ColonyRecordExtension": 520},
     "DOWNLOADER_MIDDLEWARES": {
         # one robots.txt per colony and host instead of one per forager
         "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,

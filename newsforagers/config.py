@@ -78,6 +78,7 @@ class ForagersConfig:
     events: str = _default("events")
     snapshot_interval: float = _default("snapshot_interval")
     checkpoint_interval: float = _default("checkpoint_interval")
+    lease: float = _default("lease")
     url_records_max: int = _default("url_records_max")
     url_memory_size: int = _default("url_memory_size")
     expire_claims: bool = _default("expire_claims")
@@ -185,6 +186,7 @@ class ForagersConfig:
         need(self.snapshot_interval >= 0, "snapshot_interval", self.snapshot_interval, ">= 0 seconds")
         need(self.checkpoint_interval >= 0, "checkpoint_interval", self.checkpoint_interval,
              ">= 0 seconds (0: only at path ends, population changes and close)")
+        need(self.lease > 0, "lease", self.lease, "> 0 seconds")
         need(self.url_records_max >= 0, "url_records_max", self.url_records_max, ">= 0 (0: no cap)")
         need(self.url_memory_size >= 1, "url_memory_size", self.url_memory_size, "at least 1")
         need(self.energy_pages_max >= 0, "energy_pages_max", self.energy_pages_max, ">= 0 (0: no cap)")

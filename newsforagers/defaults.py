@@ -136,6 +136,9 @@ FORAGERS_SNAPSHOT_INTERVAL = 10.0
 # atomically so that a crash (even kill -9) resumes from the last one. Checkpoints are also
 # written at a path's end, when the population changes and on close (0: only then).
 FORAGERS_CHECKPOINT_INTERVAL = 10.0
+# Seconds a forager stays a member of the population without renewing its lease in the store
+# (renewed every third of it): a forager whose process died is counted out this long after.
+FORAGERS_LEASE = 30.0
 # Bounded memory, for runs of weeks (docs/deployment.md, "Bounded memory"). Per-URL records in the colony store (which forager queued
 # a URL): at most this many, the least recently written evicted first (0: no cap). Claims on
 # documents (their canonical URL and content fingerprint) expire once the document is older

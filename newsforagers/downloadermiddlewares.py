@@ -17,6 +17,8 @@ import asyncio
 
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
+from newsforagers.scrapy_access import share_robots_parsers
+
 _FETCH_KEY = "_forager_shared_fetch"
 
 
@@ -27,11 +29,10 @@ def _colony(crawler):
 class ColonyRobotsTxtMiddleware(RobotsTxtMiddleware):
     async def robot_parser(self, request):
         colony = _colony(self.crawler)
-        if colony is not None and self._parsers is not colony.robots:
+        if colony is not None:
             # one dict for the whole colony: the first forager to need a host's robots.txt
             # fetches it, the others wait for the same parser
-            colony.robots.update(self._parsers)
-            self._parsers = colony.robots
+            share_robots_parsers(self, colony.robots)
         return await super().robot_parser(request)
 
 

@@ -35,6 +35,7 @@ from twisted.internet.defer import Deferred
 from scrapy.utils.misc import load_object
 
 from newsforagers.clock import http_date, plausible_site_time
+from newsforagers.scrapy_access import engine_of
 from newsforagers.colony.throttle import GONE_CHECK, BudgetWaitAbandoned, retry_after_seconds
 from newsforagers.errors import ForagersUsageError
 
@@ -106,9 +107,8 @@ class ColonyBudgetMixin:
     def _closing(self) -> bool:
         """The crawler is closing: stopped (a signal, the colony's end), timed out, or retired."""
         crawler = self.colony_crawler
-        try:
-            engine = crawler.engine
-        except RuntimeError:  # Scrapy 2.13+: not set yet
+        engine = engine_of(crawler)
+        if engine is None:
             return False
         if not engine.running:
             return True

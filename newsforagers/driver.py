@@ -17,6 +17,7 @@ progress (walked again) — else the spider state of a clean stop.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
@@ -26,12 +27,19 @@ from pathlib import Path
 from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from scrapy import Request
+from twisted.internet.defer import Deferred
 
 from newsforagers import signals as forager_signals
 from newsforagers.colony.checkpoint import (ENCODER_FILE, FORAGER_FILE, encode_checkpoint,
                                             read_checkpoint, replace_atomically, write_checkpoint)
+from newsforagers.colony.local import SITE_CLOCK, site_time_now, snapshot_key
 from newsforagers.forager import Forager
+from newsforagers.learning.schedule import ENTRY_FIELDS, Entry
+from newsforagers.scrapy_access import requests_in_flight, wake_engine
+from newsforagers.store import ColonyStore
+from newsforagers.text import StateEncoder
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -39,14 +47,23 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 STATE_KEY = "forager"
+#: A listing's weblog entry, shared with the colony: a per-URL record of the store (bounded as
+#: they are) under its own key, apart from the URL's own record (whose absence means "not
+#: queued by any forager yet").
+LISTING_KEY = "listing:"
+LISTING_FIELD = "entry"
 
 
 class ForagerDriver:
-    def __init__(self, crawler: Crawler, spider: Any, forager: Forager, step_timeout: float):
+    def __init__(self, crawler: Crawler, spider: Any, forager: Forager, step_timeout: float,
+                 store: ColonyStore | None = None):
         self.crawler = crawler
         self.spider = spider
         self.forager = forager
         self.step_timeout = step_timeout
+        self.store = store  # the colony's: its only channel to the other foragers
+        self._shared_at = float("-inf")  # time.monotonic() of the last snapshot shared
+        self._timer = None  # the periodic checkpoint (an asyncio task)
         self._restored = False
         jobdir = crawler.settings.get("JOBDIR")
         self.jobdir: Path | None = Path(jobdir) if jobdir else None
@@ -77,6 +94,7 @@ class ForagerDriver:
     def next_step_request(self) -> Request | None:
         if not self._restored:
             self._restore()
+        self._start_checkpoints()
         paths_before = self.forager.counters.paths
         url = self.forager.next_step()
         if self.forager.fit_request is not None:
@@ -125,22 +143,57 @@ class ForagerDriver:
         """
         if len(self.forager.weblog) == 0:
             logger.error("forager %s: no starting URL left in the weblog; stopped", self.name)
+        if self._timer is not None:
+            self._timer.cancel()
         self._update_stats()
+        self.share_snapshot(force=True)
         if self._restored:
             self.save_state()
             self.checkpoint(final=True)
         colony = getattr(self.spider, "colony", None)
         if colony is not None and colony.root is self.crawler:
-            import asyncio
-
-            from twisted.internet.defer import Deferred
-
             async def close_colony():
                 await colony.stop()
+                # what the others were paid for until they ended, before the feed closes
+                colony.output_new_documents()
                 colony.close()
 
             return Deferred.fromFuture(asyncio.ensure_future(close_colony()))
         return None
+
+    # -- what the colony sees of this forager (through the store) ---------------------------------
+
+    def share_snapshot(self, force: bool = False) -> None:
+        """Share the forager's counters with the colony's record (the store's
+        ``snapshot/NAME``): at most every half ``FORAGERS_SNAPSHOT_INTERVAL``, or now."""
+        if self.store is None:
+            return
+        interval = self.forager.config.snapshot_interval
+        now = time.monotonic()
+        if not force and (interval <= 0 or now - self._shared_at < interval / 2.0):
+            return
+        self._shared_at = now
+        counters = self.forager.counters
+        self.store.put_value(snapshot_key(self.name), {
+            "sent": counters.sent, "rewarded": counters.rewarded,
+            "downloaded": counters.downloaded, "steps": counters.steps, "paths": counters.paths,
+            "weblog_head": self.forager.weblog.entries()[:5],
+            "weight_norm": float(np.linalg.norm(self.forager.weights)),
+        })
+
+    def _start_checkpoints(self) -> None:
+        """Checkpoint every ``FORAGERS_CHECKPOINT_INTERVAL`` seconds (with JOBDIR)."""
+        interval = self.forager.config.checkpoint_interval
+        if self._timer is not None or self.jobdir is None or interval <= 0 or self._final:
+            return
+
+        async def loop():
+            while not self._final:
+                await asyncio.sleep(interval)
+                if not self._final:
+                    self.checkpoint()
+
+        self._timer = asyncio.ensure_future(loop())
 
     # -- the reinforcing agent's answers ---------------------------------------------------
 
@@ -200,8 +253,6 @@ class ForagerDriver:
         if kind == "model":
             return has_model
         if kind == "bootstrapped" and not has_model:
-            from newsforagers.text import StateEncoder
-
             try:
                 encoder = StateEncoder.load(self.jobdir / ENCODER_FILE)
             except (OSError, ValueError) as exc:
@@ -315,12 +366,15 @@ class ForagerDriver:
             stats.set_value("newsforagers/td_error_mean_abs", td_error_sum / td_updates)
         stats.set_value("newsforagers/weight_norm", float((self.forager.weights ** 2).sum() ** 0.5))
         stats.set_value("newsforagers/weblog_size", len(self.forager.weblog))
+        self.share_snapshot()
 
 
 #: Wall seconds for which Scrapy must hold none of a scheduled forager's unanswered requests
 #: before they count as dropped (a response between the downloader and the spider's callback
 #: is never seen missing, but a margin costs nothing).
 _DROPPED_AFTER = 0.2
+#: Wall seconds between two shares of an unchanged listing demand.
+_SHARE_DEMAND_EVERY = 5.0
 
 
 class ScheduledDriver(ForagerDriver):
@@ -328,9 +382,12 @@ class ScheduledDriver(ForagerDriver):
     request whenever the mind has one, and a wake-up of the engine when the next listing is due
     (the mind idles in simulated time; ``clock`` turns that into wall time)."""
 
-    def __init__(self, crawler: Crawler, spider: Any, forager: Any, step_timeout: float, clock: Any):
-        super().__init__(crawler, spider, forager, step_timeout)
+    def __init__(self, crawler: Crawler, spider: Any, forager: Any, step_timeout: float, clock: Any,
+                 store: ColonyStore):
+        super().__init__(crawler, spider, forager, step_timeout, store)
         self.clock = clock
+        self._demand: float | None = None  # the listing demand last shared in the store
+        self._demand_at = float("-inf")  # time.monotonic() when it was
         self._wake = None  # the pending wake-up (a Twisted DelayedCall)
         self.in_flight_cap = forager.config.schedule_in_flight
         # An unanswered request holds the forager no longer than Scrapy itself waits for one
@@ -352,6 +409,7 @@ class ScheduledDriver(ForagerDriver):
     def next_step_request(self) -> Request | None:
         if not self._restored:
             self._restore()
+        self._start_checkpoints()
         if self._held():
             return None
         if not self.clock.ready and not self._borrow_clock() and self.forager.in_flight:
@@ -372,49 +430,62 @@ class ScheduledDriver(ForagerDriver):
         return self.spider.make_fetch_request(fetch)
 
     def _borrow_clock(self) -> bool:
-        """Set the site's clock from another forager of the colony that has read it (a forager
-        born in a split has not yet: its visits would be dated by the system clock, years
-        away from a replay's, and its listings never due again)."""
-        colony = getattr(self.spider, "colony", None)
-        for crawler in getattr(colony, "foragers", {}).values():
-            clock = getattr(getattr(crawler, "spider", None), "site_clock", None)
-            if clock is not None and clock is not self.clock and clock.ready:
-                self.clock.observe(datetime.fromtimestamp(clock.now(), UTC))
-                return True
-        return False
-
-    def _siblings(self):
-        """The minds of the colony's other scheduled foragers."""
-        colony = getattr(self.spider, "colony", None)
-        for crawler in getattr(colony, "foragers", {}).values():
-            driver = getattr(getattr(crawler, "spider", None), "forager_driver", None)
-            forager = getattr(driver, "forager", None)
-            if driver is not self and hasattr(getattr(forager, "schedule", None), "demand"):
-                yield forager
+        """Set the site's clock from the colony's last reading of it, in the store (a forager
+        born in a split has not read it yet: its visits would be dated by the system clock,
+        years away from a replay's, and its listings never due again)."""
+        now = site_time_now(self.store.get_value(SITE_CLOCK), time.time())
+        if now is None:
+            return False
+        self.clock.observe(datetime.fromisoformat(now))
+        return True
 
     def _colony_entry(self, url: str):
-        """Another forager's weblog entry for ``url`` (a listing a split gave away), or None."""
-        for forager in self._siblings():
-            entry = forager.schedule.entry(url)
-            if entry is not None:
-                return entry
-        return None
+        """The colony's weblog entry for ``url`` as its forager last shared it in the store (a
+        listing a split gave away), or None."""
+        shared = (self.store.get_url(LISTING_KEY + url) or {}).get(LISTING_FIELD)
+        if not isinstance(shared, dict):
+            return None
+        try:
+            return Entry(**{name: shared[name] for name in ENTRY_FIELDS if name in shared})
+        except TypeError:
+            return None
+
+    def page_read(self, fetch: Any) -> None:
+        """After a listing visit: share its weblog entry with the colony (the store's per-URL
+        record), so that a successor link another forager meets takes it over."""
+        if fetch.kind != "listing":
+            return
+        entry = self.forager.schedule.entry(fetch.url)
+        if entry is not None:
+            self.store.put_url(LISTING_KEY + fetch.url, {LISTING_FIELD: asdict(entry)})
+
+    def _share_demand(self, own: float) -> None:
+        # when it changes, and now and then (a member that joins again after its lease ran
+        # out has no fields left)
+        now = time.monotonic()
+        if own != self._demand or now - self._demand_at >= _SHARE_DEMAND_EVERY:
+            self._demand, self._demand_at = own, now
+            self.store.update_member(self.name, {"demand": own})
 
     def _poll_rate(self) -> float | None:
         """Listing visits per simulated hour this forager may make: ``FORAGERS_SCHEDULE_POLL_SHARE``
         of the colony's host budget (``FORAGERS_HOST_RATE`` requests per wall second, the site's
         clock ``speed`` times faster), times this forager's share of the colony's listing
         demand (``HubSchedule.demand``: one threshold for the whole colony, so a forager
-        holding quiet listings does not spend as much as one holding the day's busiest).
-        None without a budget, or while none of its listings has paid."""
+        holding quiet listings does not spend as much as one holding the day's busiest; each
+        forager shares its own in the store). None without a budget, or while none of its
+        listings has paid."""
         config = self.forager.config
+        own = self.forager.schedule.demand()
+        self._share_demand(own)
         rate = self._host_rate()
         if rate <= 0 or config.schedule_poll_share <= 0:
             return None
-        own = self.forager.schedule.demand()
         if own <= 0:
             return None
-        total = own + sum(forager.schedule.demand() for forager in self._siblings())
+        members = self.store.members(time.time())
+        total = own + sum(float(m.fields.get("demand") or 0.0) for name, m in members.items()
+                          if name != self.name)
         per_hour = rate * 3600.0 / self.clock.speed
         return config.schedule_poll_share * per_hour * own / total
 
@@ -436,10 +507,8 @@ class ScheduledDriver(ForagerDriver):
         in_flight = self.forager.in_flight
         if not self.in_flight_cap or in_flight < self.in_flight_cap:
             return False
-        from newsforagers.scheduler import forager_requests_in_flight
-
         now = time.monotonic()
-        if forager_requests_in_flight(self.crawler):
+        if requests_in_flight(self.crawler):
             self._missing_since = None
         elif self._missing_since is None:
             self._missing_since = now
@@ -481,10 +550,7 @@ class ScheduledDriver(ForagerDriver):
 
     def _wake_engine(self) -> None:
         self._wake = None
-        engine = getattr(self.crawler, "engine", None)
-        slot = getattr(engine, "_slot", None)
-        if slot is not None:
-            slot.nextcall.schedule()
+        wake_engine(self.crawler)
 
     def finish(self):
         if self._wake is not None and self._wake.active():

@@ -86,8 +86,10 @@ class ReinforcingAgentPipeline:
             keys = [f"url:{adapter.get('canonical_url') or url}"]
             if adapter.get("fingerprint"):
                 keys.append(f"fp:{adapter['fingerprint']}")
+            # the text too: the colony's feed outputs the other foragers' documents from here
             record = DocumentRecord(url, adapter.get("title") or "", adapter["published"],
-                                    adapter["found_at"], forager, self.rules.reward)
+                                    adapter["found_at"], forager, self.rules.reward,
+                                    str(adapter.get("text") or "") if self.config.item_text else "")
             claimed = self.store.claim(keys, record, published.timestamp())
         self._expire(found_at.timestamp())
         outcome = judge_send(self.rules, claimed, age)

@@ -18,9 +18,11 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from scrapy.core.scheduler import Scheduler
+
+from newsforagers.scrapy_access import requests_in_flight
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -108,21 +110,4 @@ class ForagerScheduler(Scheduler):
                 logger.debug("forager %s: %d page(s) of the step %s", driver.name, missing, reason)
 
     def _step_in_flight(self) -> bool:
-        return forager_requests_in_flight(self.crawler)
-
-
-def forager_requests_in_flight(crawler) -> bool:
-    """Is a forager request of ``crawler`` still anywhere in Scrapy — downloading (retries and
-    redirects included: they are in the downloader again) or with its callback? False means
-    every one handed over was answered or dropped without an answer (a downloader middleware
-    that filters a redirect calls no errback). True when unsure (no engine yet)."""
-    try:
-        engine: Any = getattr(crawler, "engine", None)
-    except RuntimeError:  # Scrapy 2.13+: "Crawler.engine is not set yet"
-        return True
-    if engine is None:
-        return True
-    scraper_slot = getattr(engine.scraper, "slot", None)
-    if scraper_slot is not None and not scraper_slot.is_idle():
-        return True
-    return any(META_KIND in r.meta for r in getattr(engine.downloader, "active", ()))
+        return requests_in_flight(self.crawler, META_KIND)

@@ -196,7 +196,9 @@ def resumed_colony(tmp_path, feeds, population=True):
     store = MemoryStore()
     for i in range(5):
         store.claim([f"url:{i}"], record(i))
-    colony = Colony(crawler, ForagersConfig.from_settings({}), store=store)
+    colony = Colony(crawler, ForagersConfig.from_settings({"FORAGERS_RUN_DIR": str(tmp_path / "run")}),
+                    store=store)
+    colony.open()
     output = []
 
     def scraped(item, response, spider):
@@ -244,12 +246,14 @@ def test_energy_policy_comes_back(tmp_path):
     settings = {"JOBDIR": str(tmp_path / "job"), "FORAGERS_POPULATION": "energy", "FORAGERS_STRATEGY": "paper"}
     config = ForagersConfig.from_settings(settings)
     first = Colony(get_crawler(settings_dict=settings), config, store=MemoryStore())
+    first.open()
     first.register("f1", first.root)
     for i, relevance in enumerate([0.0, 5.0, 99.0, 0.5]):
         first.policy.visit("f1", f"http://s/{i}", relevance)
     first.checkpoint_population()
     energy = first.policy.energies["f1"]
     second = Colony(get_crawler(settings_dict=settings), config, store=MemoryStore())
+    second.open()
     second.register("f1", second.root, resumed=True)
     assert second.policy.energies["f1"] == energy
     assert second.policy.page_energy == first.policy.page_energy
@@ -322,6 +326,7 @@ def test_the_population_checkpoint_keeps_the_living_and_the_next_id(tmp_path):
     settings = {"JOBDIR": str(tmp_path / "job")}
     config = ForagersConfig.from_settings(settings)
     first = Colony(get_crawler(settings_dict=settings), config, store=MemoryStore())
+    first.open()
     first.claim_id("f1")
     first.register("f1", first.root)
     for _ in range(3):
@@ -331,6 +336,7 @@ def test_the_population_checkpoint_keeps_the_living_and_the_next_id(tmp_path):
     first.retire("f3")
     first.unregister("f4")  # stopped (a shutdown), not retired: it comes back
     second = Colony(get_crawler(settings_dict=settings), config, store=MemoryStore())
+    second.open()
     assert set(second.resumed["members"]) == {"f1", "f2", "f4"}
     assert second.resumed["members"]["f1"] == {"root": True}
     assert second.new_id() == "f5"

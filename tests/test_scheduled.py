@@ -6,11 +6,14 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime
 
+import time
+
 import numpy as np
 import pytest
 
 from newsforagers.config import ForagersConfig
 from newsforagers.scheduled import Fetch, ScheduledCounters, ScheduledForager, schedule_from_config
+from newsforagers.store import MemoryStore
 
 K = 4
 T0 = datetime(2024, 1, 1, 12, tzinfo=UTC).timestamp()
@@ -285,8 +288,8 @@ class _Forager:
         self.name = "f1"
         self.counters = ScheduledCounters()
         self.weights = np.ones(K)
-        self.weblog = []
         self.schedule = _paying(4.0)
+        self.weblog = self.schedule
 
     def next_fetch(self, now):
         self.asked += 1
@@ -312,36 +315,38 @@ def _driver(crawler_settings: dict | None = None, **settings):
     forager = _Forager(config)
     clock = SiteClock(600.0)
     clock.observe(datetime.fromtimestamp(T0, UTC))
-    driver = ScheduledDriver(crawler, spider, forager, 30.0, clock)
+    driver = ScheduledDriver(crawler, spider, forager, 30.0, clock, MemoryStore())
     driver._restored = True
     driver._wake_in = lambda delay: None
     return driver, forager
 
 
 def test_the_driver_hands_scrapy_one_request_at_a_time_and_shares_the_budget():
-    from types import SimpleNamespace
-
     driver, forager = _driver(FORAGERS_SCHEDULE_POLL_SHARE=0.5)
+    store, now = driver.store, time.time()
+    store.join("f1", now + 60, now)  # a member of the population, as the colony makes it
     assert driver.next_step_request().url == HOME + "1/"
     # 20 requests/s at 600× is 120 a simulated hour; half for listings, one forager
     assert forager.poll_rate == pytest.approx(60.0)
     assert driver.next_step_request() is None and forager.asked == 1  # decided when one comes back
-    # a second forager whose listings pay 16 an hour: demand √4 against √16, a third of it
-    sibling = SimpleNamespace(forager_driver=SimpleNamespace(forager=SimpleNamespace(schedule=_paying(16.0))))
-    driver.spider.colony = SimpleNamespace(population=2, foragers={
-        "f1": SimpleNamespace(spider=driver.spider), "f2": SimpleNamespace(spider=sibling)})
-    driver.spider.forager_driver = driver
+    # a second forager of the colony (a member in the store) whose listings pay 16 an hour:
+    # demand √4 against √16, a third of it; each forager's demand reaches the others only
+    # through the store
+    store.join("f2", now + 60, now, fields={"demand": _paying(16.0).demand()})
     forager.in_flight = 0
     driver.next_step_request()
     assert forager.poll_rate == pytest.approx(60.0 * 2 / 6)
+    assert store.members(now)["f1"].fields["demand"] == pytest.approx(2.0)  # its own, shared
     forager.schedule = _paying(0.0)  # nothing paid yet: the configured threshold
     forager.in_flight = 0
     driver.next_step_request()
     assert forager.poll_rate is None
+    assert store.members(now)["f1"].fields["demand"] == 0.0
     forager.schedule = _paying(4.0)
-    del driver.spider.colony
+    store.leave("f2", now)  # gone (retired, or its lease ran out): the whole budget again
     forager.in_flight = 0
     assert driver.next_step_request().url == HOME + "4/"
+    assert forager.poll_rate == pytest.approx(60.0)
     unlimited, forager = _driver(FORAGERS_SCHEDULE_IN_FLIGHT=0, FORAGERS_SCHEDULE_POLL_SHARE=0.0)
     assert [unlimited.next_step_request().url for _ in range(3)] == [HOME + f"{i}/" for i in (1, 2, 3)]
     assert forager.poll_rate is None
@@ -437,18 +442,17 @@ def test_a_listing_whose_stories_are_all_new_harvests_its_next_page_not_its_sub_
 
 
 def test_a_forager_born_without_the_site_s_clock_borrows_it_or_waits_for_its_first_answer():
-    from types import SimpleNamespace
-
     from newsforagers.clock import SiteClock
+    from newsforagers.colony.local import SITE_CLOCK, site_reading
 
     driver, forager = _driver()
     driver.clock = SiteClock(600.0)  # a forager born in a split: no Date read yet
     forager.in_flight = 1
     assert driver.next_step_request() is None and forager.asked == 0
+    # another forager of the colony read the site's clock and shared it in the store
     sibling = SiteClock(600.0)
     sibling.observe(datetime.fromtimestamp(T0, UTC))
-    driver.spider.colony = SimpleNamespace(population=2, foragers={
-        "f1": SimpleNamespace(spider=SimpleNamespace(site_clock=sibling, forager_driver=None))})
+    driver.store.put_value(SITE_CLOCK, site_reading(datetime.fromtimestamp(T0, UTC), 600.0, time.time()))
     forager.in_flight = 0
     assert driver.next_step_request() is not None
     assert driver.clock.ready and abs(driver.clock.now() - sibling.now()) < 5
@@ -554,3 +558,36 @@ def test_a_link_that_takes_the_place_of_a_listing_a_split_gave_away_copies_its_e
     assert entry is not None and entry.rate == sibling.entry(monday).rate > 0 and entry.paid == 5
     assert sibling.entry(monday).rate > 0  # the other forager's weblog is left as it is
     assert forager.counters.successors == 1
+
+
+def test_listing_entries_and_the_site_s_clock_reach_another_forager_only_through_the_store():
+    """A listing a split gave away: its holder shares its entry after each visit, and a forager
+    that meets its successor copies it from the store; a forager born in a split sets its clock
+    from the colony's last reading in the store. The two drivers share nothing but the store."""
+    from newsforagers.colony.local import SITE_CLOCK, site_reading
+
+    holder, _ = _driver()
+    other, _ = _driver()
+    other.store = holder.store
+    monday = HOME + "archive/2024/01/01/"
+    holder.forager.schedule = schedule_from_config(holder.forager.config, [monday])
+    holder.forager.schedule.begin(monday, at(0))
+    holder.forager.schedule.visited(monday, 5)
+    holder.forager.schedule.credit(monday, 5)
+    assert other._colony_entry(monday) is None
+    holder.page_read(Fetch(monday, "harvest", 1))  # not a listing visit: nothing shared
+    assert other._colony_entry(monday) is None
+    holder.page_read(Fetch(monday, "listing", 1))
+    entry = other._colony_entry(monday)
+    assert entry == holder.forager.schedule.entry(monday) and entry is not holder.forager.schedule.entry(monday)
+    assert holder.store.get_url(monday) is None  # the URL's own record stays free to claim
+
+    from newsforagers.clock import SiteClock
+
+    other.clock = SiteClock(600.0)
+    assert not other._borrow_clock()  # no forager has read the site's clock yet
+    wall = time.time() - 2.0
+    holder.store.put_value(SITE_CLOCK, site_reading(datetime.fromtimestamp(T0, UTC), 600.0, wall))
+    assert other._borrow_clock() and other.clock.ready
+    # two wall seconds later at 600×: twenty simulated minutes on
+    assert other.clock.now() == pytest.approx(T0 + 1200.0, abs=60.0)

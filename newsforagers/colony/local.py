@@ -3,14 +3,20 @@
 ``scrapy crawl forager`` creates the first forager (the *root*); its spider builds a
 :class:`Colony`, which starts the other ``FORAGERS_MIN - 1`` foragers from the seeds (Alg. 9)
 and later the children of splits, each as its own crawler in the same reactor through an
-``AsyncCrawlerRunner``. Everything the foragers share is held here and handed to them
-explicitly (the spider's ``colony`` argument): the store, the population policy, the per-host
-request budget, robots.txt parsers, recent downloads, the events log — never module globals.
+``AsyncCrawlerRunner`` (:class:`~newsforagers.colony.spawner.InProcessSpawner`).
+
+Foragers share nothing but the store (:mod:`newsforagers.store`): the population (members under
+leases, its count within its bounds), scores, first-finder claims, per-URL records and listing
+entries, a split's hand-over and the site's clock go through it, so that a forager reads no
+other forager's objects. What this process adds for its own foragers is politeness only: the
+per-host request budget, robots.txt parsers and recent downloads (one process, one budget;
+issue 17 moves the budget into the store) and the colony's record (events, snapshots, the
+population checkpoint) — never module globals.
 
 The root crawler stays open until the whole colony has ended (it hosts the user's feed
-export: children's documents are forwarded to it, so one ``-O`` file receives them all); when
-it closes — the colony ended, or SIGINT/SIGTERM, or ``CLOSESPIDER_*`` — it stops every other
-forager once and waits for them.
+export, filled with the other foragers' documents from the store's record of paid documents,
+so one ``-O`` file receives them all); when it closes — the colony ended, or SIGINT/SIGTERM,
+or ``CLOSESPIDER_*`` — it stops every other forager once and waits for them.
 
 With ``JOBDIR`` the colony resumes after any stop, ``kill -9`` included: the population (who
 lives, their ids, modes, seeds, what each was born with; the next id; the energy policy) is
@@ -36,36 +42,73 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from newsforagers.colony import checkpoint as checkpoints
-from newsforagers.colony.throttle import HostBudget, Politeness
 from newsforagers.colony.fetches import SharedFetches
+from newsforagers.colony.spawner import InProcessSpawner, Spawner
+from newsforagers.colony.throttle import HostBudget, Politeness
 from newsforagers.config import ForagersConfig
 from newsforagers.learning import EnergyPolicy, ScorePolicy
-from newsforagers.store import ColonyStore, open_store
+from newsforagers.scrapy_access import engine_running, wake_engine
+from newsforagers.store import ColonyStore, DocumentRecord, open_store
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
 
-# settings a child crawler must not inherit from the root (its documents reach the root's
-# feed). LOG_FILE stays: a new crawler re-installs Scrapy's root log handler from its own
-# settings, and without it the colony's log would move to stderr.
-_ROOT_ONLY = ("FEEDS", "FEED_URI", "FEED_FORMAT")
-# How long the colony's stop waits for a forager that is still starting (its engine not running
-# yet) before it stops it: steps of _START_WAIT seconds.
-_START_WAIT = 0.05
-_START_WAIT_STEPS = 200
+#: Store key of a forager's hand-over (what it is born with: half a weblog, weights).
+HANDOVER = "handover/{name}"
+#: Store key of a forager's last snapshot (its counters, for the colony's record).
+SNAPSHOT = "snapshot/{name}"
+#: Store key of the site's clock as the last forager to read it saw it.
+SITE_CLOCK = "site_clock"
+
+
+def handover_key(name: str) -> str:
+    return HANDOVER.format(name=name)
+
+
+def snapshot_key(name: str) -> str:
+    return SNAPSHOT.format(name=name)
+
+
+def site_reading(site: datetime, speed: float, wall: float) -> dict:
+    """What the store keeps of a forager's reading of the site's clock: the site's time, the
+    wall time (POSIX seconds) of the reading, and how fast the site's clock runs."""
+    return {"site": site.timestamp(), "wall": wall, "speed": speed}
+
+
+def site_time_now(reading: dict | None, wall: float) -> str | None:
+    """The site's time at ``wall`` from a :func:`site_reading` (ISO 8601), or None."""
+    if not reading:
+        return None
+    try:
+        seconds = float(reading["site"]) + float(reading["speed"]) * max(0.0, wall - float(reading["wall"]))
+        return datetime.fromtimestamp(seconds, UTC).isoformat()
+    except (KeyError, TypeError, ValueError, OverflowError, OSError):
+        return None
+
+
+def document_item(record: DocumentRecord, with_text: bool) -> dict:
+    """The output item of a paid document, as the reinforcing agent outputs it."""
+    item = {"url": record.url, "title": record.title, "published": record.published,
+            "found_at": record.found_at, "forager": record.forager, "reward": record.reward}
+    if with_text:
+        item["text"] = record.text
+    return item
 
 
 class Colony:
-    """The shared state and the population of one colony (one per process)."""
+    """The population of one colony and what this process shares with its foragers.
+
+    Building it does no I/O; :meth:`open` opens the store, the record and the checkpoint."""
 
     def __init__(self, root: Crawler, config: ForagersConfig, store: ColonyStore | None = None,
-                 rng: np.random.Generator | None = None):
+                 rng: np.random.Generator | None = None, spawner: Spawner | None = None):
         self.root = root
         self.config = config
-        self.store = store if store is not None else open_store(config.store, config.url_records_max)
+        self.store = store
         self.rng = rng if rng is not None else np.random.default_rng(None if config.seed < 0 else config.seed)
+        self.spawner = spawner if spawner is not None else InProcessSpawner(root, self._started, self._ended)
         if config.population == "energy":
             self.policy: ScorePolicy | EnergyPolicy = EnergyPolicy(
                 config.energy_c, config.energy_g, config.energy_lb, config.energy_ub, config.energy_init,
@@ -73,35 +116,27 @@ class Colony:
         else:
             self.policy = ScorePolicy(config.split_score, config.retire_score, config.min,
                                       config.max, config.score_init)
-        # Scrapy's per-crawler politeness would multiply with the foragers: it binds the colony
-        self.politeness = Politeness.from_settings(root.settings, config.host_rate,
-                                                   config.host_concurrency)
-        self.budget = HostBudget.from_politeness(self.politeness)
-        logger.info("colony: one politeness for all foragers: %s", self.politeness.describe())
+        self.politeness: Politeness | None = None
+        self.budget: HostBudget | None = None
         self.fetches = SharedFetches(config.fetch_ttl, config.fetch_cache_size)
         self.robots: dict[str, Any] = {}  # netloc -> parser (or a Deferred while fetching)
         # kinds of trouble (hostile pages, failures) already logged as a warning: once per colony
         self.warned: set[str] = set()
-        self.run_dir = Path(config.run_dir) if config.run_dir else _default_run_dir(root)
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        self._events_path = Path(config.events) if config.events else self.run_dir / "events.jsonl"
-        # a crash may have cut the record's last line in half: appending starts on a new one
-        checkpoints.repair_feed(self._events_path)
-        checkpoints.repair_feed(self.run_dir / "snapshots.jsonl")
-        self._events = open(self._events_path, "a", encoding="utf-8")
-        self._snapshots = open(self.run_dir / "snapshots.jsonl", "a", encoding="utf-8")
-        self.foragers: dict[str, Crawler] = {}  # live foragers (the root included while it walks)
+        self.run_dir: Path | None = None
+        self._events = None
+        self._snapshots = None
+        # this process's foragers (the root included while it walks): the spawner's crawlers,
+        # for their stop and their checkpoint at the colony's end, never read by another forager
+        self.foragers: dict[str, Crawler] = {}
         self._next_id = 1
-        self._runners: dict[str, Any] = {}  # forager -> its CrawlerRunner, until it ends
         self._stopping = False
         self._closed = False
+        self._opened = False
         self.closes_at: float | None = None  # time.monotonic() of the root's CLOSESPIDER_TIMEOUT
         self._root_running = False  # the root's engine has started (its `running` then means it)
-        from scrapy import signals
-
-        root.signals.connect(self._root_started, signal=signals.engine_started)
         self._snapshot_task = None
         self._checkpoint_task = None
+        self._lease_task = None
         # the population as it must come back after a stop: every forager alive (retired ones
         # leave it), with what it was started with
         self.members: dict[str, dict] = {}
@@ -109,11 +144,45 @@ class Colony:
         self.jobdir = Path(jobdir) if jobdir else None
         self._population_seq = 0
         self.resumed: dict | None = None  # the population checkpoint this run resumes from
+        self.store_start = 0
+        self.feed_position = 0  # documents of the store already in (or not for) the root's feed
+        self.root_name: str | None = None
+        self.speed: float | None = None  # the site clock's speed (the root's -a speed)
+        self._reemit: list = []
+        # what the colony did, for its summary at the end
+        self.judged = 0  # sends the reinforcing agent judged
+        self.paid = 0  # of them, first finds of novel documents (rewarded)
+        self.born = 0  # foragers started (the root, Alg. 9's first ones, children of splits)
+        self.retired = 0
+
+    def open(self) -> None:
+        """Open the store, the colony's record and its checkpoint (once)."""
+        if self._opened:
+            return
+        self._opened = True
+        config, root = self.config, self.root
+        if self.store is None:
+            self.store = open_store(config.store, config.url_records_max)
+        # Scrapy's per-crawler politeness would multiply with the foragers: it binds the colony
+        self.politeness = Politeness.from_settings(root.settings, config.host_rate, config.host_concurrency)
+        self.budget = HostBudget.from_politeness(self.politeness)
+        logger.info("colony: one politeness for all foragers: %s", self.politeness.describe())
+        self.run_dir = Path(config.run_dir) if config.run_dir else _default_run_dir(root)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        events_path = Path(config.events) if config.events else self.run_dir / "events.jsonl"
+        # a crash may have cut the record's last line in half: appending starts on a new one
+        checkpoints.repair_feed(events_path)
+        checkpoints.repair_feed(self.run_dir / "snapshots.jsonl")
+        self._events = open(events_path, "a", encoding="utf-8")
+        self._snapshots = open(self.run_dir / "snapshots.jsonl", "a", encoding="utf-8")
+        from scrapy import signals
+
+        root.signals.connect(self._root_started, signal=signals.engine_started)
         if self.jobdir is not None:
             self.resumed = checkpoints.read_checkpoint(self.jobdir / checkpoints.POPULATION_FILE)
         if self.resumed is not None:
             self._population_seq = int(self.resumed["seq"])
-            self._next_id = max(1, int(self.resumed.get("next_id", 1)))
+            self._next_id = max(self._next_id, int(self.resumed.get("next_id", 1)))
             self.store_start = int(self.resumed.get("store_start", 0))
             if isinstance(self.policy, EnergyPolicy) and self.resumed.get("energy"):
                 try:
@@ -123,12 +192,9 @@ class Colony:
         else:
             # the store may hold earlier jobs' documents: this job's feed holds those after them
             self.store_start = self.store.document_count()
-        self._reemit: list = []
-        # what the colony did, for its summary at the end
-        self.judged = 0  # sends the reinforcing agent judged
-        self.paid = 0  # of them, first finds of novel documents (rewarded)
-        self.born = 0  # foragers started (the root, Alg. 9's first ones, children of splits)
-        self.retired = 0
+        # the feed follows the store from here (on a resume, what was paid before the stop and
+        # is missing from the feed is output once, by prepare_feeds)
+        self.feed_position = self.store.document_count()
 
     # -- identity and population -------------------------------------------------------------
 
@@ -144,15 +210,24 @@ class Colony:
 
     @property
     def population(self) -> int:
-        return len(self.foragers)
+        """The live members of the population, as the store counts them (leases)."""
+        return len(self.store.members(time.time()))
 
-    def register(self, name: str, crawler: Crawler, parent: str | None = None,
+    def _lease(self) -> float:
+        return time.time() + self.config.lease
+
+    def register(self, name: str, crawler: Crawler | None, parent: str | None = None,
                  energy: float | None = None, member: dict | None = None, resumed: bool = False) -> None:
         """A forager joins the colony; ``member`` is what it was started with (to respawn it
-        after a stop), ``resumed`` says it comes back from a checkpoint."""
-        self.foragers[name] = crawler
+        after a stop), ``resumed`` says it comes back from a checkpoint. ``crawler``: the root's
+        (the others' come from the spawner when it starts them)."""
+        if crawler is not None:
+            self.foragers[name] = crawler
+            if crawler is self.root:
+                self.root_name = name
         self.born += 1
         self.members[name] = member if member is not None else {"root": crawler is self.root}
+        self.store.join(name, self._lease(), time.time())
         if self.store.get_score(name) is None or parent is not None:
             self.store.set_score(name, self.config.score_init)
         if isinstance(self.policy, EnergyPolicy):
@@ -160,73 +235,105 @@ class Colony:
                 energy = ((self.resumed or {}).get("energy") or {}).get("energies", {}).get(name)
             self.policy.register(name, energy)
         if parent is None:
-            self.event("start", name, None, crawler, **({"resumed": True} if resumed else {}))
+            self.event("start", name, None, **({"resumed": True} if resumed else {}))
         self.checkpoint_population()
 
     def unregister(self, name: str) -> None:
         self.foragers.pop(name, None)
+        self.store.leave(name, time.time())
         if isinstance(self.policy, EnergyPolicy):
             self.policy.forget(name)
 
-    def retire(self, name: str) -> None:
-        """A forager leaves the population for good (not respawned after a stop)."""
+    def retire(self, name: str) -> bool:
+        """A forager leaves the population for good (not respawned after a stop): False, and
+        nothing changes, when the store says the population is at its minimum (another forager
+        left first)."""
+        if not self.store.leave(name, time.time(), self.lower_bound):
+            self.root.stats.inc_value("newsforagers/population/retire_refused")
+            return False
         self.retired += 1
         self.unregister(name)
         self.members.pop(name, None)
         self.checkpoint_population()
+        return True
+
+    async def _lease_loop(self) -> None:
+        """Renew the leases of this process's foragers (a third of FORAGERS_LEASE apart)."""
+        while not self._closed:
+            await asyncio.sleep(self.config.lease / 3.0)
+            if self._closed:
+                return
+            for name in list(self.foragers):
+                if not self.store.renew(name, self._lease()):
+                    # counted out (the reactor stalled past the lease): it is alive, so back in
+                    logger.warning("colony: forager %s's lease ran out; it joins again", name)
+                    self.store.join(name, self._lease(), time.time())
+
+    def start_leases(self) -> None:
+        if self._lease_task is None:
+            self._lease_task = asyncio.ensure_future(self._lease_loop())
 
     # -- spawning -----------------------------------------------------------------------------
-
-    def _child_settings(self, name: str) -> dict:
-        from scrapy.settings import SETTINGS_PRIORITIES
-
-        # Only what was set above Scrapy's defaults: a child's settings dict is applied at
-        # project priority, and defaults copied that way would look set by the user (Scrapy
-        # then warns about deprecated defaults such as RANDOMIZE_DOWNLOAD_DELAY, and a default
-        # would outrank a newer setting that replaces it).
-        root = self.root.settings
-        settings = {key: value for key, value in root.copy_to_dict().items()
-                    if (root.getpriority(key) or 0) > SETTINGS_PRIORITIES["default"]}
-        for key in _ROOT_ONLY:
-            settings.pop(key, None)
-        settings["FEEDS"] = {}
-        settings["TELNETCONSOLE_ENABLED"] = False
-        jobdir = settings.get("JOBDIR")
-        if jobdir:
-            settings["JOBDIR"] = str(Path(jobdir) / "foragers" / name)
-        return settings
 
     def spawn(self, name: str, *, seeds: list[str], mode: str, parent: str | None = None,
               weblog: dict | None = None, weights: list[float] | None = None,
               energy: float | None = None, model: str | None = None, speed: float | None = None,
-              resumed: bool = False, **event_fields: Any) -> None:
-        """Start forager ``name`` as a new crawler in this process (``resumed``: again, after a
-        stop; its own checkpoint, if any, wins over what it is given here)."""
-        from scrapy.crawler import AsyncCrawlerRunner
-
-        from newsforagers.spiders.forager import ForagerSpider
-
+              resumed: bool = False, **event_fields: Any) -> bool:
+        """Start forager ``name`` (``resumed``: again, after a stop; its own checkpoint, if any,
+        wins over what it is given here). A child of a split takes a place in the population
+        only if the store has one left (``FORAGERS_MAX``); False when it was not started."""
         if self.ending():  # a forager born while the colony closes would only delay its end
-            return
-        runner = AsyncCrawlerRunner(self._child_settings(name))
-        crawler = runner.create_crawler(ForagerSpider)
+            if parent is not None:
+                self.store.leave(name, time.time())
+            return False
+        # what the forager is born with goes through the store, as it would to another process
+        if weblog is not None or weights is not None:
+            self.store.put_value(handover_key(name), {"weblog": weblog, "weights": weights})
+        else:
+            self.store.delete_value(handover_key(name))
         member = {"seeds": list(seeds), "mode": mode, "model": model, "parent": parent,
                   "weblog": weblog, "weights": weights}
-        self.register(name, crawler, parent, energy, member=member, resumed=resumed)
-        if parent is not None:
-            # the child's spider does not exist yet: the parent's knows the site's clock
-            self.event("split", name, parent, self.foragers.get(parent, crawler), **event_fields)
-        kwargs = {"seeds": ",".join(seeds), "mode": mode, "forager": name, "colony": self,
-                  "inherited_weblog": weblog, "inherited_weights": weights}
+        arguments: dict[str, Any] = {"seeds": ",".join(seeds), "mode": mode, "forager": name,
+                                     "colony": self}
         if model:
-            kwargs["model"] = model
+            arguments["model"] = model
         # the site's clock runs as fast for every forager as for the root
-        speed = speed if speed is not None else getattr(getattr(self.root, "spider", None), "speed", None)
+        speed = speed if speed is not None else self.speed
         if speed is not None:
-            kwargs["speed"] = speed
-        task = runner.crawl(crawler, **kwargs)
-        self._runners[name] = runner
-        task.add_done_callback(lambda t, n=name: self._ended(n, t))
+            arguments["speed"] = speed
+        self.register(name, None, parent, energy, member=member, resumed=resumed)
+        if parent is not None:
+            self.event("split", name, parent, **event_fields)
+        self.spawner.start(name, arguments)
+        return True
+
+    def reserve_place(self, name: str, parent: str) -> bool:
+        """Take a place in the population for ``parent``'s child ``name`` before it is made:
+        the store's compare-and-set on the count (``FORAGERS_MAX``), so that no two foragers,
+        in this process or another, take the last place. False: none left, or the colony is
+        ending (counted)."""
+        if self.ending():
+            return False
+        if self.store.join(name, self._lease(), time.time(), self.upper_bound):
+            return True
+        self.root.stats.inc_value("newsforagers/population/split_refused")
+        logger.info("colony: no place left for a child of %s (%d foragers at most)", parent,
+                    self.upper_bound)
+        return False
+
+    @property
+    def upper_bound(self) -> int:
+        """The population's bound: FORAGERS_MAX, or FORAGERS_ENERGY_UB for the energy policy."""
+        return self.config.energy_ub if isinstance(self.policy, EnergyPolicy) else self.config.max
+
+    @property
+    def lower_bound(self) -> int:
+        return self.config.energy_lb if isinstance(self.policy, EnergyPolicy) else self.config.min
+
+    def _started(self, name: str, crawler: Crawler) -> None:
+        # the spawner's crawler: stopped and checkpointed at the colony's end, never read by
+        # another forager
+        self.foragers[name] = crawler
 
     def start_population(self, seeds: list[str], mode: str, model: str | None) -> None:
         """Alg. 9 — the first ``FORAGERS_MIN − 1`` foragers beside the root — or, on a resume,
@@ -245,8 +352,9 @@ class Colony:
                        weights=member.get("weights"), resumed=True)
             self.members[name] = member  # as it was born (its parent, its first weblog)
         # stopped while the first foragers were starting: the rest of Alg. 9's MIN
-        while self.population < self.config.min and not self._stopping:
-            self.spawn(self.new_id(), seeds=seeds, mode=mode, model=model)
+        while len(self.foragers) < self.config.min and not self._stopping:
+            if not self.spawn(self.new_id(), seeds=seeds, mode=mode, model=model):
+                break
         logger.info("colony: resumed from checkpoint %d with %d forager(s)", self._population_seq,
                     len(self.foragers))
 
@@ -264,26 +372,41 @@ class Colony:
         except OSError as exc:
             logger.error("colony: cannot write the population checkpoint: %s", exc)
 
-    def checkpoint(self) -> None:
-        """Checkpoint every live forager, then the population."""
-        crawlers = {id(c): c for c in [self.root, *self.foragers.values()]}
-        for crawler in crawlers.values():
-            driver = getattr(getattr(crawler, "spider", None), "forager_driver", None)
-            if driver is not None:
-                driver.checkpoint()
-        self.checkpoint_population()
-
     async def _checkpoint_loop(self) -> None:
         while not self._closed:
             await asyncio.sleep(self.config.checkpoint_interval)
             if not self._closed and not self._stopping:
-                self.checkpoint()
+                self.checkpoint_population()
 
     def start_checkpoints(self) -> None:
         if self.jobdir is not None and self._checkpoint_task is None and self.config.checkpoint_interval > 0:
             self._checkpoint_task = asyncio.ensure_future(self._checkpoint_loop())
 
-    # -- the feed after a resume ------------------------------------------------------------------
+    # -- the feed --------------------------------------------------------------------------------
+
+    def new_documents(self) -> list[dict]:
+        """The documents the other foragers got paid for since the last call, as output items,
+        in the order they were paid for (the root's own reach its feed through its pipeline)."""
+        if self.store is None or self._closed:
+            return []
+        records = self.store.documents_after(self.feed_position)
+        self.feed_position += len(records)
+        return [document_item(record, self.config.item_text) for record in records
+                if record.forager != self.root_name]
+
+    def output_new_documents(self) -> int:
+        """Put the other foragers' new documents in the root's feed (its ``item_scraped``, as
+        an item its own pipeline output would be); returns how many."""
+        from scrapy import signals
+
+        spider = getattr(self.root, "spider", None)
+        items = self.new_documents() if spider is not None else []
+        for item in items:
+            self.root.signals.send_catch_log(signal=signals.item_scraped, item=item,
+                                             response=None, spider=spider)
+        if items:
+            self.root.stats.inc_value("newsforagers/colony/feed_items", len(items))
+        return len(items)
 
     def prepare_feeds(self) -> None:
         """Before the root's feed exports open: on a resume, repair the local JSON-lines feeds
@@ -322,75 +445,60 @@ class Colony:
 
         missing, self._reemit = self._reemit, []
         for record in missing:
-            self.root.signals.send_catch_log(signal=signals.item_scraped, item=record.to_dict(),
+            self.root.signals.send_catch_log(signal=signals.item_scraped,
+                                             item=document_item(record, self.config.item_text),
                                              response=None, spider=spider)
         self.root.stats.set_value("newsforagers/resume/output_again", len(missing))
         logger.info("colony: %d document(s) paid for before the stop output again", len(missing))
 
-    def _ended(self, name: str, task) -> None:
-        # a retired forager's crawler (its forager, caches, stats) must not outlive it
-        self._runners.pop(name, None)
+    def _ended(self, name: str, error: BaseException | None) -> None:
         if name in self.foragers:  # ended without retiring: stopped (shutdown, limits, no start URL)
-            self.event("stop", name, None, self.foragers[name])
+            self.event("stop", name, None)
         self.unregister(name)
-        if not task.cancelled() and task.exception() is not None:
-            logger.error("forager %s ended with an error: %r", name, task.exception())
+        if error is not None:
+            logger.error("forager %s ended with an error: %r", name, error)
         if not self.children_alive:
             # the root may be idle, kept open only for its children: let the engine see it
-            self._wake_root()
-
-    def _wake_root(self) -> None:
-        engine = getattr(self.root, "engine", None)
-        slot = getattr(engine, "_slot", None)
-        if slot is not None:
-            slot.nextcall.schedule()
+            wake_engine(self.root)
 
     @property
     def children_alive(self) -> bool:
-        return any(c is not self.root for c in self.foragers.values())
-
-    # -- items --------------------------------------------------------------------------------
-
-    def forward_item(self, item: Any, response: Any) -> None:
-        """A child's novel document goes to the root crawler's feed exports."""
-        from scrapy import signals
-
-        spider = getattr(self.root, "spider", None)
-        if spider is None or self._closed:
-            return
-        self.root.signals.send_catch_log(signal=signals.item_scraped, item=item,
-                                         response=response, spider=spider)
-        self.root.stats.inc_value("newsforagers/colony/forwarded_items")
+        return self.spawner.running > 0
 
     # -- record -------------------------------------------------------------------------------
 
-    def event(self, kind: str, forager: str, parent: str | None, crawler: Crawler | None = None,
-              **extra: Any) -> None:
+    def event(self, kind: str, forager: str, parent: str | None, **extra: Any) -> None:
         record = {"event": kind, "forager": forager, "parent": parent}
         if isinstance(self.policy, EnergyPolicy):
             record["energy"] = self.policy.energies.get(forager)
         else:
             record["score"] = self.store.get_score(forager)
         record["time"] = datetime.now(UTC).isoformat()
-        spider = getattr(crawler, "spider", None) if crawler is not None else None
-        sim = getattr(spider, "last_site_time", None)
-        record["sim_time"] = sim.isoformat() if sim is not None else None
+        record["sim_time"] = self.site_time()
         record.update(extra)
-        if kind in ("retire", "stop") and crawler is not None:
+        if kind in ("retire", "stop") and self._snapshots is not None:
             # a forager's last counts: no periodic snapshot will see it again
-            self._snapshot_one(forager, crawler, record["time"], self.store.scores())
+            self._snapshot_one(forager, record["time"], self.store.scores())
             if not self._snapshots.closed:
                 self._snapshots.flush()
-        if not self._events.closed:
+        if self._events is not None and not self._events.closed:
             self._events.write(json.dumps(record) + "\n")
             self._events.flush()
         logger.info("colony: %s %s%s", kind, forager, f" (parent {parent})" if parent else "")
 
+    def site_time(self) -> str | None:
+        """The site's time now (ISO 8601) as the foragers last read it, through the store."""
+        reading = self.store.get_value(SITE_CLOCK) if self.store is not None else None
+        return site_time_now(reading, time.time())
+
     def snapshot(self) -> None:
+        """A line per live member of the population, from what each shared in the store."""
+        if self._snapshots is None or self._snapshots.closed:
+            return
         now = datetime.now(UTC).isoformat()
         scores = self.store.scores()
-        for name, crawler in list(self.foragers.items()):
-            self._snapshot_one(name, crawler, now, scores)
+        for name in self.store.members(time.time()):
+            self._snapshot_one(name, now, scores)
         self._snapshots.flush()
         for key, value in self.memory().items():
             self.root.stats.set_value(f"newsforagers/memory/{key}", value)
@@ -400,26 +508,19 @@ class Colony:
         sizes = {"claims": self.store.claim_count(), "url_records": self.store.url_count(),
                  "url_records_evicted": self.store.evicted_urls,
                  "claims_expired": self.store.expired_claims, "fetch_cache": len(self.fetches),
-                 "foragers_alive": len(self.foragers), "crawlers_held": len(self._runners)}
+                 "foragers_alive": len(self.foragers), "crawlers_held": self.spawner.running}
         if isinstance(self.policy, EnergyPolicy):
             sizes["energy_pages"] = len(self.policy.page_energy)
             sizes["energy_pages_evicted"] = self.policy.evicted_pages
         return sizes
 
-    def _snapshot_one(self, name: str, crawler: Crawler | None, now: str, scores: dict) -> None:
-        driver = getattr(getattr(crawler, "spider", None), "forager_driver", None)
-        if driver is None or self._snapshots.closed:
+    def _snapshot_one(self, name: str, now: str, scores: dict) -> None:
+        shared = self.store.get_value(snapshot_key(name))
+        if shared is None or self._snapshots is None or self._snapshots.closed:
             return
-        forager = driver.forager
-        record = {
-            "time": now, "forager": name, "score": scores.get(name),
-            "energy": self.policy.energies.get(name) if isinstance(self.policy, EnergyPolicy) else None,
-            "sent": forager.counters.sent, "rewarded": forager.counters.rewarded,
-            "downloaded": forager.counters.downloaded, "steps": forager.counters.steps,
-            "paths": forager.counters.paths,
-            "weblog_head": forager.weblog.entries()[:5],
-            "weight_norm": float(np.linalg.norm(forager.weights)),
-        }
+        record = {"time": now, "forager": name, "score": scores.get(name),
+                  "energy": self.policy.energies.get(name) if isinstance(self.policy, EnergyPolicy) else None}
+        record.update(shared)
         self._snapshots.write(json.dumps(record) + "\n")
 
     async def _snapshot_loop(self) -> None:
@@ -444,7 +545,7 @@ class Colony:
             return True
         if self.closes_at is not None and time.monotonic() >= self.closes_at:
             return True
-        return self._root_running and not self.root.engine.running
+        return self._root_running and not engine_running(self.root)
 
     async def stop(self) -> None:
         """Stop every other forager once, wait for all of them, record the stop."""
@@ -452,29 +553,10 @@ class Colony:
             await self.join()
             return
         self._stopping = True
-        # all at once: each stop waits for that crawler's downloads (its grace at most)
-        await asyncio.gather(*(self._stop_runner(runner) for runner in list(self._runners.values())))
-        await self.join()
-
-    @staticmethod
-    async def _stop_runner(runner) -> None:
-        """Stop a runner's crawlers once their engines run. Scrapy's ``Crawler.stop_async`` on a
-        crawler still starting (its engine not running yet) marks it stopped and does nothing
-        else: its engine then runs on, and when it closes, its crawl waits for a stop already
-        spent — the colony's end would wait for ever."""
-        for crawler in list(runner.crawlers):
-            for _ in range(_START_WAIT_STEPS):
-                try:
-                    if not crawler.crawling or crawler.engine.running:
-                        break
-                except RuntimeError:  # Scrapy 2.13+: the engine is not set yet
-                    pass
-                await asyncio.sleep(_START_WAIT)
-        await runner.stop()
+        await self.spawner.stop()
 
     async def join(self) -> None:
-        for runner in list(self._runners.values()):
-            await runner.join()
+        await self.spawner.join()
 
     def judged_send(self, rewarded: bool) -> None:
         """The reinforcing agent judged one send of a forager of this colony."""
@@ -504,23 +586,24 @@ class Colony:
         return summary
 
     def close(self) -> None:
-        if self._closed:
+        if self._closed or not self._opened:
             return
         self.checkpoint_population()
         self.snapshot()
         for name in list(self.foragers):
-            self.event("stop", name, None, self.foragers[name])
+            self.event("stop", name, None)
+        for name in list(self.foragers):
+            self.store.leave(name, time.time())
         summary = self.summary()
         (self.run_dir / "colony.json").write_text(json.dumps(summary, indent=2) + "\n")
         self._log_summary(summary)
         self._closed = True
-        for task in (self._snapshot_task, self._checkpoint_task):
+        for task in (self._snapshot_task, self._checkpoint_task, self._lease_task):
             if task is not None:
                 task.cancel()
         self._events.close()
         self._snapshots.close()
         self.store.close()
-
 
     def _log_summary(self, summary: dict) -> None:
         """The colony's one summary: each forager's crawler dumps its own stats, and none of

@@ -2,14 +2,15 @@
 
 Every forager crawler has one. With ``FORAGERS_POPULATION=score`` (Alg. 8) it asks the
 policy after each judged send: a forager whose score reaches MAX_SCORE splits (a new forager
-crawler starts in this process with a random half of its weblog, Alg. 6, and its weights —
-random ones for ``wl`` — both scores back to 100); one whose score falls to MIN_SCORE retires
-(its crawler closes with reason ``forager_retired``). With ``energy`` (Mouton & Marteau) it
-asks after each step, with the step's profit as the page's relevance: ⌊E⌋ clones, retirement,
-or a teleport of the next path to a page with an energy remnant.
+starts with a random half of its weblog, Alg. 6, and its weights — random ones for ``wl`` —
+handed over through the store; both scores back to 100), if the store has a place left in
+the population; one whose score falls to MIN_SCORE retires (its crawler closes with reason
+``forager_retired``), if the store says the population is above its minimum. With ``energy``
+(Mouton & Marteau) it asks after each step, with the step's profit as the page's relevance:
+⌊E⌋ clones, retirement, or a teleport of the next path to a page with an energy remnant.
 
-The root forager's crawler also hosts the colony: it stays open while other foragers live
-(its feed export receives their documents) and, when it closes, stops them all, once.
+The population's size is the store's count of live members; the colony's spawner starts the
+children (:mod:`newsforagers.colony.spawner`).
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ import logging
 import math
 
 import numpy as np
-from scrapy import signals
-from scrapy.exceptions import DontCloseSpider, NotConfigured
+from scrapy.exceptions import NotConfigured
 
 from newsforagers import signals as forager_signals
 from newsforagers.learning import EnergyPolicy, copy_weights, random_weights
@@ -30,18 +30,20 @@ logger = logging.getLogger(__name__)
 RETIRED = "forager_retired"
 
 
+def forager_crawler(crawler) -> bool:
+    """Whether the crawler's spider is a forager (the colony's extensions serve only those)."""
+    return hasattr(crawler.spidercls, "build_driver")
+
+
 class PopulationExtension:
     def __init__(self, crawler):
         self.crawler = crawler
         crawler.signals.connect(self.reward_received, signal=forager_signals.reward_received)
         crawler.signals.connect(self.step_finished, signal=forager_signals.step_finished)
-        crawler.signals.connect(self.item_scraped, signal=signals.item_scraped)
-        crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
-        crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
 
     @classmethod
     def from_crawler(cls, crawler):
-        if not hasattr(crawler.spidercls, "build_driver"):
+        if not forager_crawler(crawler):
             raise NotConfigured("PopulationExtension only serves forager spiders.")
         return cls(crawler)
 
@@ -60,17 +62,10 @@ class PopulationExtension:
         colony = self.colony
         return colony is not None and colony.root is self.crawler
 
-    def spider_opened(self, spider) -> None:
-        if self.is_root:
-            self.colony.start_snapshots()
-            self.colony.start_checkpoints()
-
     # -- score policy (Alg. 8) -----------------------------------------------------------------
 
     def reward_received(self, forager: str, score: float, rewarded: bool = False, **kwargs) -> None:
         colony = self.colony
-        if colony is not None:
-            colony.judged_send(rewarded)
         driver = getattr(self.spider, "forager_driver", None)
         if colony is None or driver is None or forager != driver.name or driver.forager.retired:
             return
@@ -108,7 +103,7 @@ class PopulationExtension:
                 self._retire()
             elif decision.kind == "teleport" and decision.target is not None:
                 driver.forager.teleport(str(decision.target))
-                colony.event("teleport", forager, None, self.crawler, target=str(decision.target))
+                colony.event("teleport", forager, None, target=str(decision.target))
 
     # -- acting ---------------------------------------------------------------------------------
 
@@ -116,6 +111,9 @@ class PopulationExtension:
         colony = self.colony
         forager = self.spider.forager_driver.forager
         for _ in range(clones):
+            name = colony.new_id()
+            if not colony.reserve_place(name, forager.name):
+                break  # no place left in the population (the store's count), or the colony ends
             before = len(forager.weblog)
             if len(forager.weblog) >= 2:
                 child_weblog = forager.weblog.split(forager.rng)  # Alg. 6
@@ -123,13 +121,12 @@ class PopulationExtension:
                 child_weblog = forager.weblog.clone()
             weights = (random_weights(len(forager.weights), forager.rng) if forager.mode == "wl"
                        else copy_weights(forager.weights))
-            name = colony.new_id()
             seeds = [url for url, _ in child_weblog.entries()] or list(self.spider.seeds)
             colony.spawn(name, seeds=seeds, mode=forager.mode, parent=forager.name,
-                         weblog=child_weblog.to_dict(), weights=np.asarray(weights).tolist(),
-                         energy=energy, model=getattr(self.spider, "model_path", None),
-                         weblog_before=before, weblog_child=len(child_weblog),
-                         weblog_parent=len(forager.weblog))
+                                   weblog=child_weblog.to_dict(), weights=np.asarray(weights).tolist(),
+                                   energy=energy, model=getattr(self.spider, "model_path", None),
+                                   weblog_before=before, weblog_child=len(child_weblog),
+                                   weblog_parent=len(forager.weblog))
         self.spider.forager_driver.save_state()
         # the half of the weblog that left must not come back to the parent after a crash
         self.spider.forager_driver.checkpoint()
@@ -137,21 +134,12 @@ class PopulationExtension:
     def _retire(self) -> None:
         colony = self.colony
         driver = self.spider.forager_driver
+        driver.share_snapshot(force=True)  # its last counts, for the colony's record
+        if not colony.retire(driver.name):
+            return  # the store says the population is at its minimum: it walks on
         driver.forager.retired = True
-        colony.event("retire", driver.name, None, self.crawler)
-        colony.retire(driver.name)
+        colony.event("retire", driver.name, None)
         driver.checkpoint()  # retired for good: not respawned, nor walking again, after a stop
         if not self.is_root:
             asyncio.ensure_future(self.crawler.engine.close_spider_async(reason=RETIRED))
         # the root keeps hosting the colony (its feed) until the others are done
-
-    # -- hosting --------------------------------------------------------------------------------
-
-    def item_scraped(self, item, response, spider) -> None:
-        colony = self.colony
-        if colony is not None and not self.is_root:
-            colony.forward_item(item, response)
-
-    def spider_idle(self, spider) -> None:
-        if self.is_root and self.colony.children_alive:
-            raise DontCloseSpider

@@ -454,7 +454,8 @@ class HubSchedule:
         return schedule
 
 
-_FIELDS = tuple(f.name for f in dataclass_fields(Entry))
+ENTRY_FIELDS = tuple(f.name for f in dataclass_fields(Entry))
+_FIELDS = ENTRY_FIELDS
 
 
 def _fields(entry: Entry) -> dict:

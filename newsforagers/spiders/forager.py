@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -32,16 +33,23 @@ from scrapy.exceptions import IgnoreRequest
 from w3lib.url import canonicalize_url
 
 from newsforagers.addon import ForagersAddon, check_components
+from newsforagers.clock import SiteClock, site_time
+from newsforagers.colony.local import SITE_CLOCK, Colony, handover_key, site_reading
 from newsforagers.config import ForagersConfig
-from newsforagers.driver import ForagerDriver
+from newsforagers.downloadhandlers import ClosingIgnoreRequest
+from newsforagers.driver import ForagerDriver, ScheduledDriver
 from newsforagers.errors import ForagersUsageError, report_usage_errors_in_one_line
 from newsforagers.forager import MODES, Forager, initial_weights
 from newsforagers.learning import Weblog
 from newsforagers.pages import NotHTML, charset_trouble, read_response
+from newsforagers.scheduled import ScheduledForager, schedule_from_config
+from newsforagers.text import StateEncoder
 
 logger = logging.getLogger(__name__)
 
 _SPACES = re.compile(r"\s+")
+# wall seconds between two readings of the site's clock shared with the colony
+_SHARE_CLOCK_EVERY = 0.5
 
 #: Response flags of a response that was not downloaded just now: Scrapy's HTTP cache
 #: (``cached``) and the colony's shared downloads (``shared``).
@@ -130,8 +138,6 @@ class ForagerSpider(scrapy.Spider):
             raise ForagersUsageError(f"speed ({speed!r}) {speed_usage}")
         self.encoder = None
         if model is not None:
-            from newsforagers.text import StateEncoder
-
             try:
                 self.encoder = StateEncoder.load(model)
             except (OSError, ValueError) as exc:
@@ -143,6 +149,7 @@ class ForagerSpider(scrapy.Spider):
         self.forager_driver: ForagerDriver | None = None
         self.site_clock = None  # the scheduled strategy's estimate of the site's clock
         self._warned: set[str] = set()  # outside a colony
+        self._clock_shared = float("-inf")  # wall time the site's clock was last shared
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
@@ -181,16 +188,20 @@ class ForagerSpider(scrapy.Spider):
         self.config = config
         root = self.colony is None
         if root:
-            from newsforagers.colony import Colony
-
             self.colony = Colony(self.crawler, config)
+            self.colony.open()
             self.colony.claim_id(self.forager_id)
+            self.colony.speed = self.speed
+            self.colony.root_name = self.forager_id
+        # what a child of a split is born with comes through the store (the colony's hand-over)
+        handover = self.colony.store.get_value(handover_key(self.forager_id)) if not root else None
+        if handover is not None:
+            self.inherited_weblog = handover.get("weblog")
+            self.inherited_weights = handover.get("weights")
         # every forager draws its own stream from the colony's generator: reproducible for a seed
         rng = np.random.default_rng(int(self.colony.rng.integers(2**63)))
 
         def bootstrap(texts):
-            from newsforagers.text import StateEncoder
-
             return StateEncoder(n_clusters=config.n_clusters, tanh_scale=config.tanh_scale,
                                 tanh_offset=config.tanh_offset,
                                 random_state=None if config.seed < 0 else config.seed).fit(texts)
@@ -211,7 +222,8 @@ class ForagerSpider(scrapy.Spider):
             max_start_failures=config.start_failures, max_paths=config.max_paths,
             background_fit=True,
         )
-        self.forager_driver = ForagerDriver(self.crawler, self, forager, config.step_timeout)
+        self.forager_driver = ForagerDriver(self.crawler, self, forager, config.step_timeout,
+                                            self.colony.store)
         self._start(root)
         return self.forager_driver
 
@@ -228,10 +240,6 @@ class ForagerSpider(scrapy.Spider):
         colony.prepare_feeds()
 
     def _build_scheduled(self, config, rng, bootstrap, root: bool):
-        from newsforagers.driver import ScheduledDriver
-        from newsforagers.scheduled import ScheduledForager, schedule_from_config
-        from newsforagers.clock import SiteClock
-
         schedule = schedule_from_config(config, self.seeds, saved=self.inherited_weblog)
         weights = (np.asarray(self.inherited_weights, dtype=np.float64)
                    if self.inherited_weights is not None else initial_weights(config, rng))
@@ -256,7 +264,7 @@ class ForagerSpider(scrapy.Spider):
                                    claim_many=claim_many)
         self.site_clock = SiteClock(self.speed)
         self.forager_driver = ScheduledDriver(self.crawler, self, forager, config.step_timeout,
-                                              self.site_clock)
+                                              self.site_clock, store)
         self._start(root)
         return self.forager_driver
 
@@ -386,6 +394,7 @@ class ForagerSpider(scrapy.Spider):
         links = [link for link in page.links if self._on_site(link) and self._robots_allow(link)]
         forager.on_page(fetch, self.site_clock.now(), text=f"{page.title}\n{page.text}",
                         links=links, published=page.published, listed=dict(page.listed))
+        self.forager_driver.page_read(fetch)
         self._check_future(fetch.url, page.published, now)
         # a page visited as a listing is read for its links, never paid as a document
         if fetch.kind != "listing" and self._sendable(fetch.url, page) \
@@ -455,8 +464,6 @@ class ForagerSpider(scrapy.Spider):
         the crawl is ending): the forager then learns nothing from it (a start URL dropped at a
         close is not a start URL that failed)."""
         request = failure.request
-        from newsforagers.downloadhandlers import ClosingIgnoreRequest
-
         if failure.check(ClosingIgnoreRequest):
             # dropped while waiting for the colony's budget, because the crawl is ending: not
             # a failure of the site (the handler counted it)
@@ -483,14 +490,13 @@ class ForagerSpider(scrapy.Spider):
         time a zone pushes out of range, or (the scheduled strategy's clock) one far from what
         the site's other answers say — is counted ``clock/implausible_date`` and never moves the
         clock. In both cases the clock's estimate (or the last good reading) stands in."""
-        from newsforagers.clock import site_time
-
         if self.config.clock == "site":
             parsed = site_time(response)
             fresh = not STALE_FLAGS.intersection(getattr(response, "flags", ()))
             if parsed is not None and fresh:
                 if self.site_clock is None or self.site_clock.observe(parsed):
                     self.last_site_time = parsed
+                    self._share_clock(parsed)
                     return parsed
                 parsed = None  # refused by the clock: implausible beside the site's other answers
             elif parsed is not None:
@@ -508,6 +514,17 @@ class ForagerSpider(scrapy.Spider):
                 self.crawler.stats.inc_value("newsforagers/clock/no_date_header")
         self.last_site_time = datetime.now(UTC)
         return self.last_site_time
+
+    def _share_clock(self, site: datetime) -> None:
+        """Tell the colony the site's time (through the store): a forager born in a split
+        starts its clock from it, and the colony's record dates its events by it. At most once
+        per _SHARE_CLOCK_EVERY wall seconds: a store write per page would cost more than it
+        tells."""
+        wall = time.time()
+        if self.colony is None or wall - self._clock_shared < _SHARE_CLOCK_EVERY:
+            return
+        self._clock_shared = wall
+        self.colony.store.put_value(SITE_CLOCK, site_reading(site, self.speed, wall))
 
     def _clock_estimate(self) -> datetime | None:
         """The site's time now as the clock estimates it (the scheduled strategy), else the last

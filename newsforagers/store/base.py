@@ -2,8 +2,15 @@
 
 What the reinforcing agent and the population need to agree on across foragers (and, with a
 shared backend, across processes): which documents have been paid for (by canonical URL and
-by content fingerprint), every forager's score, and per-URL records. ``claim`` is the one
-operation that must be atomic: exactly one sender wins a document.
+by content fingerprint), every forager's score, per-URL records (a scheduled forager's listing
+entries among them, so that a listing a split gave away is still known to the colony), the
+population (its members, each under a lease, and its count within bounds), and small shared
+readings (the site's clock, a split's hand-over). It is **the only channel between foragers**
+(the papers' "no direct communication amongst foragers but the centralized rewarding
+system"): a forager reads no other forager's objects, so foragers in one process and in many
+behave alike. ``claim``, ``claim_url``, ``join`` and ``leave`` must be atomic: exactly one
+sender wins a document, one forager queues a URL, and no two foragers take the last place of
+the population (or leave its minimum) at once.
 
 Bounded for runs of weeks: a claim carries its document's publication time and
 ``expire_claims`` forgets the claims of documents published before a cutoff (the reinforcing
@@ -30,9 +37,21 @@ class DocumentRecord:
     found_at: str
     forager: str
     reward: float
+    text: str = ""  # the main text, when the colony outputs it (FORAGERS_ITEM_TEXT)
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Member:
+    """A forager of the population: alive while its lease runs (``lease`` in POSIX seconds), so
+    a forager whose process died is counted out once its lease expires. ``fields`` hold what it
+    shares with the colony (its listing demand)."""
+
+    name: str
+    lease: float
+    fields: dict
 
 
 class ColonyStore(ABC):
@@ -66,6 +85,12 @@ class ColonyStore(ABC):
     @abstractmethod
     def documents(self) -> Iterator[DocumentRecord]:
         """Every claimed document, in the order they were claimed."""
+
+    @abstractmethod
+    def documents_after(self, position: int, limit: int = 0) -> list[DocumentRecord]:
+        """The documents paid for after the first ``position`` ones, in order (``limit`` of
+        them at most; 0: all). Documents are never deleted, so a position is a cursor: the
+        colony's feed follows the store with it."""
 
     @abstractmethod
     def document_count(self) -> int: ...
@@ -104,6 +129,46 @@ class ColonyStore(ABC):
     def put_url(self, url: str, record: dict) -> None:
         """Merge ``record``'s fields into the URL's record (which becomes the most recently
         written); past ``url_records_max`` records, the least recently written go."""
+
+    # -- the population: members under leases, its count within bounds --------------------------
+
+    @abstractmethod
+    def join(self, name: str, lease: float, now: float, max_members: int = 0,
+             fields: dict | None = None) -> bool:
+        """Atomically: make ``name`` a member until ``lease`` unless ``max_members`` (0: no
+        bound) live members other than ``name`` are there already at ``now``; True if it is a
+        member now. Members whose lease ran out at ``now`` are counted out (and forgotten):
+        their places can be taken. A member that joins again keeps its fields, updated."""
+
+    @abstractmethod
+    def renew(self, name: str, lease: float) -> bool:
+        """Extend a member's lease to ``lease``; False if it is no member (its lease ran out
+        and another join forgot it, or it left)."""
+
+    @abstractmethod
+    def leave(self, name: str, now: float, min_members: int = 0) -> bool:
+        """Atomically: ``name`` leaves unless only ``min_members`` live members (it among them)
+        would be left at most; True if it is no member now."""
+
+    @abstractmethod
+    def members(self, now: float) -> dict[str, Member]:
+        """The live members at ``now`` (lease not run out), by name."""
+
+    @abstractmethod
+    def update_member(self, name: str, fields: dict) -> None:
+        """Merge ``fields`` into a member's shared fields (nothing if it is no member)."""
+
+    # -- small shared readings (the site's clock, a split's hand-over) --------------------------
+
+    @abstractmethod
+    def put_value(self, key: str, value: dict) -> None:
+        """Set the JSON-able ``value`` under ``key`` (the last write wins)."""
+
+    @abstractmethod
+    def get_value(self, key: str) -> dict | None: ...
+
+    @abstractmethod
+    def delete_value(self, key: str) -> None: ...
 
     def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Release the backend's resources; the store is unusable afterwards."""

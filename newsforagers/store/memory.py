@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Iterator, Sequence
 
-from newsforagers.store.base import ColonyStore, DocumentRecord
+import copy
+
+from newsforagers.store.base import ColonyStore, DocumentRecord, Member
 
 
 class MemoryStore(ColonyStore):
@@ -22,6 +24,8 @@ class MemoryStore(ColonyStore):
         self._documents: list[DocumentRecord] = []
         self._scores: dict[str, float] = {}
         self._urls: OrderedDict[str, dict] = OrderedDict()  # least recently written first
+        self._members: dict[str, Member] = {}
+        self._values: dict[str, dict] = {}
 
     def claim(self, keys: Sequence[str], record: DocumentRecord, published: float | None = None) -> bool:
         if not keys:
@@ -51,6 +55,56 @@ class MemoryStore(ColonyStore):
 
     def document_count(self) -> int:
         return len(self._documents)
+
+    def documents_after(self, position: int, limit: int = 0) -> list[DocumentRecord]:
+        position = max(0, int(position))
+        return self._documents[position:position + limit] if limit else self._documents[position:]
+
+    def join(self, name: str, lease: float, now: float, max_members: int = 0,
+             fields: dict | None = None) -> bool:
+        live = self.members(now)
+        for gone in set(self._members) - set(live):
+            del self._members[gone]
+        others = len(live) - (name in live)
+        if name not in live and max_members and others >= max_members:
+            return False
+        old = live.get(name)
+        merged = {**(old.fields if old is not None else {}), **(fields or {})}
+        self._members[name] = Member(name, float(lease), copy.deepcopy(merged))
+        return True
+
+    def renew(self, name: str, lease: float) -> bool:
+        member = self._members.get(name)
+        if member is None:
+            return False
+        self._members[name] = Member(name, float(lease), member.fields)
+        return True
+
+    def leave(self, name: str, now: float, min_members: int = 0) -> bool:
+        live = self.members(now)
+        if name in live and min_members and len(live) <= min_members:
+            return False
+        self._members.pop(name, None)
+        return True
+
+    def members(self, now: float) -> dict[str, Member]:
+        return {name: Member(name, m.lease, copy.deepcopy(m.fields))
+                for name, m in self._members.items() if m.lease > now}
+
+    def update_member(self, name: str, fields: dict) -> None:
+        member = self._members.get(name)
+        if member is not None:
+            member.fields.update(copy.deepcopy(fields))
+
+    def put_value(self, key: str, value: dict) -> None:
+        self._values[key] = copy.deepcopy(value)
+
+    def get_value(self, key: str) -> dict | None:
+        value = self._values.get(key)
+        return None if value is None else copy.deepcopy(value)
+
+    def delete_value(self, key: str) -> None:
+        self._values.pop(key, None)
 
     def get_score(self, forager: str) -> float | None:
         return self._scores.get(forager)

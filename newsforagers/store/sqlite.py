@@ -14,13 +14,14 @@ import sqlite3
 from pathlib import Path
 from typing import Iterable, Iterator, Sequence
 
-from newsforagers.store.base import ColonyStore, DocumentRecord
+from newsforagers.store.base import ColonyStore, DocumentRecord, Member
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     url TEXT NOT NULL, title TEXT NOT NULL, published TEXT NOT NULL,
-    found_at TEXT NOT NULL, forager TEXT NOT NULL, reward REAL NOT NULL
+    found_at TEXT NOT NULL, forager TEXT NOT NULL, reward REAL NOT NULL,
+    text TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS claims (
     key TEXT PRIMARY KEY,
@@ -31,13 +32,19 @@ CREATE TABLE IF NOT EXISTS scores (forager TEXT PRIMARY KEY, score REAL NOT NULL
 CREATE TABLE IF NOT EXISTS urls (
     url TEXT PRIMARY KEY, record TEXT NOT NULL, touched INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS members (
+    name TEXT PRIMARY KEY, lease REAL NOT NULL, fields TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS shared (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 """
 # columns added after the first release of the schema: (table, column, declaration)
-_ADDED_COLUMNS = (("claims", "published", "REAL"), ("urls", "touched", "INTEGER NOT NULL DEFAULT 0"))
+_ADDED_COLUMNS = (("claims", "published", "REAL"), ("urls", "touched", "INTEGER NOT NULL DEFAULT 0"),
+                  ("documents", "text", "TEXT NOT NULL DEFAULT ''"))
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS claims_published ON claims(published);
 CREATE INDEX IF NOT EXISTS urls_touched ON urls(touched);
 """
+_DOCUMENT = "url, title, published, found_at, forager, reward, text"
 # per-URL records written between two counts of the table, at most (the cap may be passed by
 # this many, or an eighth of the cap when that is fewer)
 _CHECK_EVERY = 256
@@ -78,10 +85,10 @@ class SQLiteStore(ColonyStore):
                 db.execute("ROLLBACK")
                 return False
             cursor = db.execute(
-                "INSERT INTO documents (url, title, published, found_at, forager, reward) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO documents (url, title, published, found_at, forager, reward, text) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (record.url, record.title, record.published, record.found_at, record.forager,
-                 float(record.reward)),
+                 float(record.reward), record.text or ""),
             )
             db.executemany("INSERT OR IGNORE INTO claims (key, document, published) VALUES (?, ?, ?)",
                            [(key, cursor.lastrowid, published) for key in keys])
@@ -106,10 +113,90 @@ class SQLiteStore(ColonyStore):
         return self._db.execute("SELECT COUNT(*) FROM urls").fetchone()[0]
 
     def documents(self) -> Iterator[DocumentRecord]:
-        rows = self._db.execute(
-            "SELECT url, title, published, found_at, forager, reward FROM documents ORDER BY id"
-        ).fetchall()
+        rows = self._db.execute(f"SELECT {_DOCUMENT} FROM documents ORDER BY id").fetchall()
         return (DocumentRecord(*row) for row in rows)
+
+    def documents_after(self, position: int, limit: int = 0) -> list[DocumentRecord]:
+        # ids are 1, 2, 3...: documents are never deleted, and a claim rolled back gives its
+        # AUTOINCREMENT number back (the sequence is written in the same transaction)
+        rows = self._db.execute(f"SELECT {_DOCUMENT} FROM documents WHERE id > ? ORDER BY id LIMIT ?",
+                                (max(0, int(position)), int(limit) if limit else -1)).fetchall()
+        return [DocumentRecord(*row) for row in rows]
+
+    # -- the population ------------------------------------------------------------------------
+
+    def join(self, name: str, lease: float, now: float, max_members: int = 0,
+             fields: dict | None = None) -> bool:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # members whose lease ran out are counted out: their places can be taken
+            db.execute("DELETE FROM members WHERE lease <= ?", (float(now),))
+            row = db.execute("SELECT fields FROM members WHERE name = ?", (name,)).fetchone()
+            if row is None and max_members:
+                others = db.execute("SELECT COUNT(*) FROM members").fetchone()[0]
+                if others >= max_members:
+                    db.execute("ROLLBACK")
+                    return False
+            merged = {**(json.loads(row[0]) if row else {}), **(fields or {})}
+            db.execute("INSERT INTO members (name, lease, fields) VALUES (?, ?, ?) "
+                       "ON CONFLICT(name) DO UPDATE SET lease = excluded.lease, fields = excluded.fields",
+                       (name, float(lease), json.dumps(merged)))
+            db.execute("COMMIT")
+            return True
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def renew(self, name: str, lease: float) -> bool:
+        return self._db.execute("UPDATE members SET lease = ? WHERE name = ?",
+                                (float(lease), name)).rowcount > 0
+
+    def leave(self, name: str, now: float, min_members: int = 0) -> bool:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            live = {row[0] for row in db.execute("SELECT name FROM members WHERE lease > ?", (float(now),))}
+            if name in live and min_members and len(live) <= min_members:
+                db.execute("ROLLBACK")
+                return False
+            db.execute("DELETE FROM members WHERE name = ?", (name,))
+            db.execute("COMMIT")
+            return True
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def members(self, now: float) -> dict[str, Member]:
+        rows = self._db.execute("SELECT name, lease, fields FROM members WHERE lease > ? ORDER BY name",
+                                (float(now),)).fetchall()
+        return {name: Member(name, lease, json.loads(fields)) for name, lease, fields in rows}
+
+    def update_member(self, name: str, fields: dict) -> None:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute("SELECT fields FROM members WHERE name = ?", (name,)).fetchone()
+            if row is not None:
+                db.execute("UPDATE members SET fields = ? WHERE name = ?",
+                           (json.dumps({**json.loads(row[0]), **fields}), name))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    # -- shared readings ----------------------------------------------------------------------------
+
+    def put_value(self, key: str, value: dict) -> None:
+        self._db.execute("INSERT INTO shared (key, value) VALUES (?, ?) "
+                         "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, json.dumps(value)))
+
+    def get_value(self, key: str) -> dict | None:
+        row = self._db.execute("SELECT value FROM shared WHERE key = ?", (key,)).fetchone()
+        return None if row is None else json.loads(row[0])
+
+    def delete_value(self, key: str) -> None:
+        self._db.execute("DELETE FROM shared WHERE key = ?", (key,))
 
     def document_count(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]

@@ -1,4 +1,4 @@
-"""The colony's stop waits for a forager still starting before it stops it: Scrapy's
+"""The spawner's stop waits for a forager still starting before it stops it: Scrapy's
 Crawler.stop_async on a crawler whose engine does not run yet does nothing but mark it stopped,
 and that crawler's end then waits for ever (a forager born in a split as the colony closed hung
 a whole crawl)."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from types import SimpleNamespace
 
-from newsforagers.colony.local import Colony
+from newsforagers.colony.spawner import InProcessSpawner
 
 
 class StartingCrawler:
@@ -33,7 +33,7 @@ def test_a_forager_still_starting_is_stopped_only_once_its_engine_runs():
     runner = SimpleNamespace(crawlers={crawler}, stop=stop)
 
     async def main():
-        stopping = asyncio.ensure_future(Colony._stop_runner(runner))
+        stopping = asyncio.ensure_future(InProcessSpawner._stop_runner(runner))
         await asyncio.sleep(0.12)
         assert not seen  # no engine yet: not stopped
         crawler._engine = SimpleNamespace(running=False)
@@ -54,5 +54,5 @@ def test_a_forager_whose_crawl_already_ended_is_not_waited_for():
     async def stop():
         calls.append("stop")
 
-    asyncio.run(asyncio.wait_for(Colony._stop_runner(SimpleNamespace(crawlers={crawler}, stop=stop)), 0.5))
+    asyncio.run(asyncio.wait_for(InProcessSpawner._stop_runner(SimpleNamespace(crawlers={crawler}, stop=stop)), 0.5))
     assert calls == ["stop"]

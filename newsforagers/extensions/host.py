@@ -1,0 +1,68 @@
+"""``ColonyHostExtension``: the root forager's crawler hosts the colony's output.
+
+The crawler started by ``scrapy crawl forager`` (the root) holds the user's feed exports
+(``-O``, ``FEEDS``). The other foragers' documents reach them from the store's record of paid
+documents — the same record ``newsforagers export`` reads — never by firing another crawler's
+signals: every :data:`FEED_EVERY` seconds, when the root is idle, and once more
+after the last forager has ended. The root stays open while other foragers live
+(``DontCloseSpider``), so one feed receives the whole colony's documents; when it closes, it
+stops them all, once (its scheduler's close, :class:`~newsforagers.driver.ForagerDriver`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from scrapy import signals
+from scrapy.exceptions import DontCloseSpider, NotConfigured
+
+from newsforagers.extensions.population import forager_crawler
+
+logger = logging.getLogger(__name__)
+
+#: Wall seconds between two looks at the store for the other foragers' new documents.
+FEED_EVERY = 0.5
+
+
+class ColonyHostExtension:
+    def __init__(self, crawler):
+        self.crawler = crawler
+        self._task = None
+        crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
+        crawler.signals.connect(self.spider_closed, signal=signals.spider_closed)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        if not forager_crawler(crawler):
+            raise NotConfigured("ColonyHostExtension only serves forager spiders.")
+        return cls(crawler)
+
+    def _hosted_colony(self):
+        """The colony this crawler hosts (it is the root), else None."""
+        colony = getattr(self.crawler.spider, "colony", None)
+        return colony if colony is not None and colony.root is self.crawler else None
+
+    def spider_opened(self, spider) -> None:
+        colony = self._hosted_colony()
+        if colony is not None:
+            colony.start_leases()
+            self._task = asyncio.ensure_future(self._follow(colony))
+
+    async def _follow(self, colony) -> None:
+        while True:
+            await asyncio.sleep(FEED_EVERY)
+            colony.output_new_documents()
+
+    def spider_idle(self, spider) -> None:
+        colony = self._hosted_colony()
+        if colony is None:
+            return
+        colony.output_new_documents()
+        if colony.children_alive:
+            raise DontCloseSpider
+
+    def spider_closed(self, spider) -> None:
+        if self._task is not None:
+            self._task.cancel()

@@ -1,0 +1,43 @@
+"""``ColonyRecordExtension``: the colony's record while it runs.
+
+On the root forager's crawler it starts the colony's periodic snapshots (a line per live
+forager of the population, from the counters each shares in the store) and population
+checkpoints (with ``JOBDIR``); on every forager's crawler it counts the sends the reinforcing
+agent judged, for the colony's summary. Each forager checkpoints itself
+(:class:`~newsforagers.driver.ForagerDriver`).
+"""
+
+from __future__ import annotations
+
+from scrapy import signals
+from scrapy.exceptions import NotConfigured
+
+from newsforagers import signals as forager_signals
+from newsforagers.extensions.population import forager_crawler
+
+
+class ColonyRecordExtension:
+    def __init__(self, crawler):
+        self.crawler = crawler
+        crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(self.reward_received, signal=forager_signals.reward_received)
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        if not forager_crawler(crawler):
+            raise NotConfigured("ColonyRecordExtension only serves forager spiders.")
+        return cls(crawler)
+
+    def _colony(self):
+        return getattr(self.crawler.spider, "colony", None)
+
+    def spider_opened(self, spider) -> None:
+        colony = self._colony()
+        if colony is not None and colony.root is self.crawler:
+            colony.start_snapshots()
+            colony.start_checkpoints()
+
+    def reward_received(self, rewarded: bool = False, **kwargs) -> None:
+        colony = self._colony()
+        if colony is not None:
+            colony.judged_send(rewarded)

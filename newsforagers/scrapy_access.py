@@ -1,0 +1,70 @@
+"""The only module that touches Scrapy's non-public parts, each for a reason no public API serves.
+
+Scrapy may move any of these in a release without notice; ``tests/scrapy/test_scrapy_access.py``
+checks every one against the installed Scrapy and fails loudly, naming what moved.
+
+- :func:`wake_engine`: ``engine._slot.nextcall.schedule()``. A scheduler that returns no
+  request while it still has work (a forager waiting for its step's probes, a scheduled
+  forager idling until a listing is due on an accelerated clock) is asked again only after the
+  next download or the engine's 5-s heartbeat; Scrapy has no public "ask me again now".
+- :func:`requests_in_flight`: ``engine.downloader.active`` and ``engine.scraper.slot``. Scrapy
+  drops some requests without calling an errback (an off-site redirect); a forager waiting for
+  an answer must see that none of its requests is anywhere in Scrapy any more.
+- :func:`share_robots_parsers`: ``RobotsTxtMiddleware._parsers``, the middleware's cache of
+  parsers per netloc: foragers of one process share one, so robots.txt is fetched once per
+  colony and host.
+- :func:`engine_running`: ``crawler.engine`` raises ``RuntimeError`` before the engine is
+  made (Scrapy 2.13+); its ``running`` is public.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Request meta key that marks a forager's requests (shared with the scheduler).
+FORAGER_META = "forager_kind"
+
+
+def engine_of(crawler: Any) -> Any | None:
+    """The crawler's engine, or None before it is made."""
+    try:
+        return getattr(crawler, "engine", None)
+    except RuntimeError:  # Scrapy 2.13+: "Crawler.engine is not set yet"
+        return None
+
+
+def engine_running(crawler: Any) -> bool:
+    engine = engine_of(crawler)
+    return bool(engine is not None and engine.running)
+
+
+def wake_engine(crawler: Any) -> bool:
+    """Ask the crawler's engine for its next request now (False: no engine or slot yet)."""
+    engine = engine_of(crawler)
+    slot = getattr(engine, "_slot", None)
+    if slot is None:
+        return False
+    slot.nextcall.schedule()
+    return True
+
+
+def requests_in_flight(crawler: Any, meta_key: str = FORAGER_META) -> bool:
+    """Is a request of ``crawler`` marked with ``meta_key`` still anywhere in Scrapy —
+    downloading (retries and redirects included: they are in the downloader again) or with its
+    callback (the scraper's slot)? False means every one handed over was answered or dropped
+    without an answer. True when unsure (no engine yet)."""
+    engine = engine_of(crawler)
+    if engine is None:
+        return True
+    scraper_slot = getattr(engine.scraper, "slot", None)
+    if scraper_slot is not None and not scraper_slot.is_idle():
+        return True
+    return any(meta_key in r.meta for r in getattr(engine.downloader, "active", ()))
+
+
+def share_robots_parsers(middleware: Any, shared: dict) -> None:
+    """Make ``middleware`` (a ``RobotsTxtMiddleware``) use ``shared`` as its parser cache
+    (netloc → parser, or a Deferred while fetching), keeping what it holds already."""
+    if middleware._parsers is not shared:
+        shared.update(middleware._parsers)
+        middleware._parsers = shared
