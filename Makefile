@@ -19,6 +19,7 @@ demo: $(STAMP)
 	$(BIN)/newsforagers demo
 
 test: $(STAMP)
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q
 
 clean:

@@ -27,7 +27,7 @@ setup(
         "scrapyd": ["scrapyd>=1.5", "scrapyd-client>=2"],
         "plots": ["matplotlib>=3.8"],
         "status": ["rich>=13"],
-        "test": ["pytest>=8", "pytest-timeout>=2.3"],
+        "test": ["pytest>=8", "pytest-timeout>=2.3", "import-linter>=2.1"],
     },
     entry_points={
         "console_scripts": ["newsforagers=newsforagers.cli:main"],

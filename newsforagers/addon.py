@@ -10,18 +10,19 @@ Everything goes in at add-on priority, key by key inside the component dictionar
 project's, spider's or command line's own value always wins — a project's
 ``DOWNLOAD_HANDLERS = {"https": ...}`` stays what the project said. Where a colony cannot keep
 its promises without its component, the forager refuses to start with an error that says why
-and what to do (``ForagerSpider`` checks, so that other spiders of a project that enables the
-add-on for all are not concerned): an ``http``/``https`` download handler without the colony's
-budget (:func:`newsforagers.downloadhandlers.check_handlers`), a scheduler or a reinforcing
+and what to do (``ForagerSpider`` checks, :func:`newsforagers.checks.check_components`, so that
+other spiders of a project that enables the add-on for all are not concerned): an
+``http``/``https`` download handler without the colony's budget, a scheduler or a reinforcing
 agent replaced or disabled.
 """
 
 from __future__ import annotations
 
 from newsforagers import defaults
-from newsforagers.downloadhandlers import BUDGET_SCHEMES
 
 ADDON = "addon"
+#: The schemes whose requests the colony's budget must see (its download handler's).
+BUDGET_SCHEMES = ("http", "https")
 
 #: Components the add-on enables, per component setting (key: order; None disables).
 COMPONENTS = {
@@ -41,6 +42,12 @@ COMPONENTS = {
 
 
 class ForagersAddon:
+    """The add-on; one instance per crawler, which also keeps the crawler's forager context
+    (:func:`newsforagers.context.context_of`)."""
+
+    def __init__(self):
+        self.context = None
+
     def update_settings(self, settings) -> None:
         settings.set("SCHEDULER", "newsforagers.scheduler.ForagerScheduler", ADDON)
         for name, components in COMPONENTS.items():
@@ -60,44 +67,3 @@ class ForagersAddon:
         for name in dir(defaults):
             if name.startswith("FORAGERS_"):
                 settings.set(name, getattr(defaults, name), ADDON)
-
-
-def check_components(settings) -> None:
-    """Refuse settings under which a forager cannot work or a colony cannot be polite: the
-    forager's scheduler or the reinforcing agent replaced or disabled, or an ``http``/``https``
-    download handler outside the colony's budget. Raises
-    :class:`~newsforagers.errors.ForagersUsageError` saying which setting, why, and what to do."""
-    from scrapy.utils.misc import load_object
-
-    from newsforagers.errors import ForagersUsageError
-
-    from newsforagers.downloadhandlers import check_handlers
-    from newsforagers.pipelines import ReinforcingAgentPipeline
-    from newsforagers.scheduler import ForagerScheduler
-
-    scheduler = settings.get("SCHEDULER")
-    scheduler_cls = load_object(scheduler) if isinstance(scheduler, str) else scheduler
-    # not issubclass: Scrapy's BaseScheduler answers it by duck typing (any scheduler "is" one)
-    if ForagerScheduler not in getattr(scheduler_cls, "__mro__", ()):
-        raise ForagersUsageError(
-            f"SCHEDULER ({scheduler!r}) replaces newsforagers.scheduler.ForagerScheduler, which "
-            f"walks a forager's paths: subclass it, or remove SCHEDULER from the forager's settings.")
-    pipelines = settings.getwithbase("ITEM_PIPELINES")
-    enabled = [path for path, order in pipelines.items() if order is not None
-               and _is_subclass(path, ReinforcingAgentPipeline)]
-    if not enabled:
-        raise ForagersUsageError(
-            "ITEM_PIPELINES disables newsforagers.pipelines.ReinforcingAgentPipeline, the colony's "
-            "reinforcing agent: without it no send is judged, rewarded or output. Give it an "
-            "order (the add-on's is 100) instead of None.")
-    check_handlers(settings)
-
-
-def _is_subclass(path, base: type) -> bool:
-    from scrapy.utils.misc import load_object
-
-    try:
-        cls = load_object(path) if isinstance(path, str) else path
-    except (ImportError, NameError, ValueError):
-        return False
-    return base in getattr(cls, "__mro__", ())

@@ -79,6 +79,7 @@ class ForagersConfig:
     snapshot_interval: float = _default("snapshot_interval")
     checkpoint_interval: float = _default("checkpoint_interval")
     lease: float = _default("lease")
+    spawner: str = _default("spawner")
     url_records_max: int = _default("url_records_max")
     url_memory_size: int = _default("url_memory_size")
     expire_claims: bool = _default("expire_claims")
@@ -187,6 +188,13 @@ class ForagersConfig:
         need(self.checkpoint_interval >= 0, "checkpoint_interval", self.checkpoint_interval,
              ">= 0 seconds (0: only at path ends, population changes and close)")
         need(self.lease > 0, "lease", self.lease, "> 0 seconds")
+        need(self.spawner in ("inprocess", "process"), "spawner", self.spawner, "'inprocess' or 'process'")
+        need(self.spawner != "process" or not str(self.store).startswith("memory:"), "spawner",
+             self.spawner, "'inprocess' with FORAGERS_STORE=memory:// (a store in one process's "
+             "memory cannot be shared with other processes: give sqlite:///PATH)")
+        need(self.spawner != "process" or self.population == "score", "spawner", self.spawner,
+             "'inprocess' with FORAGERS_POPULATION='energy' (the energy policy lives in the root's "
+             "process)")
         need(self.url_records_max >= 0, "url_records_max", self.url_records_max, ">= 0 (0: no cap)")
         need(self.url_memory_size >= 1, "url_memory_size", self.url_memory_size, "at least 1")
         need(self.energy_pages_max >= 0, "energy_pages_max", self.energy_pages_max, ">= 0 (0: no cap)")

@@ -139,6 +139,10 @@ FORAGERS_CHECKPOINT_INTERVAL = 10.0
 # Seconds a forager stays a member of the population without renewing its lease in the store
 # (renewed every third of it): a forager whose process died is counted out this long after.
 FORAGERS_LEASE = 30.0
+# What starts the colony's foragers: "inprocess" (each a crawler of the process `scrapy crawl`
+# started) or "process" (each a process of its own, sharing nothing with the others but the
+# store: FORAGERS_STORE must then be a file or a server, not memory://).
+FORAGERS_SPAWNER = "inprocess"
 # Bounded memory, for runs of weeks (docs/deployment.md, "Bounded memory"). Per-URL records in the colony store (which forager queued
 # a URL): at most this many, the least recently written evicted first (0: no cap). Claims on
 # documents (their canonical URL and content fingerprint) expire once the document is older

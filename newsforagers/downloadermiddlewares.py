@@ -17,18 +17,25 @@ import asyncio
 
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
+from newsforagers.context import ForagerContext, context_of
 from newsforagers.scrapy_access import share_robots_parsers
 
 _FETCH_KEY = "_forager_shared_fetch"
 
 
-def _colony(crawler):
-    return getattr(getattr(crawler, "spider", None), "colony", None)
+def _colony(context: ForagerContext | None):
+    return context.colony if context is not None else None
 
 
 class ColonyRobotsTxtMiddleware(RobotsTxtMiddleware):
+    @classmethod
+    def from_crawler(cls, crawler):
+        middleware = super().from_crawler(crawler)
+        middleware.context = context_of(crawler)
+        return middleware
+
     async def robot_parser(self, request):
-        colony = _colony(self.crawler)
+        colony = _colony(self.context)
         if colony is not None:
             # one dict for the whole colony: the first forager to need a host's robots.txt
             # fetches it, the others wait for the same parser
@@ -37,15 +44,16 @@ class ColonyRobotsTxtMiddleware(RobotsTxtMiddleware):
 
 
 class SharedFetchMiddleware:
-    def __init__(self, crawler):
+    def __init__(self, crawler, context: ForagerContext | None = None):
         self.crawler = crawler
+        self.context = context
 
     @classmethod
     def from_crawler(cls, crawler):
-        return cls(crawler)
+        return cls(crawler, context_of(crawler))
 
     async def process_request(self, request, spider=None):
-        colony = _colony(self.crawler)
+        colony = _colony(self.context)
         if colony is None or not colony.fetches.enabled or request.method != "GET" \
                 or "forager_kind" not in request.meta:
             return None
@@ -72,7 +80,7 @@ class SharedFetchMiddleware:
 
     def process_response(self, request, response, spider=None):
         if request.meta.pop(_FETCH_KEY, False):
-            colony = _colony(self.crawler)
+            colony = _colony(self.context)
             if colony is not None:
                 kept = response.replace(headers=response.headers.copy()) if response.status == 200 else None
                 colony.fetches.finish(request.url, kept)
@@ -80,7 +88,7 @@ class SharedFetchMiddleware:
 
     def process_exception(self, request, exception, spider=None):
         if request.meta.pop(_FETCH_KEY, False):
-            colony = _colony(self.crawler)
+            colony = _colony(self.context)
             if colony is not None:
                 colony.fetches.finish(request.url, None)
         return None

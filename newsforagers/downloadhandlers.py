@@ -35,6 +35,8 @@ from twisted.internet.defer import Deferred
 from scrapy.utils.misc import load_object
 
 from newsforagers.clock import http_date, plausible_site_time
+from newsforagers.addon import BUDGET_SCHEMES
+from newsforagers.context import context_of
 from newsforagers.scrapy_access import engine_of
 from newsforagers.colony.throttle import GONE_CHECK, BudgetWaitAbandoned, retry_after_seconds
 from newsforagers.errors import ForagersUsageError
@@ -45,7 +47,6 @@ logger = logging.getLogger(__name__)
 PAUSE_STATUSES = frozenset({429, 503})
 
 #: The schemes whose requests the colony's budget must see.
-BUDGET_SCHEMES = ("http", "https")
 
 
 class ClosingIgnoreRequest(IgnoreRequest):
@@ -63,6 +64,7 @@ class ColonyBudgetMixin:
         factory = getattr(super(), "from_crawler", None)
         handler = factory(crawler) if factory is not None else cls(crawler)
         handler.colony_crawler = crawler
+        handler.forager_context = context_of(crawler)
         handler.closes_at = None
         handler.closing_since = None  # when this crawler was first seen closing
         crawler.signals.connect(handler._spider_opened, signal=signals.spider_opened)
@@ -114,7 +116,8 @@ class ColonyBudgetMixin:
             return True
         if self.closes_at is not None and time.monotonic() >= self.closes_at:
             return True
-        driver = getattr(crawler.spider, "forager_driver", None)
+        context = getattr(self, "forager_context", None)
+        driver = context.driver if context is not None else None
         if driver is not None and driver.forager.retired:
             return True
         # the whole colony is ending: every forager's close starts with the root's, so that
@@ -123,8 +126,8 @@ class ColonyBudgetMixin:
         return colony is not None and colony.ending()
 
     def _colony(self):
-        crawler = getattr(self, "colony_crawler", None)
-        return getattr(getattr(crawler, "spider", None), "colony", None)
+        context = getattr(self, "forager_context", None)
+        return context.colony if context is not None else None
 
     async def download_request(self, request):
         colony = self._colony()

@@ -24,6 +24,7 @@ from scrapy.exceptions import DropItem
 
 from newsforagers import signals as forager_signals
 from newsforagers.config import ForagersConfig
+from newsforagers.context import ForagerContext, context_of
 from newsforagers.learning.reward import in_window, judge_send
 from newsforagers.logs import tag_forager_logs
 from newsforagers.store import DocumentRecord, open_store
@@ -35,11 +36,12 @@ EXPIRE_EVERY = 3600.0  # seconds of the sends' clock between two expiries of old
 
 
 class ReinforcingAgentPipeline:
-    def __init__(self, crawler, config: ForagersConfig, store=None):
+    def __init__(self, crawler, config: ForagersConfig, store=None, context: ForagerContext | None = None):
         self.crawler = crawler
         self.config = config
         self.rules = config.reward_rules()
         self.store = store
+        self.context = context
         self._owns_store = store is None
         self._expired_at: float | None = None  # the sends' clock at the last expiry
 
@@ -49,15 +51,18 @@ class ReinforcingAgentPipeline:
         # this crawler and before the engine logs "Spider opened": the earliest moment this
         # forager's lines can be tagged (newsforagers.logs)
         tag_forager_logs()
-        return cls(crawler, ForagersConfig.from_settings(crawler.settings))
+        context = context_of(crawler)
+        config = context.config if context is not None else ForagersConfig.from_settings(crawler.settings)
+        return cls(crawler, config, context=context)
 
     def open_spider(self, spider=None) -> None:
-        colony = getattr(self.crawler.spider, "colony", None)
+        # (after the scheduler opened: a forager's context holds its colony by now)
+        colony = self.context.colony if self.context is not None else None
         if self.store is None and colony is not None:
             self.store, self._owns_store = colony.store, False  # the colony's, closed by it
         if self.store is None:
             self.store = open_store(self.config.store, self.config.url_records_max)
-        forager = getattr(self.crawler.spider, "forager_id", None)
+        forager = self.context.name if self.context is not None else None
         if forager is not None and self.store.get_score(forager) is None:
             self.store.set_score(forager, self.rules.score_init)
 

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 from scrapy.core.scheduler import Scheduler
 
+from newsforagers.assembly import assemble
+from newsforagers.context import context_of
 from newsforagers.scrapy_access import requests_in_flight
 
 if TYPE_CHECKING:
@@ -38,12 +40,14 @@ class ForagerScheduler(Scheduler):
     def from_crawler(cls, crawler: Crawler):
         scheduler = super().from_crawler(crawler)
         scheduler.crawler = crawler
+        scheduler.context = context_of(crawler)
         return scheduler
 
     def open(self, spider: Spider):
         self.spider = spider
-        build = getattr(spider, "build_driver", None)
-        self.forager_driver = build() if callable(build) else None
+        # a forager's spider (the one Scrapy hands over here) says what to build
+        forager = self.context is not None and getattr(spider, "is_forager", False)
+        self.forager_driver = assemble(self.context, spider) if forager else None
         self._ready: deque[Request] = deque()
         self._step_started = 0.0
         self._clock = time.monotonic

@@ -40,10 +40,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from scrapy import signals
 
 from newsforagers.colony import checkpoint as checkpoints
 from newsforagers.colony.fetches import SharedFetches
-from newsforagers.colony.spawner import InProcessSpawner, Spawner
+from newsforagers.colony.spawner import Spawner, spawner_for
 from newsforagers.colony.throttle import HostBudget, Politeness
 from newsforagers.config import ForagersConfig
 from newsforagers.learning import EnergyPolicy, ScorePolicy
@@ -61,6 +62,8 @@ HANDOVER = "handover/{name}"
 SNAPSHOT = "snapshot/{name}"
 #: Store key of the site's clock as the last forager to read it saw it.
 SITE_CLOCK = "site_clock"
+#: Store key set when the host ends the colony: a forager in another process stops.
+STOP = "colony/stop"
 
 
 def handover_key(name: str) -> str:
@@ -103,12 +106,18 @@ class Colony:
     Building it does no I/O; :meth:`open` opens the store, the record and the checkpoint."""
 
     def __init__(self, root: Crawler, config: ForagersConfig, store: ColonyStore | None = None,
-                 rng: np.random.Generator | None = None, spawner: Spawner | None = None):
-        self.root = root
+                 rng: np.random.Generator | None = None, spawner: Spawner | None = None,
+                 hosting: bool = True):
+        self.root = root  # the crawler that made this view of the colony
+        # the crawler `scrapy crawl` started hosts the colony (its feed, its record, its end); a
+        # forager in a process of its own (FORAGERS_SPAWNER=process) is a member: its view of
+        # the colony is the store, its own politeness and the foragers it starts itself
+        self.hosting = hosting
         self.config = config
         self.store = store
         self.rng = rng if rng is not None else np.random.default_rng(None if config.seed < 0 else config.seed)
-        self.spawner = spawner if spawner is not None else InProcessSpawner(root, self._started, self._ended)
+        self.spawner = spawner if spawner is not None else spawner_for(
+            config.spawner, root, self._started, self._ended, config.close_grace + 15.0)
         if config.population == "energy":
             self.policy: ScorePolicy | EnergyPolicy = EnergyPolicy(
                 config.energy_c, config.energy_g, config.energy_lb, config.energy_ub, config.energy_init,
@@ -167,6 +176,17 @@ class Colony:
         self.politeness = Politeness.from_settings(root.settings, config.host_rate, config.host_concurrency)
         self.budget = HostBudget.from_politeness(self.politeness)
         logger.info("colony: one politeness for all foragers: %s", self.politeness.describe())
+        root.signals.connect(self._root_started, signal=signals.engine_started)
+        if not self.hosting:
+            # a member: the record, the checkpoint of the population and the feed are the host's
+            self.store_start = self.feed_position = self.store.document_count()
+            return
+        # a new colony: an earlier one's stop mark and members (a colony killed before its
+        # members left) are not this one's; on a resume its foragers join again
+        self.store.delete_value(STOP)
+        now = time.time()
+        for name in self.store.members(now):
+            self.store.leave(name, now)
         self.run_dir = Path(config.run_dir) if config.run_dir else _default_run_dir(root)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         events_path = Path(config.events) if config.events else self.run_dir / "events.jsonl"
@@ -175,9 +195,6 @@ class Colony:
         checkpoints.repair_feed(self.run_dir / "snapshots.jsonl")
         self._events = open(events_path, "a", encoding="utf-8")
         self._snapshots = open(self.run_dir / "snapshots.jsonl", "a", encoding="utf-8")
-        from scrapy import signals
-
-        root.signals.connect(self._root_started, signal=signals.engine_started)
         if self.jobdir is not None:
             self.resumed = checkpoints.read_checkpoint(self.jobdir / checkpoints.POPULATION_FILE)
         if self.resumed is not None:
@@ -238,6 +255,16 @@ class Colony:
             self.event("start", name, None, **({"resumed": True} if resumed else {}))
         self.checkpoint_population()
 
+    def join_as_member(self, name: str, crawler: Crawler) -> None:
+        """(A forager in a process of its own.) Its place in the population was taken by the
+        process that started it (the store's count); this process keeps its lease."""
+        self.foragers[name] = crawler
+        self.store.join(name, self._lease(), time.time())
+        if self.store.get_score(name) is None:
+            self.store.set_score(name, self.config.score_init)
+        logger.info("colony: forager %s joined as a process of its own (%d)", name, os.getpid())
+        self.start_leases()
+
     def unregister(self, name: str) -> None:
         self.foragers.pop(name, None)
         self.store.leave(name, time.time())
@@ -260,8 +287,14 @@ class Colony:
     async def _lease_loop(self) -> None:
         """Renew the leases of this process's foragers (a third of FORAGERS_LEASE apart)."""
         while not self._closed:
-            await asyncio.sleep(self.config.lease / 3.0)
+            await asyncio.sleep(self.config.lease / 3.0 if self.hosting else min(1.0, self.config.lease / 3.0))
             if self._closed:
+                return
+            if self.stop_requested():
+                logger.info("colony: the host ended the colony; stopping")
+                for crawler in list(self.foragers.values()):
+                    if engine_running(crawler):
+                        asyncio.ensure_future(crawler.engine.close_spider_async(reason="shutdown"))
                 return
             for name in list(self.foragers):
                 if not self.store.renew(name, self._lease()):
@@ -330,10 +363,11 @@ class Colony:
     def lower_bound(self) -> int:
         return self.config.energy_lb if isinstance(self.policy, EnergyPolicy) else self.config.min
 
-    def _started(self, name: str, crawler: Crawler) -> None:
-        # the spawner's crawler: stopped and checkpointed at the colony's end, never read by
-        # another forager
-        self.foragers[name] = crawler
+    def _started(self, name: str, handle: Any) -> None:
+        # a crawler of this process (its lease is renewed here; it is never read by another
+        # forager), or another process, which renews its own lease
+        if self.spawner.in_process:
+            self.foragers[name] = handle
 
     def start_population(self, seeds: list[str], mode: str, model: str | None) -> None:
         """Alg. 9 — the first ``FORAGERS_MIN − 1`` foragers beside the root — or, on a resume,
@@ -360,7 +394,7 @@ class Colony:
 
     def checkpoint_population(self) -> None:
         """Write who lives (and the energy policy) to JOBDIR/population.json, atomically."""
-        if self.jobdir is None or self._closed:
+        if self.jobdir is None or self._closed or not self.hosting:
             return
         self._population_seq += 1
         data = {"seq": self._population_seq, "time": datetime.now(UTC).isoformat(),
@@ -387,7 +421,7 @@ class Colony:
     def new_documents(self) -> list[dict]:
         """The documents the other foragers got paid for since the last call, as output items,
         in the order they were paid for (the root's own reach its feed through its pipeline)."""
-        if self.store is None or self._closed:
+        if self.store is None or self._closed or not self.hosting:
             return []
         records = self.store.documents_after(self.feed_position)
         self.feed_position += len(records)
@@ -397,8 +431,6 @@ class Colony:
     def output_new_documents(self) -> int:
         """Put the other foragers' new documents in the root's feed (its ``item_scraped``, as
         an item its own pipeline output would be); returns how many."""
-        from scrapy import signals
-
         spider = getattr(self.root, "spider", None)
         items = self.new_documents() if spider is not None else []
         for item in items:
@@ -411,8 +443,6 @@ class Colony:
     def prepare_feeds(self) -> None:
         """Before the root's feed exports open: on a resume, repair the local JSON-lines feeds
         and find the documents of this job the feed lacks (output again once it is open)."""
-        from scrapy import signals
-
         if self.resumed is None:
             return
         local, other = checkpoints.local_feeds(self.root.settings.getdict("FEEDS"))
@@ -441,8 +471,6 @@ class Colony:
 
     def _output_missing(self, spider) -> None:
         """(After the feed exports opened.) The documents the store paid for that the feed lost."""
-        from scrapy import signals
-
         missing, self._reemit = self._reemit, []
         for record in missing:
             self.root.signals.send_catch_log(signal=signals.item_scraped,
@@ -452,7 +480,8 @@ class Colony:
         logger.info("colony: %d document(s) paid for before the stop output again", len(missing))
 
     def _ended(self, name: str, error: BaseException | None) -> None:
-        if name in self.foragers:  # ended without retiring: stopped (shutdown, limits, no start URL)
+        if name in self.foragers or name in self.members:
+            # ended without retiring: stopped (shutdown, limits, no start URL)
             self.event("stop", name, None)
         self.unregister(name)
         if error is not None:
@@ -463,7 +492,18 @@ class Colony:
 
     @property
     def children_alive(self) -> bool:
-        return self.spawner.running > 0
+        """Other foragers live: started by this process and still running, or (the host) any
+        other live member of the population in the store (a forager in another process may
+        have started its own)."""
+        if self.spawner.running > 0:
+            return True
+        if not self.hosting or self.store is None or self._closed:
+            return False
+        return any(name != self.root_name for name in self.store.members(time.time()))
+
+    def stop_requested(self) -> bool:
+        """(A member.) The host ended the colony (the store's stop mark)."""
+        return not self.hosting and self.store is not None and self.store.get_value(STOP) is not None
 
     # -- record -------------------------------------------------------------------------------
 
@@ -553,10 +593,27 @@ class Colony:
             await self.join()
             return
         self._stopping = True
+        if not self.hosting:
+            # a member ends alone: the foragers it started live on until the host ends the colony
+            return
+        # every forager of the colony, in whatever process, stops (the store's stop mark; a
+        # member looks at it with each renewal of its lease)
+        self.store.put_value(STOP, {"at": time.time(), "by": self.root_name})
         await self.spawner.stop()
+        await self._others_left()
 
     async def join(self) -> None:
         await self.spawner.join()
+
+    async def _others_left(self) -> None:
+        """Wait until no other member is left in the store (foragers of other processes that
+        this one did not start), at most one lease: a forager that died is counted out then."""
+        deadline = time.monotonic() + self.config.lease
+        while time.monotonic() < deadline:
+            if not any(name != self.root_name and name not in self.foragers
+                       for name in self.store.members(time.time())):
+                return
+            await asyncio.sleep(0.1)
 
     def judged_send(self, rewarded: bool) -> None:
         """The reinforcing agent judged one send of a forager of this colony."""
@@ -587,6 +644,14 @@ class Colony:
 
     def close(self) -> None:
         if self._closed or not self._opened:
+            return
+        if not self.hosting:
+            for name in list(self.foragers):
+                self.store.leave(name, time.time())
+            self._closed = True
+            if self._lease_task is not None:
+                self._lease_task.cancel()
+            self.store.close()
             return
         self.checkpoint_population()
         self.snapshot()

@@ -9,19 +9,28 @@ or on another machine reads it the same way.
 :class:`InProcessSpawner` (the default) runs each forager as its own Scrapy crawler in this
 process and reactor, through an ``AsyncCrawlerRunner`` per forager, with the root crawler's
 spider class (so the colony does not import the spider) and the root's settings (so a child
-is configured as its parent was). A scrapyd spawner is the next one (issue 17).
+is configured as its parent was). :class:`ProcessSpawner` runs each forager as a process of its
+own, sharing nothing with the others but the store. A scrapyd spawner is the next one
+(issue 17).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import os
+import signal
+import subprocess
+import sys
+import tempfile
 from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from scrapy.crawler import AsyncCrawlerRunner
 from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.utils.python import global_object_name
 
 from newsforagers.scrapy_access import engine_running
 
@@ -40,8 +49,29 @@ _START_WAIT = 0.05
 _START_WAIT_STEPS = 200
 
 
+def child_settings(root: Crawler, name: str) -> dict:
+    """The root's settings for forager ``name``: only what was set above Scrapy's defaults (a
+    child's settings dict is applied at project priority, and defaults copied that way would
+    look set by the user: Scrapy then warns about deprecated defaults, and a default would
+    outrank a newer setting that replaces it); no feed, no telnet console, its own JOBDIR
+    folder."""
+    settings = {key: value for key, value in root.settings.copy_to_dict().items()
+                if (root.settings.getpriority(key) or 0) > SETTINGS_PRIORITIES["default"]}
+    for key in _ROOT_ONLY:
+        settings.pop(key, None)
+    settings["FEEDS"] = {}
+    settings["TELNETCONSOLE_ENABLED"] = False
+    jobdir = settings.get("JOBDIR")
+    if jobdir:
+        settings["JOBDIR"] = str(Path(jobdir) / "foragers" / name)
+    return settings
+
+
 class Spawner(ABC):
     """Starts and stops the foragers of one colony."""
+
+    #: Its foragers are crawlers of this process (their leases are renewed here).
+    in_process: bool = True
 
     @abstractmethod
     def start(self, name: str, arguments: dict[str, Any]) -> None:
@@ -80,22 +110,7 @@ class InProcessSpawner(Spawner):
         return len(self._runners)
 
     def child_settings(self, name: str) -> dict:
-        """The root's settings for forager ``name``: only what was set above Scrapy's defaults
-        (a child's settings dict is applied at project priority, and defaults copied that way
-        would look set by the user: Scrapy then warns about deprecated defaults, and a default
-        would outrank a newer setting that replaces it); no feed, no telnet console, its own
-        JOBDIR folder."""
-        root = self.root.settings
-        settings = {key: value for key, value in root.copy_to_dict().items()
-                    if (root.getpriority(key) or 0) > SETTINGS_PRIORITIES["default"]}
-        for key in _ROOT_ONLY:
-            settings.pop(key, None)
-        settings["FEEDS"] = {}
-        settings["TELNETCONSOLE_ENABLED"] = False
-        jobdir = settings.get("JOBDIR")
-        if jobdir:
-            settings["JOBDIR"] = str(Path(jobdir) / "foragers" / name)
-        return settings
+        return child_settings(self.root, name)
 
     def start(self, name: str, arguments: dict[str, Any]) -> None:
         runner = AsyncCrawlerRunner(self.child_settings(name))
@@ -131,3 +146,115 @@ class InProcessSpawner(Spawner):
     async def join(self) -> None:
         for runner in list(self._runners.values()):
             await runner.join()
+
+
+class ProcessSpawner(Spawner):
+    """Foragers as processes of their own (``FORAGERS_SPAWNER=process``): each runs
+    ``python -m newsforagers.colony.child`` with the spider class, the root's settings and its
+    spider arguments, and shares nothing with the others but the store — no Python object
+    crosses. A child is a ``member`` of the colony (``-a role=member``): it joins the
+    population through the store, reads its hand-over there, and its documents reach the root's
+    feed through the store's record of paid documents.
+
+    ``stop`` asks each child process to stop as a user would (SIGINT: a clean close) and waits
+    for them; one still running after ``grace`` seconds is killed."""
+
+    in_process = False
+
+    def __init__(self, root: Crawler, on_started: Callable[[str, Any], None],
+                 on_ended: Callable[[str, BaseException | None], None], grace: float = 30.0):
+        self.root = root
+        self.on_started = on_started
+        self.on_ended = on_ended
+        self.grace = grace
+        self._processes: dict[str, subprocess.Popen] = {}
+        self._watch = None
+
+    @property
+    def running(self) -> int:
+        return len(self._processes)
+
+    def child_settings(self, name: str) -> dict:
+        return child_settings(self.root, name)
+
+    def start(self, name: str, arguments: dict[str, Any]) -> None:
+        arguments = {key: value for key, value in arguments.items() if key != "colony"}
+        arguments["role"] = "member"
+        spec = {"spider": global_object_name(self.root.spidercls),
+                "settings": portable(self.child_settings(name)), "arguments": arguments}
+        # the spec in a file, not on the command line (a settings dict can be long)
+        handle, path = tempfile.mkstemp(prefix=f"forager-{name}-", suffix=".json")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(spec, out)
+        process = subprocess.Popen([sys.executable, "-m", "newsforagers.colony.child", path],
+                                   stdin=subprocess.DEVNULL)
+        self._processes[name] = process
+        logger.info("colony: forager %s started as process %d", name, process.pid)
+        self.on_started(name, process)
+        if self._watch is None:
+            self._watch = asyncio.ensure_future(self._watch_processes())
+
+    async def _watch_processes(self) -> None:
+        while self._processes:
+            await asyncio.sleep(_PROCESS_POLL)
+            for name, process in list(self._processes.items()):
+                code = process.poll()
+                if code is None:
+                    continue
+                del self._processes[name]
+                error = None if code == 0 else RuntimeError(f"process {process.pid} exited with {code}")
+                self.on_ended(name, error)
+        self._watch = None
+
+    async def stop(self) -> None:
+        for process in self._processes.values():
+            if process.poll() is None:
+                process.send_signal(signal.SIGINT)
+        waited = 0.0
+        while any(p.poll() is None for p in self._processes.values()) and waited < self.grace:
+            await asyncio.sleep(_PROCESS_POLL)
+            waited += _PROCESS_POLL
+        for name, process in self._processes.items():
+            if process.poll() is None:
+                logger.warning("colony: forager %s (process %d) still running %g s after its "
+                               "stop; killed", name, process.pid, self.grace)
+                process.kill()
+                process.wait()
+        await self.join()
+
+    async def join(self) -> None:
+        while self._processes:
+            await asyncio.sleep(_PROCESS_POLL)
+            if self._watch is None:  # ended meanwhile: collect what is left
+                self._watch = asyncio.ensure_future(self._watch_processes())
+
+
+#: Wall seconds between two looks at the child processes.
+_PROCESS_POLL = 0.1
+
+
+def portable(settings: dict) -> dict:
+    """Settings as JSON can carry them: a class or function becomes its import path (Scrapy
+    loads those from strings); anything else that JSON cannot hold is refused by name."""
+    def convert(key: str, value: Any) -> Any:
+        if isinstance(value, (str, int, float, bool)) or value is None:
+            return value
+        if isinstance(value, dict):
+            return {str(convert(key, k)): convert(key, v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [convert(key, v) for v in value]
+        if isinstance(value, type) or callable(value):
+            return global_object_name(value)
+        if hasattr(value, "copy_to_dict"):  # a BaseSettings inside the settings
+            return convert(key, value.copy_to_dict())
+        raise ValueError(f"setting {key} ({value!r}) cannot be handed to a forager in another "
+                         "process: give it as a string (an import path) or plain data")
+
+    return {key: convert(key, value) for key, value in settings.items()}
+
+
+def spawner_for(kind: str, root: Crawler, on_started, on_ended, grace: float) -> Spawner:
+    """The spawner ``FORAGERS_SPAWNER`` names."""
+    if kind == "process":
+        return ProcessSpawner(root, on_started, on_ended, grace)
+    return InProcessSpawner(root, on_started, on_ended)

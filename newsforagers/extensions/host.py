@@ -15,9 +15,10 @@ import asyncio
 import logging
 
 from scrapy import signals
-from scrapy.exceptions import DontCloseSpider, NotConfigured
+from scrapy.exceptions import DontCloseSpider
 
-from newsforagers.extensions.population import forager_crawler
+from newsforagers.context import ForagerContext
+from newsforagers.extensions.population import forager_context
 
 logger = logging.getLogger(__name__)
 
@@ -26,8 +27,9 @@ FEED_EVERY = 0.5
 
 
 class ColonyHostExtension:
-    def __init__(self, crawler):
+    def __init__(self, crawler, context: ForagerContext):
         self.crawler = crawler
+        self.context = context
         self._task = None
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.spider_idle, signal=signals.spider_idle)
@@ -35,14 +37,11 @@ class ColonyHostExtension:
 
     @classmethod
     def from_crawler(cls, crawler):
-        if not forager_crawler(crawler):
-            raise NotConfigured("ColonyHostExtension only serves forager spiders.")
-        return cls(crawler)
+        return cls(crawler, forager_context(crawler, "ColonyHostExtension"))
 
     def _hosted_colony(self):
         """The colony this crawler hosts (it is the root), else None."""
-        colony = getattr(self.crawler.spider, "colony", None)
-        return colony if colony is not None and colony.root is self.crawler else None
+        return self.context.colony if self.context.is_root else None
 
     def spider_opened(self, spider) -> None:
         colony = self._hosted_colony()

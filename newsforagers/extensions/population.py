@@ -23,6 +23,7 @@ import numpy as np
 from scrapy.exceptions import NotConfigured
 
 from newsforagers import signals as forager_signals
+from newsforagers.context import ForagerContext, context_of
 from newsforagers.learning import EnergyPolicy, copy_weights, random_weights
 
 logger = logging.getLogger(__name__)
@@ -30,43 +31,41 @@ logger = logging.getLogger(__name__)
 RETIRED = "forager_retired"
 
 
-def forager_crawler(crawler) -> bool:
-    """Whether the crawler's spider is a forager (the colony's extensions serve only those)."""
-    return hasattr(crawler.spidercls, "build_driver")
+def forager_context(crawler, extension: str) -> ForagerContext:
+    """The crawler's forager context; NotConfigured when its spider is no forager (the colony's
+    extensions serve only those) or the add-on is not enabled."""
+    context = context_of(crawler) if getattr(crawler.spidercls, "is_forager", False) else None
+    if context is None:
+        raise NotConfigured(f"{extension} only serves forager spiders.")
+    return context
 
 
 class PopulationExtension:
-    def __init__(self, crawler):
+    def __init__(self, crawler, context: ForagerContext):
         self.crawler = crawler
+        self.context = context
         crawler.signals.connect(self.reward_received, signal=forager_signals.reward_received)
         crawler.signals.connect(self.step_finished, signal=forager_signals.step_finished)
 
     @classmethod
     def from_crawler(cls, crawler):
-        if not forager_crawler(crawler):
-            raise NotConfigured("PopulationExtension only serves forager spiders.")
-        return cls(crawler)
+        return cls(crawler, forager_context(crawler, "PopulationExtension"))
 
     # -- helpers --------------------------------------------------------------------------------
 
     @property
-    def spider(self):
-        return self.crawler.spider
-
-    @property
     def colony(self):
-        return getattr(self.spider, "colony", None)
+        return self.context.colony
 
     @property
     def is_root(self) -> bool:
-        colony = self.colony
-        return colony is not None and colony.root is self.crawler
+        return self.context.is_root
 
     # -- score policy (Alg. 8) -----------------------------------------------------------------
 
     def reward_received(self, forager: str, score: float, rewarded: bool = False, **kwargs) -> None:
         colony = self.colony
-        driver = getattr(self.spider, "forager_driver", None)
+        driver = self.context.driver
         if colony is None or driver is None or forager != driver.name or driver.forager.retired:
             return
         if isinstance(colony.policy, EnergyPolicy):
@@ -84,7 +83,7 @@ class PopulationExtension:
 
     def step_finished(self, forager: str, url: str, profit: float, value: float, **kwargs) -> None:
         colony = self.colony
-        driver = getattr(self.spider, "forager_driver", None)
+        driver = self.context.driver
         if colony is None or driver is None or forager != driver.name or driver.forager.retired:
             return
         if not isinstance(colony.policy, EnergyPolicy) or forager not in colony.policy.energies:
@@ -109,7 +108,7 @@ class PopulationExtension:
 
     def _spawn_children(self, clones: int, energy: float | None) -> None:
         colony = self.colony
-        forager = self.spider.forager_driver.forager
+        forager = self.context.driver.forager
         for _ in range(clones):
             name = colony.new_id()
             if not colony.reserve_place(name, forager.name):
@@ -121,19 +120,19 @@ class PopulationExtension:
                 child_weblog = forager.weblog.clone()
             weights = (random_weights(len(forager.weights), forager.rng) if forager.mode == "wl"
                        else copy_weights(forager.weights))
-            seeds = [url for url, _ in child_weblog.entries()] or list(self.spider.seeds)
+            seeds = [url for url, _ in child_weblog.entries()] or list(self.context.seeds)
             colony.spawn(name, seeds=seeds, mode=forager.mode, parent=forager.name,
                                    weblog=child_weblog.to_dict(), weights=np.asarray(weights).tolist(),
-                                   energy=energy, model=getattr(self.spider, "model_path", None),
+                                   energy=energy, model=self.context.model_path,
                                    weblog_before=before, weblog_child=len(child_weblog),
                                    weblog_parent=len(forager.weblog))
-        self.spider.forager_driver.save_state()
+        self.context.driver.save_state()
         # the half of the weblog that left must not come back to the parent after a crash
-        self.spider.forager_driver.checkpoint()
+        self.context.driver.checkpoint()
 
     def _retire(self) -> None:
         colony = self.colony
-        driver = self.spider.forager_driver
+        driver = self.context.driver
         driver.share_snapshot(force=True)  # its last counts, for the colony's record
         if not colony.retire(driver.name):
             return  # the store says the population is at its minimum: it walks on

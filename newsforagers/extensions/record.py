@@ -10,26 +10,25 @@ agent judged, for the colony's summary. Each forager checkpoints itself
 from __future__ import annotations
 
 from scrapy import signals
-from scrapy.exceptions import NotConfigured
 
 from newsforagers import signals as forager_signals
-from newsforagers.extensions.population import forager_crawler
+from newsforagers.context import ForagerContext
+from newsforagers.extensions.population import forager_context
 
 
 class ColonyRecordExtension:
-    def __init__(self, crawler):
+    def __init__(self, crawler, context: ForagerContext):
         self.crawler = crawler
+        self.context = context
         crawler.signals.connect(self.spider_opened, signal=signals.spider_opened)
         crawler.signals.connect(self.reward_received, signal=forager_signals.reward_received)
 
     @classmethod
     def from_crawler(cls, crawler):
-        if not forager_crawler(crawler):
-            raise NotConfigured("ColonyRecordExtension only serves forager spiders.")
-        return cls(crawler)
+        return cls(crawler, forager_context(crawler, "ColonyRecordExtension"))
 
     def _colony(self):
-        return getattr(self.crawler.spider, "colony", None)
+        return self.context.colony
 
     def spider_opened(self, spider) -> None:
         colony = self._colony()

@@ -9,6 +9,8 @@ Arguments (``-a``):
 - ``model``: a state encoder saved by ``newsforagers train``; without one the forager fits
   its own on its first ``FORAGERS_BOOTSTRAP_PAGES`` probed pages.
 - ``forager``: the forager's id (default ``f1``), sent as the ``X-Forager`` request header.
+- ``role``: ``root`` (default: start a colony) or ``member`` (set by the colony's process
+  spawner: join a running colony through the store).
 - ``speed``: simulated seconds per wall second of the site's clock (default 1, a live site;
   the replay's ``--speed`` against a replay). Only the ``scheduled`` strategy
   (``FORAGERS_STRATEGY``) needs it: it idles until a listing is due on the site's clock.
@@ -32,17 +34,16 @@ import scrapy
 from scrapy.exceptions import IgnoreRequest
 from w3lib.url import canonicalize_url
 
-from newsforagers.addon import ForagersAddon, check_components
-from newsforagers.clock import SiteClock, site_time
-from newsforagers.colony.local import SITE_CLOCK, Colony, handover_key, site_reading
+from newsforagers.addon import ForagersAddon
+from newsforagers.checks import check_components
+from newsforagers.clock import site_time
+from newsforagers.colony.local import SITE_CLOCK, site_reading
 from newsforagers.config import ForagersConfig
 from newsforagers.downloadhandlers import ClosingIgnoreRequest
-from newsforagers.driver import ForagerDriver, ScheduledDriver
+from newsforagers.driver import ForagerDriver
 from newsforagers.errors import ForagersUsageError, report_usage_errors_in_one_line
-from newsforagers.forager import MODES, Forager, initial_weights
-from newsforagers.learning import Weblog
+from newsforagers.forager import MODES
 from newsforagers.pages import NotHTML, charset_trouble, read_response
-from newsforagers.scheduled import ScheduledForager, schedule_from_config
 from newsforagers.text import StateEncoder
 
 logger = logging.getLogger(__name__)
@@ -59,6 +60,9 @@ STALE_FLAGS = frozenset({"cached", "shared"})
 #: visits, exploration steps): never answered from Scrapy's HTTP cache.
 FRESH_KINDS = frozenset({"listing", "explore"})
 
+
+#: What a forager is in its colony: the one that starts it and hosts its feed, or a member.
+ROLES = ("root", "member")
 
 #: How to give seeds, appended to every seed error: the message is all a user sees of it.
 SEEDS_USAGE = "give -a seeds=URL[,URL...] or -a seeds=@FILE (one URL a line)"
@@ -102,18 +106,28 @@ def fingerprint(title: str, text: str) -> str:
 
 
 class ForagerSpider(scrapy.Spider):
+    """A news forager: reads pages and sends candidates. Its scheduler assembles its mind and
+    driver from these arguments when it opens (:mod:`newsforagers.assembly`)."""
+
     name = "forager"
+    #: the colony's components serve spiders that say so (a project may enable the add-on for all)
+    is_forager = True
     custom_settings = {"ADDONS": {"newsforagers.addon.ForagersAddon": 0}}
 
     def __init__(self, seeds: str | None = None, mode: str = "wlrl", model: str | None = None,
-                 forager: str = "f1", colony=None, inherited_weblog: dict | None = None,
-                 inherited_weights: list[float] | None = None, speed: str | float | None = None,
-                 *args, **kwargs):
+                 forager: str = "f1", colony=None, speed: str | float | None = None,
+                 role: str = "root", *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # a forager started by a colony (another forager's split, or Alg. 9's first foragers)
+        if role not in ROLES:
+            raise ForagersUsageError(f"role ({role!r}) must be one of {', '.join(ROLES)}: leave it "
+                                     "out to start a colony (its spawner starts the members)")
+        # "member": a forager the colony's process spawner started; it joins the colony through
+        # the store instead of starting one
+        self.role = role
+        # a forager started by the colony's in-process spawner (another forager's split, or
+        # Alg. 9's first foragers): this process's colony; what it is born with is in the store
         self.colony = colony
-        self.inherited_weblog = inherited_weblog
-        self.inherited_weights = inherited_weights
+        self.config: ForagersConfig | None = None  # the crawler's, once assembled
         self.model_path = model
         self.last_site_time: datetime | None = None
         self.seeds = parse_seeds(seeds)
@@ -161,7 +175,9 @@ class ForagerSpider(scrapy.Spider):
         ForagersAddon().update_settings(final)
         check_components(final)
         spider = super().from_crawler(crawler, *args, **kwargs)
-        k = ForagersConfig.from_settings(crawler.settings).n_clusters
+        # (validation before the crawl starts, on the settings as they will be; the crawler's
+        # components share the one parse of its forager context afterwards)
+        k = ForagersConfig.from_settings(final).n_clusters
         if spider.encoder is not None and spider.encoder.n_clusters_ != k:
             raise ForagersUsageError(f"model {kwargs.get('model')!r} has {spider.encoder.n_clusters_} "
                                      f"clusters but FORAGERS_N_CLUSTERS is {k}")
@@ -179,94 +195,6 @@ class ForagerSpider(scrapy.Spider):
         # after the scheduler's close: keep the forager's memory in spider.state for SpiderState
         if self.forager_driver is not None and self.forager_driver._restored:
             self.forager_driver.save_state()
-
-    def build_driver(self) -> ForagerDriver:
-        """Called by the scheduler when it opens (settings final, stats ready)."""
-        if self.forager_driver is not None:
-            return self.forager_driver
-        config = ForagersConfig.from_settings(self.crawler.settings)
-        self.config = config
-        root = self.colony is None
-        if root:
-            self.colony = Colony(self.crawler, config)
-            self.colony.open()
-            self.colony.claim_id(self.forager_id)
-            self.colony.speed = self.speed
-            self.colony.root_name = self.forager_id
-        # what a child of a split is born with comes through the store (the colony's hand-over)
-        handover = self.colony.store.get_value(handover_key(self.forager_id)) if not root else None
-        if handover is not None:
-            self.inherited_weblog = handover.get("weblog")
-            self.inherited_weights = handover.get("weights")
-        # every forager draws its own stream from the colony's generator: reproducible for a seed
-        rng = np.random.default_rng(int(self.colony.rng.integers(2**63)))
-
-        def bootstrap(texts):
-            return StateEncoder(n_clusters=config.n_clusters, tanh_scale=config.tanh_scale,
-                                tanh_offset=config.tanh_offset,
-                                random_state=None if config.seed < 0 else config.seed).fit(texts)
-
-        if config.strategy == "scheduled":
-            return self._build_scheduled(config, rng, bootstrap, root)
-        if self.inherited_weblog is not None:
-            weblog = Weblog.from_dict(self.inherited_weblog)
-        else:
-            weblog = Weblog.from_seeds(self.seeds, size=config.weblog_size,
-                                       start_size=config.weblog_start_size, beta=config.weblog_beta)
-        weights = (np.asarray(self.inherited_weights, dtype=np.float64)
-                   if self.inherited_weights is not None else initial_weights(config, rng))
-        forager = Forager(
-            self.forager_id, config, weblog, weights, rng, mode=self.mode,
-            encoder=self.encoder, bootstrap=bootstrap, bootstrap_pages=config.bootstrap_pages,
-            reuse_states=config.reuse_states, state_cache_size=config.state_cache_size,
-            max_start_failures=config.start_failures, max_paths=config.max_paths,
-            background_fit=True,
-        )
-        self.forager_driver = ForagerDriver(self.crawler, self, forager, config.step_timeout,
-                                            self.colony.store)
-        self._start(root)
-        return self.forager_driver
-
-    def _start(self, root: bool) -> None:
-        """Restore the forager's checkpoint (JOBDIR); the root also starts the colony: its own
-        place in it, the other foragers (Alg. 9, or those alive at the checkpoint), its feed."""
-        self.forager_driver.resume()
-        if not root:
-            return
-        colony = self.colony
-        if not self.forager_driver.forager.retired:
-            colony.register(self.forager_id, self.crawler, resumed=colony.resumed is not None)
-        colony.start_population(self.seeds, self.mode, self.model_path)
-        colony.prepare_feeds()
-
-    def _build_scheduled(self, config, rng, bootstrap, root: bool):
-        schedule = schedule_from_config(config, self.seeds, saved=self.inherited_weblog)
-        weights = (np.asarray(self.inherited_weights, dtype=np.float64)
-                   if self.inherited_weights is not None else initial_weights(config, rng))
-        store = self.colony.store
-
-        def claim(url: str) -> bool:
-            return bool(claim_many([url]))
-
-        def claim_many(urls: list[str]) -> list[str]:
-            # the colony-wide check: a URL some forager already queued is not fetched again;
-            # a listing's links in one store transaction (issue 15)
-            evicted = store.evicted_urls
-            claimed = store.claim_urls(urls, {"queued_by": self.forager_id})
-            if store.evicted_urls > evicted:
-                self.crawler.stats.inc_value("newsforagers/store/url_records_evicted",
-                                             store.evicted_urls - evicted)
-            return claimed
-
-        forager = ScheduledForager(self.forager_id, config, schedule, weights, rng, mode=self.mode,
-                                   encoder=self.encoder, claim=claim, seeds=self.seeds,
-                                   bootstrap=bootstrap, memory_size=config.url_memory_size,
-                                   claim_many=claim_many)
-        self.site_clock = SiteClock(self.speed)
-        self.forager_driver = ScheduledDriver(self.crawler, self, forager, config.step_timeout,
-                                              self.site_clock, store)
-        self._start(root)
-        return self.forager_driver
 
     # -- requests ----------------------------------------------------------------------------
 

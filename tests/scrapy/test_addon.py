@@ -8,7 +8,8 @@ import pytest
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.settings import Settings
 
-from newsforagers.addon import ForagersAddon, check_components
+from newsforagers.addon import ForagersAddon
+from newsforagers.checks import check_components
 from newsforagers.downloadhandlers import ColonyBudgetMixin, check_handlers
 
 HANDLER = "newsforagers.downloadhandlers.ColonyHTTPDownloadHandler"

@@ -51,14 +51,22 @@ def colony_crawler(grace: float, budget: HostBudget):
     config = ForagersConfig.from_settings({"FORAGERS_CLOSE_GRACE": grace})
     ending = [False]
     colony = SimpleNamespace(budget=budget, config=config, root=None, ending=lambda: ending[0])
-    crawler.spider = SimpleNamespace(colony=colony, forager_driver=None)
+    crawler.test_context = SimpleNamespace(colony=colony, driver=None)  # a forager's context
     crawler.colony_ending = ending
     return crawler
 
 
+def make_handler(crawler) -> Handler:
+    """The handler of a forager's crawler, with the forager's context (its add-on's)."""
+    handler = Handler.from_crawler(crawler)
+    assert handler.forager_context is None  # no add-on in this crawler
+    handler.forager_context = crawler.test_context
+    return handler
+
+
 def test_a_download_in_flight_is_cancelled_once_the_close_has_lasted_the_grace():
     crawler = colony_crawler(0.3, HostBudget(0.0, 0))
-    handler = Handler.from_crawler(crawler)
+    handler = make_handler(crawler)
 
     async def main() -> float:
         download = asyncio.ensure_future(handler.download_request(Request("http://site.test/stall")))
@@ -78,7 +86,7 @@ def test_a_download_in_flight_is_cancelled_once_the_close_has_lasted_the_grace()
 
 def test_a_download_that_answers_within_the_grace_is_kept():
     crawler = colony_crawler(5.0, HostBudget(0.0, 0))
-    handler = Handler.from_crawler(crawler)
+    handler = make_handler(crawler)
 
     async def main():
         download = asyncio.ensure_future(handler.download_request(Request("http://site.test/slow")))
@@ -97,7 +105,7 @@ def test_a_request_paused_by_retry_after_leaves_at_close():
     waiting behind the pause must not sleep through the close."""
     budget = HostBudget(0.0, 0)
     crawler = colony_crawler(15.0, budget)
-    handler = Handler.from_crawler(crawler)
+    handler = make_handler(crawler)
     handler.answer.set()
 
     async def main() -> float:
@@ -118,7 +126,7 @@ def test_a_child_forager_closes_with_its_colony():
     """The root's close (its CLOSESPIDER_TIMEOUT, a signal) starts every forager's: a child's
     downloads get the same grace, not a second one after the root's have ended."""
     crawler = colony_crawler(0.2, HostBudget(0.0, 0))
-    handler = Handler.from_crawler(crawler)
+    handler = make_handler(crawler)
 
     async def main() -> None:
         download = asyncio.ensure_future(handler.download_request(Request("http://site.test/stall")))

@@ -1,6 +1,7 @@
 import multiprocessing
 import random
 import sqlite3
+import time
 
 import pytest
 
@@ -282,3 +283,104 @@ def test_sqlite_batches_that_overlap_across_processes_claim_each_url_once(tmp_pa
     store = SQLiteStore(tmp_path / "colony.db")
     assert {i: store.get_url(f"u{i}")["queued_by"] for i in range(300)} == dict(won)
     store.close()
+
+
+# -- the population: members under leases, its bounds, and what foragers share --------------------
+
+def test_members_join_within_the_bound_and_leases_count_the_dead_out(store):
+    assert store.join("f1", lease=100.0, now=0.0, max_members=2, fields={"demand": 1.0})
+    assert store.join("f2", lease=50.0, now=0.0, max_members=2)
+    assert not store.join("f3", lease=100.0, now=0.0, max_members=2)  # no place left
+    assert store.join("f1", lease=120.0, now=10.0, max_members=2)  # a member renews by joining
+    assert store.members(10.0)["f1"].fields == {"demand": 1.0}  # and keeps what it shared
+    assert store.join("f3", lease=100.0, now=10.0)  # no bound (Alg. 9's first foragers)
+    assert sorted(store.members(10.0)) == ["f1", "f2", "f3"]
+    # f2's process died: once its lease ran out it is counted out, and its place can be taken
+    assert sorted(store.members(60.0)) == ["f1", "f3"]
+    assert not store.join("f4", lease=200.0, now=60.0, max_members=2)
+    assert store.join("f4", lease=200.0, now=60.0, max_members=3)
+    assert not store.renew("f2", 500.0)  # forgotten when f4 joined: it must join again
+
+
+def test_a_member_leaves_unless_the_population_is_at_its_minimum(store):
+    for name in ("f1", "f2", "f3"):
+        store.join(name, lease=100.0, now=0.0)
+    assert store.leave("f1", now=0.0, min_members=2)
+    assert not store.leave("f2", now=0.0, min_members=2)  # two left: the minimum
+    assert sorted(store.members(0.0)) == ["f2", "f3"]
+    assert store.leave("ghost", now=0.0, min_members=2)  # no member: nothing to refuse
+    assert store.leave("f2", now=0.0)  # no bound: the colony's end
+    assert store.renew("f3", 300.0) and store.members(200.0)["f3"].lease == 300.0
+
+
+def test_member_fields_and_shared_values(store):
+    store.update_member("ghost", {"demand": 1.0})  # no member: nothing happens
+    assert store.members(0.0) == {}
+    store.join("f1", lease=100.0, now=0.0)
+    store.update_member("f1", {"demand": 2.5})
+    store.update_member("f1", {"other": "x"})
+    assert store.members(0.0)["f1"].fields == {"demand": 2.5, "other": "x"}
+    assert store.get_value("handover/f2") is None
+    store.put_value("handover/f2", {"weblog": {"entries": [["http://s/", 1.0]]}, "weights": [0.5]})
+    value = store.get_value("handover/f2")
+    value["weights"].append(9)  # a copy: the store keeps what was written
+    assert store.get_value("handover/f2")["weights"] == [0.5]
+    store.put_value("handover/f2", {"weights": None})  # the last write wins
+    assert store.get_value("handover/f2") == {"weights": None}
+    store.delete_value("handover/f2")
+    assert store.get_value("handover/f2") is None
+
+
+def test_documents_after_a_position_follow_the_store_in_order(store):
+    assert store.documents_after(0) == []
+    for i in range(5):
+        store.claim([f"url:{i}"], DocumentRecord(f"u{i}", "t", "p", "f", "f1", 100.0, text=f"body {i}"))
+    assert store.claim([f"url:1"], record("u1")) is False  # a refused claim leaves no gap
+    store.claim(["url:5"], record("u5"))
+    assert [d.url for d in store.documents_after(0)] == [f"u{i}" for i in range(6)]
+    assert [d.url for d in store.documents_after(3)] == ["u3", "u4", "u5"]
+    assert [d.url for d in store.documents_after(1, limit=2)] == ["u1", "u2"]
+    assert store.documents_after(6) == [] and store.documents_after(99) == []
+    assert store.documents_after(2)[0].text == "body 2"
+
+
+def test_an_old_sqlite_file_gains_the_text_and_population_tables(tmp_path):
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    db.executescript("""CREATE TABLE documents (id INTEGER PRIMARY KEY AUTOINCREMENT,
+        url TEXT NOT NULL, title TEXT NOT NULL, published TEXT NOT NULL,
+        found_at TEXT NOT NULL, forager TEXT NOT NULL, reward REAL NOT NULL);""")
+    db.execute("INSERT INTO documents (url, title, published, found_at, forager, reward) "
+               "VALUES ('u', 't', 'p', 'f', 'f1', 100)")
+    db.commit()
+    db.close()
+    store = SQLiteStore(path)
+    assert [d.text for d in store.documents()] == [""]
+    assert store.join("f1", 10.0, 0.0) and list(store.members(0.0)) == ["f1"]
+    store.close()
+
+
+def _take_the_last_place(path, name, queue):
+    store = SQLiteStore(path)
+    now = time.time()
+    queue.put([1] if store.join(name, now + 600, now, max_members=8) else [])
+    store.close()
+
+
+def test_eight_processes_competing_for_the_last_place_one_wins(tmp_path):
+    path = tmp_path / "colony.db"
+    store = SQLiteStore(path)
+    now = time.time()
+    for i in range(7):
+        assert store.join(f"f{i}", now + 600, now)
+    store.close()
+    spawn = multiprocessing.get_context("spawn")
+    queue = spawn.Queue()
+    processes = [spawn.Process(target=_take_the_last_place, args=(path, f"g{n}", queue)) for n in range(8)]
+    for process in processes:
+        process.start()
+    won = [i for _ in processes for i in queue.get(timeout=60)]
+    for process in processes:
+        process.join(timeout=60)
+    assert won == [1]
+    assert len(SQLiteStore(path).members(time.time())) == 8

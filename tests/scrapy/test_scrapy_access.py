@@ -1,0 +1,75 @@
+"""Every non-public part of Scrapy newsforagers touches (all of them in
+newsforagers.scrapy_access) is still where it was: an upgrade of Scrapy that moves one fails
+here, naming it, instead of a colony that silently stalls or fetches robots.txt per forager."""
+
+from __future__ import annotations
+
+import asyncio
+
+from scrapy import Request, Spider
+from scrapy.core import engine as engine_module
+from scrapy.core import scraper as scraper_module
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.utils.reactor import CallLaterOnce
+from scrapy.utils.test import get_crawler
+
+from newsforagers import scrapy_access
+
+
+def _engine():
+    crawler = get_crawler(Spider, {"DOWNLOAD_HANDLERS": {"http": None, "https": None}})
+    crawler._apply_settings()
+    crawler.spider = Spider("probe")
+    return crawler, engine_module.ExecutionEngine(crawler, lambda _: None)
+
+
+def test_the_engine_s_slot_and_its_nextcall():
+    async def main():
+        crawler, engine = _engine()
+        assert hasattr(engine, "_slot"), "ExecutionEngine._slot moved: wake_engine must change"
+        assert engine._slot is None
+        assert not scrapy_access.wake_engine(crawler)  # no engine yet on the crawler
+        crawler.engine = engine
+        assert not scrapy_access.wake_engine(crawler)  # no slot before the spider opens
+        called = []
+        nextcall = CallLaterOnce(lambda: called.append(True))
+        engine._slot = engine_module._Slot(close_if_idle=True, nextcall=nextcall, scheduler=None)
+        assert engine._slot.nextcall is nextcall, "_Slot.nextcall moved: wake_engine must change"
+        assert scrapy_access.wake_engine(crawler)
+        await asyncio.sleep(0.05)
+        assert called == [True]
+
+    asyncio.run(main())
+
+
+def test_the_downloader_s_active_requests_and_the_scraper_s_slot():
+    async def main():
+        crawler, engine = _engine()
+        assert scrapy_access.requests_in_flight(crawler)  # unsure without an engine: True
+        crawler.engine = engine
+        assert isinstance(engine.downloader.active, set), "Downloader.active moved"
+        assert hasattr(engine.scraper, "slot"), "Scraper.slot moved"
+        assert hasattr(scraper_module.Slot, "is_idle"), "scraper Slot.is_idle moved"
+        assert not scrapy_access.requests_in_flight(crawler)
+        engine.downloader.active.add(Request("http://site.test/", meta={"forager_kind": "probe"}))
+        assert scrapy_access.requests_in_flight(crawler)
+        assert not scrapy_access.requests_in_flight(crawler, meta_key="other")
+
+    asyncio.run(main())
+
+
+def test_the_robots_middleware_s_parser_cache():
+    crawler = get_crawler(Spider, {"ROBOTSTXT_OBEY": True})
+    first = RobotsTxtMiddleware.from_crawler(crawler)
+    second = RobotsTxtMiddleware.from_crawler(crawler)
+    assert isinstance(first._parsers, dict), "RobotsTxtMiddleware._parsers moved"
+    first._parsers["site.test:80"] = "parser"
+    shared: dict = {}
+    scrapy_access.share_robots_parsers(first, shared)
+    scrapy_access.share_robots_parsers(second, shared)
+    assert first._parsers is second._parsers is shared and shared == {"site.test:80": "parser"}
+
+
+def test_the_engine_is_not_set_before_the_crawl():
+    crawler = get_crawler(Spider)
+    assert scrapy_access.engine_of(crawler) is None and not scrapy_access.engine_running(crawler)
