@@ -24,7 +24,6 @@ from newsforagers.driver import ForagerDriver, ScheduledDriver
 from newsforagers.forager import Forager, initial_weights
 from newsforagers.learning import Weblog
 from newsforagers.scheduled import ScheduledForager, schedule_from_config
-from newsforagers.text import StateEncoder
 
 
 def assemble(context: ForagerContext, spider: Any) -> ForagerDriver:
@@ -59,6 +58,10 @@ def assemble(context: ForagerContext, spider: Any) -> ForagerDriver:
                else initial_weights(config, rng))
 
     def bootstrap(texts):
+        # (imported when first needed, on the fit's thread: scikit-learn takes a second to
+        # import, and the papers' forager walks on meanwhile — moving it changes the walks)
+        from newsforagers.text import StateEncoder
+
         return StateEncoder(n_clusters=config.n_clusters, tanh_scale=config.tanh_scale,
                             tanh_offset=config.tanh_offset,
                             random_state=None if config.seed < 0 else config.seed).fit(texts)

@@ -39,7 +39,6 @@ from newsforagers.forager import Forager
 from newsforagers.learning.schedule import ENTRY_FIELDS, Entry
 from newsforagers.scrapy_access import requests_in_flight, wake_engine
 from newsforagers.store import ColonyStore
-from newsforagers.text import StateEncoder
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -253,6 +252,9 @@ class ForagerDriver:
         if kind == "model":
             return has_model
         if kind == "bootstrapped" and not has_model:
+            # (imported when first needed: scikit-learn takes a second to import)
+            from newsforagers.text import StateEncoder
+
             try:
                 encoder = StateEncoder.load(self.jobdir / ENCODER_FILE)
             except (OSError, ValueError) as exc:
@@ -457,7 +459,11 @@ class ScheduledDriver(ForagerDriver):
             return
         entry = self.forager.schedule.entry(fetch.url)
         if entry is not None:
+            evicted = self.store.evicted_urls
             self.store.put_url(LISTING_KEY + fetch.url, {LISTING_FIELD: asdict(entry)})
+            if self.store.evicted_urls > evicted:
+                self.crawler.stats.inc_value("newsforagers/store/url_records_evicted",
+                                             self.store.evicted_urls - evicted)
 
     def _share_demand(self, own: float) -> None:
         # when it changes, and now and then (a member that joins again after its lease ran

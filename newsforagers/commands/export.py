@@ -2,7 +2,8 @@
 
 The store is the colony's source of truth: each document the reinforcing agent paid for, in
 the order it was paid, as one JSON object per line (``url, title, published, found_at,
-forager, reward`` — the feed's fields without the page text). To standard output, or to
+forager, reward, text`` — the feed's fields; ``text`` is empty when the colony did not keep
+it, ``FORAGERS_ITEM_TEXT``). To standard output, or to
 ``FILE`` written next to itself and renamed into place, so a reader never sees half a file.
 Exit status: 0, or 2 when the store cannot be read or the file cannot be written.
 """

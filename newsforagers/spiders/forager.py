@@ -44,7 +44,6 @@ from newsforagers.driver import ForagerDriver
 from newsforagers.errors import ForagersUsageError, report_usage_errors_in_one_line
 from newsforagers.forager import MODES
 from newsforagers.pages import NotHTML, charset_trouble, read_response
-from newsforagers.text import StateEncoder
 
 logger = logging.getLogger(__name__)
 
@@ -150,13 +149,7 @@ class ForagerSpider(scrapy.Spider):
             raise ForagersUsageError(f"speed ({speed!r}) {speed_usage}") from None
         if not self.speed > 0 or self.speed == float("inf"):
             raise ForagersUsageError(f"speed ({speed!r}) {speed_usage}")
-        self.encoder = None
-        if model is not None:
-            try:
-                self.encoder = StateEncoder.load(model)
-            except (OSError, ValueError) as exc:
-                raise ForagersUsageError(f"model: {exc}; give -a model=PATH of a state encoder "
-                                         "saved by `newsforagers train`, or leave it out") from None
+        self.encoder = None  # loaded from ``model`` by from_crawler (no I/O in a constructor)
         if not getattr(self, "allowed_domains", None):
             self.allowed_domains = sorted({urlsplit(u).hostname for u in self.seeds})
         self._domains = [d.lower().lstrip(".") for d in self.allowed_domains]
@@ -175,6 +168,15 @@ class ForagerSpider(scrapy.Spider):
         ForagersAddon().update_settings(final)
         check_components(final)
         spider = super().from_crawler(crawler, *args, **kwargs)
+        if spider.model_path is not None:
+            # (imported when first needed: scikit-learn takes a second to import)
+            from newsforagers.text import StateEncoder
+
+            try:
+                spider.encoder = StateEncoder.load(spider.model_path)
+            except (OSError, ValueError) as exc:
+                raise ForagersUsageError(f"model: {exc}; give -a model=PATH of a state encoder "
+                                         "saved by `newsforagers train`, or leave it out") from None
         # (validation before the crawl starts, on the settings as they will be; the crawler's
         # components share the one parse of its forager context afterwards)
         k = ForagersConfig.from_settings(final).n_clusters

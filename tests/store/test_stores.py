@@ -70,12 +70,12 @@ def _claim_urls(path, name, queue):
     store.close()
 
 
-def _race(path, worker) -> list[int]:
-    """What three processes sharing the SQLite file at ``path`` each won with ``worker``."""
+def _race(path, worker, processes: int = 3) -> list[int]:
+    """What ``processes`` processes sharing the SQLite file at ``path`` each won with ``worker``."""
     SQLiteStore(path).close()
     spawn = multiprocessing.get_context("spawn")
     queue = spawn.Queue()
-    processes = [spawn.Process(target=worker, args=(path, f"f{n}", queue)) for n in range(3)]
+    processes = [spawn.Process(target=worker, args=(path, f"f{n}", queue)) for n in range(processes)]
     for process in processes:
         process.start()
     won = [i for _ in processes for i in queue.get(timeout=60)]
@@ -372,15 +372,7 @@ def test_eight_processes_competing_for_the_last_place_one_wins(tmp_path):
     store = SQLiteStore(path)
     now = time.time()
     for i in range(7):
-        assert store.join(f"f{i}", now + 600, now)
+        assert store.join(f"m{i}", now + 600, now)
     store.close()
-    spawn = multiprocessing.get_context("spawn")
-    queue = spawn.Queue()
-    processes = [spawn.Process(target=_take_the_last_place, args=(path, f"g{n}", queue)) for n in range(8)]
-    for process in processes:
-        process.start()
-    won = [i for _ in processes for i in queue.get(timeout=60)]
-    for process in processes:
-        process.join(timeout=60)
-    assert won == [1]
+    assert _race(path, _take_the_last_place, processes=8) == [1]
     assert len(SQLiteStore(path).members(time.time())) == 8
