@@ -11,7 +11,7 @@ htmldate), ``text`` (the date only in the visible byline: htmldate's fast search
 
 Bounded work per page (issue 15)::
 
-    git show HEAD:newsforagers/pages.py > /tmp/pages_head.py   # the code before, to compare
+    git show 0a3f752:newsforagers/pages.py > /tmp/pages_head.py   # pages.py before issue 15
     .venv/bin/python benchmarks/bench_pages.py --hostile --before /tmp/pages_head.py --claims 200000
     .venv/bin/python benchmarks/bench_pages.py --replay ../shared/data/digitalgov.jsonl.gz
 
@@ -184,7 +184,8 @@ HOSTILE: dict[str, Callable[[], tuple[str, str]]] = {
 
 
 def load_pages_module(path: str):
-    """``pages.py`` from ``path`` (e.g. HEAD's, written out by ``git show``) as a module."""
+    """A one-file ``pages.py`` from ``path`` (e.g. the one before issue 15, written out by
+    ``git show``) as a module."""
     spec = importlib.util.spec_from_file_location("pages_before", path)
     module = importlib.util.module_from_spec(spec)
     sys.modules["pages_before"] = module  # dataclasses look their module up while it loads

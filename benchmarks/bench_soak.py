@@ -58,7 +58,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.bench_colony import proc_cpu_seconds, proc_status_kb  # noqa: E402
-from newsforagers.evaluation.bench import colony_settings  # noqa: E402
+from newsforagers.evaluation.bench.plan import colony_settings  # noqa: E402
 from newsforagers.replay.log import read_log  # noqa: E402
 from newsforagers.replay.process import ReplayProcess  # noqa: E402
 from newsforagers.replay.synth import synth_corpus  # noqa: E402

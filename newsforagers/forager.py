@@ -226,7 +226,7 @@ class Forager:
             step.step_text = text
         probes = []
         for link in dict.fromkeys(links):
-            if link in self.path.visited or link in step.probes or self.path.state_of(link) is not None:
+            if link in self.path.visited or link in step.probes or self.path.on_frontier(link):
                 continue
             cached = self._states.get(link)
             if self.reuse_states and cached is not None and self._cannot_have_changed(cached[1]):

@@ -1,1 +1,2 @@
-"""One module per ``newsforagers`` sub-command (see :mod:`newsforagers.cli`)."""
+"""One module per ``newsforagers`` sub-command (see :mod:`newsforagers.cli`); a command with
+parts of its own is a package (``bench``)."""

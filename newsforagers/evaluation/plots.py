@@ -1,7 +1,7 @@
 """The benchmark's plots (matplotlib, Agg backend), drawn from ``results.json`` alone.
 
-Each run's record carries the series :mod:`newsforagers.evaluation.bench` computed from its
-files (``series``: ``efficiency``, ``lags``; for a colony also ``colony`` and
+Each run's record carries the series :mod:`newsforagers.evaluation.bench.evaluate` computed
+from its files (``series``: ``efficiency``, ``lags``; for a colony also ``colony`` and
 ``compartments``), so a benchmark can be re-plotted without re-running it::
 
     plot_results(json.load(open("bench/results.json")), "bench")
@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from newsforagers.evaluation.bench import COLONIES
+from newsforagers.evaluation.bench.config import COLONIES
 
 COLOURS = {"scheduled": "tab:purple", "wlrl": "tab:red", "wl": "tab:orange", "rl": "tab:pink", "bfs": "tab:gray",
            "hubs": "tab:olive", "adaptive": "tab:blue", "random": "tab:brown",

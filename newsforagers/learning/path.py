@@ -80,6 +80,11 @@ class ForagerPath:
             self._values[first:end] = self._rows[first:end] @ self._scored_weights
         return added
 
+    def on_frontier(self, url: str) -> bool:
+        """Whether ``url`` has joined the frontier in this path (taken since, or not): as
+        ``state_of(url) is not None``, without copying its row."""
+        return url in self._frontier_index
+
     def state_of(self, url: str) -> np.ndarray | None:
         index = self._frontier_index.get(url)
         return None if index is None else self._rows[index].copy()

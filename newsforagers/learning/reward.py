@@ -89,8 +89,9 @@ class ReinforcingAgent:
     """Alg. 7 with its memory: the seen relevant documents and every forager's score.
 
     Pure bookkeeping, no clock and no I/O: callers pass the document's key (canonical URL or
-    content fingerprint) and its age. ``seen`` may be any mutable set (the Scrapy pipeline
-    hands in the store's).
+    content fingerprint) and its age. The simulator's agent; the Scrapy pipeline
+    (:mod:`newsforagers.pipelines`) applies the same rules (:func:`judge_send`, :func:`in_window`)
+    with the colony's store as its memory, whose claims are atomic across processes.
     """
 
     rules: RewardRules = field(default_factory=RewardRules)

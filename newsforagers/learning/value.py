@@ -17,7 +17,7 @@ def _as_vector(x, name: str) -> np.ndarray:
     array = np.asarray(x, dtype=np.float64)
     if array.ndim != 1:
         raise ValueError(f"{name} must be a vector, got shape {array.shape}.")
-    if not np.all(np.isfinite(array)):
+    if not np.isfinite(array).all():
         raise ValueError(f"{name} holds NaN or infinite values.")
     return array
 

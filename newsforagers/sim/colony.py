@@ -1,10 +1,23 @@
-"""A colony of paper-faithful foragers on a simulated world, in simulated time.
+"""A colony of the papers' foragers on a simulated world, in simulated time.
 
-The same learning core the Scrapy foragers use (weblog, path, TD value, reinforcing agent,
-score policy), driven in simulated time: every download costs ``1/budget`` simulated seconds,
-foragers work in turns (the selection paper's time-sliced foragers, Sect. 3.2 and Alg. 9: one
-step per turn by default, or ``slice_seconds`` of downloads per turn, the step under way being
-finished) and the population is managed (Alg. 8) after each turn.
+The simulator drives the crawler's own parts, so that what it measures offline is what the
+Scrapy foragers do online: each forager is a :class:`~newsforagers.forager.Forager` (the mind
+the Scrapy scheduler and spider drive: the walk of Alg. 11-12, Alg. 2's states, Alg. 5's
+bounded sent memory and date checks, the TD step of Alg. 4, the weblog update of Alg. 1), the
+reinforcing agent is :class:`~newsforagers.learning.ReinforcingAgent` (Alg. 7 with the rules the
+Scrapy pipeline applies, :func:`~newsforagers.learning.reward.judge_send`) and the population
+policy is :class:`~newsforagers.learning.ScorePolicy` (Alg. 8). The world stands in for HTTP:
+it gives a page's links, its state (through :class:`~newsforagers.sim.encoder.WorldStates`,
+the forager's encoder) and the document a probed page holds.
+
+A step goes as in a crawl (:mod:`newsforagers.driver`, :mod:`newsforagers.spiders.forager`):
+``next_step()`` (which finishes the previous step: its states, the frontier, its TD step) →
+the step page → ``on_step_page()`` says which links to probe → each probe page in turn:
+``on_probe_page()``, ``should_send()`` and, for a send, the agent's answer to ``on_reward()``.
+Every download costs ``1/budget`` simulated seconds, and is dated by the simulated clock when
+it ends. Foragers work in turns (the selection paper's time-sliced foragers, Sect. 3.2 and
+Alg. 9: one step per turn by default, or ``slice_seconds`` of downloads per turn, the step
+under way being finished) and Alg. 8 decides on the forager after its turn.
 
 A world is any object with (see :class:`~newsforagers.sim.world.NewsWorld` and
 :class:`~newsforagers.sim.graphworld.GraphNewsWorld`):
@@ -12,37 +25,29 @@ A world is any object with (see :class:`~newsforagers.sim.world.NewsWorld` and
 - ``k``: the length of a state vector;
 - ``seed_urls()``: the seed URLs of every forager's first weblog (Alg. 10);
 - ``links(url, t)``: the URLs a page links to at simulated time ``t``;
-- ``state(url)`` and ``states(urls)``: state vectors, one and ``(n, k)``;
-- ``documents(urls, t)``: ``(url, key, published)`` of the probed pages holding a document at
-  ``t``; ``key`` names the document (a page's content) for Alg. 5 and the reinforcing agent.
+- ``states(urls)``: their state vectors, ``(n, k)``;
+- ``documents(urls, t)``: ``(url, key, published)`` of the probed pages holding a document,
+  ``t`` the time each was downloaded (one number, or one per URL); ``key`` names the document
+  (a page's content) for Alg. 5's memory and the reinforcing agent;
+- ``dated_pages_change``: True when a page holding a document may hold another one later
+  under the same URL (the paper's simulation, Sect. 4.1), so that a forager must probe it
+  again rather than reuse its state (``FORAGERS_REUSE_STATES``, whose premise is that a dated
+  page is an article and does not change).
 """
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Callable, Hashable
 
 import numpy as np
 
-from newsforagers import defaults
-from newsforagers.learning import ReinforcingAgent, ScorePolicy, Weblog, copy_weights, random_weights, td_step
-from newsforagers.learning.path import ForagerPath
-
-MODES = ("wlrl", "wl", "rl")
-
-
-@dataclass
-class SimForager:
-    name: str
-    weblog: Weblog
-    weights: np.ndarray
-    mode: str = "wlrl"
-    path: ForagerPath = field(default_factory=ForagerPath)
-    sent: set = field(default_factory=set)  # Alg. 5's previously sent pages
-    downloads: int = 0
-    sends: int = 0
-    rewards: int = 0
-    last_downloads: int = 0
+from newsforagers.config import ForagersConfig
+from newsforagers.forager import MODES, Forager
+from newsforagers.learning import ReinforcingAgent, ScorePolicy, Weblog, copy_weights, random_weights
+from newsforagers.sim.encoder import WorldStates
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,15 @@ class ColonyResult:
     population: list[tuple[float, int]]
     urls: int = 0        # distinct URLs downloaded by the colony ("found URLs", Table 1)
     duration: float = 0.0  # simulated seconds actually run
+    foragers: list[Forager] = field(default_factory=list)  # every forager, in order of birth
+
+
+def colony_config(world, **settings) -> ForagersConfig:
+    """The foragers' configuration for ``world``: the defaults, with its state length and,
+    when its dated pages change, no reuse of their states; ``settings`` (``FORAGERS_*``) on top."""
+    base = {"FORAGERS_N_CLUSTERS": world.k,
+            "FORAGERS_REUSE_STATES": not getattr(world, "dated_pages_change", False)}
+    return ForagersConfig.from_settings({**base, **settings})
 
 
 def run_colony(
@@ -78,6 +92,7 @@ def run_colony(
     on_found: Callable[[Found], None] | None = None,
     on_event: Callable[[float, str, str, str | None], None] | None = None,
     slice_seconds: float = 0.0,
+    config: ForagersConfig | None = None,
 ) -> ColonyResult:
     """Run MIN foragers seeded with the world's seed URLs (Alg. 9, 10) for ``duration``
     simulated seconds.
@@ -86,6 +101,9 @@ def run_colony(
     random weights, a child gets new random weights; ``rl`` keeps the seed weblog and tunes its
     weights by TD (Alg. 4), a child copies the weights and, since "RL foragers had the same
     weblog", the whole seed weblog; ``wlrl`` does both (Alg. 6 for the child).
+
+    ``config`` defaults to :func:`colony_config`; ``policy`` and ``agent`` default to its
+    population bounds, scores and reward rules.
     """
     if mode not in MODES:
         raise ValueError(f"mode ({mode!r}) must be one of {', '.join(MODES)}.")
@@ -93,117 +111,157 @@ def run_colony(
         raise ValueError(f"budget ({budget!r}) must be > 0 requests per simulated second.")
     if slice_seconds < 0:
         raise ValueError(f"slice_seconds ({slice_seconds!r}) must be >= 0.")
-    policy = policy or ScorePolicy()
-    agent = agent or ReinforcingAgent()
-    dt = 1.0 / budget
-    t = 0.0
-    counter = iter(range(1, 10**9))
-    foragers: list[SimForager] = []
-    events: list[tuple[float, str, str, str | None]] = []
-    found: list[Found] = []
-    population: list[tuple[float, int]] = []
-
-    def event(kind: str, name: str, parent: str | None = None) -> None:
-        events.append((t, kind, name, parent))
-        if on_event:
-            on_event(t, kind, name, parent)
-
+    config = config or colony_config(world)
+    if config.n_clusters != world.k:
+        raise ValueError(f"FORAGERS_N_CLUSTERS ({config.n_clusters!r}) must be the world's "
+                         f"state length ({world.k}).")
+    policy = policy or ScorePolicy(config.split_score, config.retire_score, config.min,
+                                   config.max, config.score_init)
+    agent = agent or ReinforcingAgent(config.reward_rules())
+    colony = _Colony(world, config, mode, 1.0 / budget, rng, agent, on_found, on_event)
     seeds = list(world.seed_urls())
-    downloaded: set = set()
     for _ in range(policy.min_foragers):
-        forager = SimForager(f"f{next(counter)}", Weblog.from_seeds(seeds),
-                             random_weights(world.k, rng), mode, ForagerPath(world.k))
-        foragers.append(forager)
-        agent.register(forager.name)
-        event("start", forager.name)
-
+        colony.born(Weblog.from_seeds(seeds, size=config.weblog_size,
+                                      start_size=config.weblog_start_size, beta=config.weblog_beta))
     turn = 0
-    total_downloads = total_sends = 0
-    while t < duration and foragers:
-        forager = foragers[turn % len(foragers)]
+    while colony.t < duration and colony.alive:
+        forager = colony.alive[turn % len(colony.alive)]
         turn += 1
-        slice_end = t + slice_seconds
+        slice_end = colony.t + slice_seconds
         while True:
-            total_downloads, total_sends = _step(
-                world, forager, t, dt, rng, mode, agent, found, on_found, downloaded,
-                total_downloads, total_sends)
-            t += forager.last_downloads * dt
-            if t >= slice_end or t >= duration:
+            if not colony.step(forager):
+                colony.stop(forager)  # nothing left to walk: as a spider whose forager is done
                 break
-        # Alg. 8: multiply or retire, once the RA has stopped the forager
-        decision = policy.decide(forager.name, agent.scores[forager.name], len(foragers))
+            if colony.t >= slice_end or colony.t >= duration:
+                break
+        if forager.done:
+            colony.population.append((colony.t, len(colony.alive)))
+            continue
+        # Alg. 8, once the RA has stopped the forager (Alg. 9)
+        decision = policy.decide(forager.name, agent.scores[forager.name], len(colony.alive))
         if decision is not None and decision.kind == "split":
-            if mode == "rl":  # Sect. 4.2.1: every RL forager has the same (seed) weblog
-                child_weblog = Weblog.from_dict(forager.weblog.to_dict())
-            else:             # Alg. 6; one URL cannot be halved: both parts then start from it
-                child_weblog = (forager.weblog.split(rng) if len(forager.weblog) >= 2
-                                else Weblog.from_dict(forager.weblog.to_dict()))
-            child = SimForager(
-                f"f{next(counter)}", child_weblog,
-                copy_weights(forager.weights) if mode != "wl" else random_weights(world.k, rng),
-                mode, ForagerPath(world.k),
-            )
-            foragers.append(child)
-            agent.register(child.name)
-            agent.reset(forager.name)
-            agent.reset(child.name)
-            event("split", child.name, forager.name)
+            colony.split(forager)
         elif decision is not None and decision.kind == "retire":
-            foragers.remove(forager)
-            agent.forget(forager.name)
-            event("retire", forager.name)
-        population.append((t, len(foragers)))
-    for forager in foragers:
-        event("stop", forager.name)
-    return ColonyResult(found, total_downloads, total_sends, events, population,
-                        urls=len(downloaded), duration=t)
+            colony.retire(forager)
+        colony.population.append((colony.t, len(colony.alive)))
+    for forager in colony.alive:
+        colony.event("stop", forager.name)
+    everyone = colony.everyone
+    return ColonyResult(colony.found, sum(f.counters.downloaded for f in everyone),
+                        sum(f.counters.sent for f in everyone), colony.events, colony.population,
+                        urls=len(colony.downloaded), duration=colony.t, foragers=everyone)
 
 
-def _step(world, forager: SimForager, t: float, dt: float, rng: np.random.Generator, mode: str,
-          agent: ReinforcingAgent, found: list, on_found, downloaded: set,
-          total_downloads: int, total_sends: int) -> tuple[int, int]:
-    """One step of Alg. 12 at simulated time ``t``; sets ``forager.last_downloads``."""
-    path = forager.path
-    # a new path when the previous one is over (Alg. 11)
-    if not path.steps or path.finished:
-        if path.steps and mode != "rl":
-            forager.weblog.update(path.steps, path.profits)
-        start = forager.weblog.choose_start(rng)
-        path.begin(start, world.state(start))
-        step = start
-    else:
-        step = path.choose_next(forager.weights)
-    # download the step page and probe its not-yet-visited neighbours
-    links = [u for u in world.links(step, t) if u not in path.visited]
-    downloads = 1 + len(links)
-    t += downloads * dt
-    forager.last_downloads = downloads
-    forager.downloads += downloads
-    total_downloads += downloads
-    downloaded.add(step)
-    downloaded.update(links)
-    if links:
-        path.add_frontier(links, world.states(links))
-    # Alg. 5: send the probed documents not older than 24 h and not sent before
-    for url, key, published in world.documents(links, t):
-        if key in forager.sent:
-            continue
-        age = t - published
-        if age > defaults.FORAGERS_NOVELTY_WINDOW:
-            continue
-        forager.sent.add(key)
-        forager.sends += 1
-        total_sends += 1
-        outcome = agent.receive(forager.name, key, age)
-        path.add_profit(outcome.profit)
-        if outcome.rewarded:
-            forager.rewards += 1
-            item = Found(url, forager.name, published, t, key)
-            found.append(item)
-            if on_found:
-                on_found(item)
-    # Alg. 4: TD update of the transition into this step, with its profit
-    transition = path.last_transition()
-    if transition is not None and mode != "wl":
-        forager.weights = td_step(forager.weights, *transition)
-    return total_downloads, total_sends
+class _Colony:
+    """The simulated crawl: the clock, the foragers and the world's answers to their requests."""
+
+    def __init__(self, world, config: ForagersConfig, mode: str, dt: float,
+                 rng: np.random.Generator, agent: ReinforcingAgent, on_found, on_event):
+        self.world = world
+        self.config = config
+        self.mode = mode
+        self.dt = dt
+        self.rng = rng
+        self.agent = agent
+        self.on_found = on_found
+        self.on_event = on_event
+        self.encoder = WorldStates(world)
+        self.t = 0.0
+        self.alive: list[Forager] = []  # in turn order
+        self.everyone: list[Forager] = []
+        self.found: list[Found] = []
+        self.events: list[tuple[float, str, str, str | None]] = []
+        self.population: list[tuple[float, int]] = []
+        self.downloaded: set[str] = set()
+        self._ids = itertools.count(1)
+
+    def event(self, kind: str, name: str, parent: str | None = None) -> None:
+        self.events.append((self.t, kind, name, parent))
+        if self.on_event:
+            self.on_event(self.t, kind, name, parent)
+
+    def born(self, weblog: Weblog, weights: np.ndarray | None = None,
+             parent: Forager | None = None) -> Forager:
+        """A new forager, built as :mod:`newsforagers.assembly` builds one."""
+        # every forager draws its own stream from the colony's generator, as in a crawl
+        rng = np.random.default_rng(int(self.rng.integers(2**63)))
+        config = self.config
+        if weights is None:
+            weights = random_weights(config.n_clusters, rng)
+        forager = Forager(f"f{next(self._ids)}", config, weblog, weights, rng, mode=self.mode,
+                          encoder=self.encoder, reuse_states=config.reuse_states,
+                          state_cache_size=config.state_cache_size,
+                          max_start_failures=config.start_failures, max_paths=config.max_paths)
+        self.alive.append(forager)
+        self.everyone.append(forager)
+        self.agent.register(forager.name)
+        if parent is None:
+            self.event("start", forager.name)
+        else:
+            self.event("split", forager.name, parent.name)
+        return forager
+
+    def step(self, forager: Forager) -> bool:
+        """One step of ``forager`` as a crawl makes it; False when it has nothing to walk."""
+        url = forager.next_step()
+        forager.finished_steps.clear()  # (the driver's signal to the energy policy: none here)
+        if url is None:
+            return False
+        step = forager.step
+        dt, world = self.dt, self.world
+        self.t += dt
+        self.downloaded.add(url)
+        probes = forager.on_step_page(url, url, world.links(url, self.t))
+        if not probes:
+            return True
+        times = self.t + dt * np.arange(1, len(probes) + 1)
+        self.t = float(times[-1])
+        self.downloaded.update(probes)
+        documents = {u: (key, published) for u, key, published in world.documents(probes, times)}
+        for probe, t in zip(probes, times.tolist()):
+            document = documents.get(probe)
+            if document is None:
+                forager.on_probe_page(probe, probe, None)
+                continue
+            key, published = document
+            date = _when(published)
+            forager.on_probe_page(probe, probe, date)
+            # Alg. 5's memory holds what names a document: its URL on the web (the spider's),
+            # the world's key here (the paper's page index: a changed page is a new document)
+            if not forager.should_send(str(key), date, _when(t)):
+                continue
+            outcome = self.agent.receive(forager.name, key, t - published)
+            forager.on_reward(step.path_id, step.index, outcome.profit, outcome.rewarded)
+            if outcome.rewarded:
+                item = Found(probe, forager.name, published, t, key)
+                self.found.append(item)
+                if self.on_found:
+                    self.on_found(item)
+        return True
+
+    def split(self, forager: Forager) -> Forager:
+        """Alg. 6 and 8 as the population extension splits a forager (its weblog and weights,
+        the parent's rng), but for RL: Sect. 4.2.1, every RL forager has the same (seed) weblog."""
+        if self.mode == "rl" or len(forager.weblog) < 2:  # one URL cannot be halved
+            weblog = forager.weblog.clone()
+        else:
+            weblog = forager.weblog.split(forager.rng)
+        weights = (random_weights(len(forager.weights), forager.rng) if self.mode == "wl"
+                   else copy_weights(forager.weights))
+        self.agent.reset(forager.name)
+        return self.born(weblog, weights, parent=forager)
+
+    def retire(self, forager: Forager) -> None:
+        forager.retired = True
+        self.alive.remove(forager)
+        self.agent.forget(forager.name)
+        self.event("retire", forager.name)
+
+    def stop(self, forager: Forager) -> None:
+        self.alive.remove(forager)
+        self.agent.forget(forager.name)
+        self.event("stop", forager.name)
+
+
+def _when(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, UTC)

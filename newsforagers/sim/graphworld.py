@@ -176,6 +176,10 @@ class GraphNewsWorld:
 
     # -- the world protocol of run_colony -----------------------------------------------
 
+    #: a news event replaces a page's content under the same URL (Sect. 4.1): a forager must
+    #: probe a page again to see its next document, not reuse its state
+    dated_pages_change = True
+
     def seed_urls(self) -> list[str]:
         return [str(v) for v in self.seeds]
 
@@ -188,12 +192,15 @@ class GraphNewsWorld:
     def states(self, urls) -> np.ndarray:
         return self._states[np.fromiter((int(u) for u in urls), dtype=np.int64, count=len(urls))]
 
-    def documents(self, urls, t: float):
-        if not urls:
+    def documents(self, urls, t):
+        """``(url, event, published)`` of the pages of ``urls`` holding a document when
+        downloaded at ``t`` (one time, or one per URL)."""
+        if not len(urls):
             return
         nodes = np.fromiter((int(u) for u in urls), dtype=np.int64, count=len(urls))
+        times = np.broadcast_to(np.asarray(t, dtype=np.float64), nodes.shape)
         for i in np.flatnonzero(self.events.count(nodes)).tolist():
-            e = self.events.current(int(nodes[i]), t)
+            e = self.events.current(int(nodes[i]), float(times[i]))
             if e is not None:
                 yield urls[i], e, float(self.events.time[e])
 

@@ -28,6 +28,7 @@ from newsforagers.learning import random_weights
 from newsforagers.learning.schedule import HubSchedule
 from newsforagers.scheduled import ScheduledForager, schedule_from_config
 from newsforagers.sim.colony import Found
+from newsforagers.sim.encoder import WorldStates
 from newsforagers.sim.world import NewsWorld
 
 WINDOW = defaults.FORAGERS_NOVELTY_WINDOW
@@ -122,17 +123,6 @@ def run_adaptive(world: NewsWorld, duration: float, budget: float,
     return crawl.result()
 
 
-class _WorldStates:
-    """The world's page states as a state encoder: the simulator hands the mind a page's URL
-    as its text, and its state is the world's."""
-
-    def __init__(self, world: NewsWorld):
-        self.world = world
-
-    def transform(self, texts):
-        return np.stack([self.world.state(t) for t in texts])
-
-
 def run_scheduled(world: NewsWorld, duration: float, budget: float, rng: np.random.Generator,
                   config: ForagersConfig | None = None,
                   schedule: HubSchedule | None = None) -> StrategyResult:
@@ -154,7 +144,7 @@ def run_scheduled(world: NewsWorld, duration: float, budget: float, rng: np.rand
         return True
 
     forager = ScheduledForager("f1", config, schedule, random_weights(world.k, rng), rng,
-                               encoder=_WorldStates(world), claim=claim, seeds=[world.home_url])
+                               encoder=WorldStates(world), claim=claim, seeds=[world.home_url])
     if config.schedule_poll_share > 0:  # as the Scrapy driver does with the host budget
         forager.poll_rate = config.schedule_poll_share * budget * 3600.0
     while crawl.t < duration:

@@ -130,8 +130,12 @@ class NewsWorld:
     def seed_urls(self) -> list[str]:
         return [self.home_url]
 
-    def documents(self, urls, t: float):
-        """``(url, url, published)`` of the probed pages that are articles (see colony)."""
+    #: an article, once published, never changes (a forager may reuse its state)
+    dated_pages_change = False
+
+    def documents(self, urls, t):
+        """``(url, url, published)`` of the probed pages that are articles (see colony); a
+        page links only to published articles, so the download times ``t`` do not matter."""
         for url in urls:
             article = self._by_url.get(url)
             if article is not None:

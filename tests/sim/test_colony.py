@@ -1,9 +1,12 @@
 import numpy as np
 import pytest
 
+from newsforagers import forager as forager_module
 from newsforagers.cli import main
-from newsforagers.learning import ScorePolicy
-from newsforagers.sim.colony import run_colony
+from newsforagers.learning import ReinforcingAgent, ScorePolicy
+from newsforagers.pages import SentMemory
+from newsforagers.sim import colony as colony_module
+from newsforagers.sim.colony import colony_config, run_colony
 from newsforagers.sim.world import NewsWorld
 
 HOURS = 3600.0
@@ -21,8 +24,8 @@ def test_world_shows_only_published_articles():
 
 
 def test_colony_finds_news_learns_and_splits():
-    world = NewsWorld(8 * HOURS, n_sections=8, rate_per_hour=30, rng=np.random.default_rng(3))
-    result = run_colony(world, 8 * HOURS, np.random.default_rng(3), budget=5.0,
+    world = NewsWorld(8 * HOURS, n_sections=8, rate_per_hour=60, rng=np.random.default_rng(3))
+    result = run_colony(world, 8 * HOURS, np.random.default_rng(3), budget=1.0,
                         policy=ScorePolicy(max_foragers=6))
     published = {a.url: a.published for a in world.articles}
     assert len(result.found) > 0.5 * len(published)
@@ -56,3 +59,120 @@ def test_bad_arguments_are_clear_errors(capsys):
     with pytest.raises(ValueError, match="mode"):
         run_colony(world, HOURS, np.random.default_rng(0), mode="xx")
     assert main(["sim", "--hours", "0"]) == 2
+
+
+class _SpyForager(forager_module.Forager):
+    """The papers' forager, recording the calls a crawl makes to it."""
+
+    calls: list = []
+
+    def next_step(self):
+        url = super().next_step()
+        self.calls.append(("next_step", self.name, url))
+        return url
+
+    def on_step_page(self, url, text, links):
+        self.calls.append(("on_step_page", self.name, url))
+        return super().on_step_page(url, text, links)
+
+    def on_probe_page(self, url, text, published):
+        self.calls.append(("on_probe_page", self.name, url))
+        return super().on_probe_page(url, text, published)
+
+    def should_send(self, url, published, now):
+        sent = super().should_send(url, published, now)
+        self.calls.append(("should_send", self.name, url, sent))
+        return sent
+
+    def on_reward(self, path_id, step_index, profit, rewarded):
+        self.calls.append(("on_reward", self.name, path_id, step_index))
+        return super().on_reward(path_id, step_index, profit, rewarded)
+
+
+def test_the_simulator_drives_the_papers_forager_as_a_crawl_does(monkeypatch):
+    monkeypatch.setattr(colony_module, "Forager", _SpyForager)
+    monkeypatch.setattr(_SpyForager, "calls", [])
+    world = NewsWorld(2 * HOURS, n_sections=4, rate_per_hour=30, rng=np.random.default_rng(1))
+    result = run_colony(world, 2 * HOURS, np.random.default_rng(1), budget=1.0)
+    calls = _SpyForager.calls
+    assert result.foragers and all(isinstance(f, _SpyForager) for f in result.foragers)
+    # the counts are the Forager's own counters (the Scrapy stats' newsforagers/...)
+    assert result.downloads == sum(f.counters.downloaded for f in result.foragers)
+    assert result.sends == sum(f.counters.sent for f in result.foragers) > 0
+    assert len(result.found) == sum(f.counters.rewarded for f in result.foragers)
+    # step request → step page → each probe page (→ send → reward), in a crawl's order
+    expected = {"next_step": {"on_step_page"},
+                "on_step_page": {"next_step", "on_probe_page"},
+                "on_probe_page": {"next_step", "on_probe_page", "should_send"},
+                "should_send": {"next_step", "on_probe_page", "on_reward"},
+                "on_reward": {"next_step", "on_probe_page"}}
+    for before, after in zip(calls, calls[1:]):
+        if before[0] == "should_send" and after[0] == "on_reward":
+            assert before[3]  # only a send is judged
+        if before[0] == "should_send" and before[3]:
+            assert after[0] == "on_reward" and after[1] == before[1]
+        if before[1] == after[1]:
+            assert after[0] in expected[before[0]], (before, after)
+    steps = [c for c in calls if c[0] == "on_step_page"]
+    assert len(steps) == sum(f.counters.steps for f in result.foragers)
+
+
+class _DatedAheadWorld:
+    """A home page linking to two pages: ``ahead`` shows a document dated an hour ahead of the
+    clock (a wrong date), ``fresh`` a new document every minute."""
+
+    k = 3
+    dated_pages_change = True
+    home = "http://tiny.sim/"
+    links_of = {home: [f"{home}ahead", f"{home}fresh"]}
+
+    def seed_urls(self):
+        return [self.home]
+
+    def links(self, url, t):
+        return self.links_of.get(url, [self.home])
+
+    def states(self, urls):
+        return np.array([[1.0, -1.0, 0.5] if u == self.home else [0.2, 0.1, -0.3] for u in urls])
+
+    def __init__(self):
+        self.probed = []
+
+    def documents(self, urls, t):
+        times = np.broadcast_to(np.asarray(t, dtype=float), (len(urls),))
+        self.probed += urls
+        for url, when in zip(urls, times):
+            if url.endswith("ahead"):
+                yield url, "ahead", when + 3600.0
+            elif url.endswith("fresh"):
+                minute = int(when // 60)
+                yield url, f"fresh-{minute}", minute * 60.0
+
+
+class _RecordingAgent(ReinforcingAgent):
+    def receive(self, forager, document, age_seconds):
+        self.received = getattr(self, "received", []) + [document]
+        return super().receive(forager, document, age_seconds)
+
+
+def test_a_document_dated_ahead_is_never_sent_and_the_sent_memory_is_the_foragers():
+    world = _DatedAheadWorld()
+    config = colony_config(world, FORAGERS_SENT_MEMORY_SIZE=3)
+    agent = _RecordingAgent(config.reward_rules())
+    result = run_colony(world, HOURS, np.random.default_rng(0), budget=1.0, agent=agent,
+                        config=config)
+    assert world.probed.count(f"{world.home}ahead") > 3
+    assert "ahead" not in agent.received  # Alg. 5's future-skew check (the old simulator sent it)
+    assert len(agent.received) == result.sends > 3
+    for forager in result.foragers:
+        assert isinstance(forager, forager_module.Forager)
+        assert isinstance(forager.sent, SentMemory) and len(forager.sent) <= 3
+    # the world's document key names what is sent: a page's new document is a new send
+    assert len({f.document for f in result.found}) == len(result.found) > 3
+
+
+def test_a_config_that_does_not_fit_the_world_is_refused():
+    world = NewsWorld(HOURS, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="FORAGERS_N_CLUSTERS"):
+        run_colony(world, HOURS, np.random.default_rng(0),
+                   config=colony_config(world, FORAGERS_N_CLUSTERS=world.k + 1))

@@ -16,7 +16,7 @@ import pytest
 
 from newsforagers import cli
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 # Runs ``newsforagers ARGS`` with the modules named in HIDDEN (and their submodules) missing.
 _WRAPPER = textwrap.dedent("""

@@ -9,6 +9,11 @@ stderr. Exit status: 0 when every run succeeded, 1 when some failed (they are re
 results, the others still ran), 2 for bad arguments — among them, found before any crawl
 starts, a ``--set`` FORAGERS_* setting a crawl would refuse and, unless ``--no-plots``, a
 missing matplotlib (the ``[plots]`` extra).
+
+This package is the part of the benchmark that runs things: the command (here),
+:mod:`~newsforagers.commands.bench.runner` (a replay and a crawl process per run) and
+:mod:`~newsforagers.commands.bench.progress` (the progress line). The plan, the judgement of a
+run and the results are :mod:`newsforagers.evaluation.bench`'s.
 """
 
 from __future__ import annotations
@@ -124,7 +129,7 @@ def _settings_problem(config) -> str | None:
     from pathlib import Path
 
     from newsforagers.config import ForagersConfig
-    from newsforagers.evaluation.bench import PlannedRun, crawl_argv
+    from newsforagers.evaluation.bench.plan import PlannedRun, crawl_argv
 
     for crawler in config.crawlers:
         argv = crawl_argv(config, PlannedRun(0, crawler, 0, config.seed), "http://127.0.0.1/",
@@ -143,10 +148,12 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from newsforagers.cli import missing_extra
-    from newsforagers.evaluation.bench import (
-        BenchConfig, BenchError, Progress, describe_plan, plan_runs, prepare_site, run_bench,
-        write_results,
-    )
+    from newsforagers.commands.bench.progress import Progress
+    from newsforagers.commands.bench.runner import run_bench
+    from newsforagers.evaluation.bench.config import BenchConfig, BenchError
+    from newsforagers.evaluation.bench.plan import describe_plan, plan_runs
+    from newsforagers.evaluation.bench.report import write_results
+    from newsforagers.evaluation.bench.site import prepare_site
 
     # The plots are drawn after every crawl has run: a missing matplotlib must stop the bench
     # before the first one, not after the last.

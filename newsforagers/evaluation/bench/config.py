@@ -1,0 +1,107 @@
+"""A benchmark's settings: the crawlers it can compare, :class:`BenchConfig` (``newsforagers
+bench``'s options, with the defaults they share) and :class:`BenchError`, the one error a bad
+value raises, whose message names the option, the value and what is valid. The rest of the
+benchmark takes a validated config."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from newsforagers.evaluation.metrics import as_time
+
+COLONY_MODES = ("wlrl", "wl", "rl")
+#: Colonies: the papers' three modes and the ``scheduled`` strategy (issue 7, mode wlrl).
+COLONIES = COLONY_MODES + ("scheduled",)
+BASELINES = ("bfs", "hubs", "adaptive", "random", "oracle")
+CRAWLERS = COLONIES + BASELINES
+PROFILES = ("hard", "easy")
+
+#: Wall seconds a crawl may take beyond ``duration`` (start-up, a colony's orderly shutdown)
+#: before it is killed and its run counted as failed.
+DEFAULT_GRACE = 120.0
+
+
+class BenchError(ValueError):
+    """A bad benchmark setting; its message names the option, the value and what is valid."""
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """Everything a benchmark run depends on (``newsforagers bench``'s options)."""
+
+    corpus: str
+    out: str
+    profile: str = "hard"
+    retime: float | None = None
+    speed: float = 600.0
+    start: str | None = None  # ISO 8601; None: prepare_site picks the corpus's Monday 07:00
+    duration: float = 180.0
+    budget: float = 20.0
+    repeats: int = 3
+    crawlers: tuple[str, ...] = CRAWLERS
+    seed: int = 1
+    settings: tuple[tuple[str, str], ...] = ()  # extra Scrapy settings for every crawl
+    grace: float = DEFAULT_GRACE
+    model: str | None = None  # a state encoder (newsforagers train) for the colonies
+
+    def validate(self) -> "BenchConfig":
+        """Raise :class:`BenchError` for the first bad value; return ``self``."""
+        if self.profile not in PROFILES:
+            raise BenchError(f"--profile ({self.profile!r}) must be one of {', '.join(PROFILES)}.")
+        for name in ("speed", "duration", "budget", "grace"):
+            value = getattr(self, name)
+            if not _finite(value) or not value > 0:
+                raise BenchError(f"--{name} ({value!r}) must be higher than 0.")
+        if self.retime is not None and (not _finite(self.retime) or not self.retime > 0):
+            raise BenchError(f"--retime ({self.retime!r}) must be higher than 0.")
+        if not isinstance(self.repeats, int) or self.repeats < 1:
+            raise BenchError(f"--repeats ({self.repeats!r}) must be at least 1.")
+        if not self.crawlers:
+            raise BenchError("--crawlers is empty; choose from " + ",".join(CRAWLERS) + ".")
+        unknown = [c for c in self.crawlers if c not in CRAWLERS]
+        if unknown:
+            raise BenchError(f"--crawlers: unknown crawler(s) {', '.join(map(repr, unknown))}; "
+                             f"choose from {','.join(CRAWLERS)}.")
+        if len(set(self.crawlers)) != len(self.crawlers):
+            raise BenchError(f"--crawlers ({','.join(self.crawlers)}) names a crawler twice.")
+        if self.start is not None and as_time(self.start) is None:
+            raise BenchError(f"--start ({self.start!r}) must be an ISO 8601 time with an offset.")
+        if self.model is not None and not Path(self.model).is_file():
+            raise BenchError(f"--model ({self.model!r}) is not a file (newsforagers train writes one).")
+        for key, _ in self.settings:
+            if not key or not key.replace("_", "").isalnum():
+                raise BenchError(f"--set ({key!r}) must be KEY=VALUE with a Scrapy setting name.")
+        return self
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["crawlers"] = list(self.crawlers)
+        data["settings"] = {key: value for key, value in self.settings}
+        return data
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "BenchConfig":
+        """The inverse of :meth:`to_dict` (``results.json``'s ``settings``)."""
+        data = dict(data)
+        data["crawlers"] = tuple(data["crawlers"])
+        data["settings"] = tuple((str(k), str(v)) for k, v in dict(data.get("settings") or {}).items())
+        return cls(**data)
+
+    @property
+    def sim_seconds(self) -> float:
+        """Simulated seconds the crawl lasts."""
+        return self.duration * self.speed
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+__all__ = [
+    "BASELINES", "BenchConfig", "BenchError", "COLONIES", "COLONY_MODES", "CRAWLERS",
+    "DEFAULT_GRACE", "PROFILES",
+]

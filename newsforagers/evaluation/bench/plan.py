@@ -1,0 +1,128 @@
+"""The plan of a benchmark: every run in order (:func:`plan_runs`: repeat-major, each repeat
+with its seed) and the commands that make it, as data, nothing started: each run's replay
+(:func:`replay_kwargs`) and its ``scrapy crawl`` (:func:`crawl_argv`), and the ``--dry-run``
+text that shows them all (:func:`describe_plan`). The same config gives the same plan and the
+same commands."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from newsforagers.evaluation.bench.config import COLONIES, COLONY_MODES, BenchConfig
+
+#: Wall seconds between two snapshots of a colony (its population and scores over time).
+SNAPSHOT_INTERVAL = 1.0
+
+
+@dataclass(frozen=True)
+class PlannedRun:
+    """One crawler, one repeat: its place in the plan and the seed its crawler gets."""
+
+    index: int
+    crawler: str
+    repeat: int
+    seed: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.crawler}-r{self.repeat}"
+
+
+def plan_runs(config: BenchConfig) -> list[PlannedRun]:
+    """Every run, repeat-major: repeat 0 of every crawler, then repeat 1... Repeat ``r`` seeds
+    its crawler with ``config.seed + r``."""
+    runs = []
+    for repeat in range(config.repeats):
+        for crawler in config.crawlers:
+            runs.append(PlannedRun(len(runs), crawler, repeat, config.seed + repeat))
+    return runs
+
+
+def colony_settings(strategy: str, store: Path, run_dir: Path, seed: int, budget: float,
+                    speed: float) -> list[str]:
+    """``-s`` options of a benchmarked colony against a replay running ``speed`` times faster:
+    its own SQLite store and run directory, a seed, the host budget, and downloads shared for
+    one simulated minute (``FORAGERS_FETCH_TTL`` is wall seconds)."""
+    return ["-s", f"FORAGERS_STRATEGY={strategy}", "-s", f"FORAGERS_STORE=sqlite:///{store}",
+            "-s", f"FORAGERS_RUN_DIR={run_dir}", "-s", f"FORAGERS_SEED={seed}",
+            "-s", f"FORAGERS_HOST_RATE={budget:g}", "-s", f"FORAGERS_FETCH_TTL={60.0 / speed:g}"]
+
+
+def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | str,
+               python: str = sys.executable) -> list[str]:
+    """The ``scrapy crawl`` command of one run against the replay at ``url``."""
+    run_dir = Path(run_dir)
+    common = ["-O", str(run_dir / "items.jsonl"),
+              "-s", f"CLOSESPIDER_TIMEOUT={config.duration:g}",
+              "-s", f"LOG_FILE={run_dir / 'crawl.log'}", "-s", "LOG_LEVEL=INFO",
+              "-s", "TELNETCONSOLE_ENABLED=False"]
+    if run.crawler in COLONIES:
+        mode = run.crawler if run.crawler in COLONY_MODES else "wlrl"
+        strategy = "scheduled" if run.crawler == "scheduled" else "paper"
+        argv = [python, "-m", "scrapy", "crawl", "forager", "-a", f"seeds={url}",
+                "-a", f"mode={mode}", "-a", f"speed={config.speed:g}", *common,
+                *colony_settings(strategy, run_dir / "colony.db", run_dir / "colony", run.seed,
+                                 config.budget, config.speed),
+                "-s", f"FORAGERS_SNAPSHOT_INTERVAL={SNAPSHOT_INTERVAL:g}"]
+        if config.model:
+            argv += ["-a", f"model={config.model}"]
+    else:
+        argv = [python, "-m", "scrapy", "crawl", run.crawler, "-a", f"start={url}",
+                "-a", f"speed={config.speed:g}", "-a", f"rate={config.budget:g}", *common]
+        if run.crawler == "oracle":
+            argv += ["-a", f"truth={run_dir / 'truth.jsonl'}"]
+        if run.crawler == "random":
+            argv += ["-a", f"seed={run.seed}"]
+    for key, value in config.settings:
+        argv += ["-s", f"{key}={value}"]
+    return argv
+
+
+def replay_kwargs(config: BenchConfig, start: str, run_dir: Path | str) -> dict[str, Any]:
+    """The :class:`~newsforagers.replay.process.ReplayProcess` arguments of one run: every run
+    gets the same site (corpus, profile, retime, site seed) and the same window."""
+    run_dir = Path(run_dir)
+    return {"corpus": config.corpus, "profile": config.profile, "speed": config.speed,
+            "start": start, "retime": config.retime, "seed": config.seed,
+            "log_path": run_dir / "requests.jsonl", "truth_path": run_dir / "truth.jsonl"}
+
+
+def show_argv(argv: Sequence[str], url: str, out: Path | str) -> str:
+    """A command as a person reads it: the interpreter as ``python``, the replay's URL as
+    ``$REPLAY``, the output directory as ``$OUT``."""
+    shown = []
+    for arg in argv:
+        arg = "python" if arg == sys.executable else arg
+        shown.append(arg.replace(url, "$REPLAY").replace(str(out), "$OUT"))
+    return shlex.join(shown)
+
+
+def describe_plan(config: BenchConfig, start: str) -> str:
+    """The ``--dry-run`` text: the settings, then each run's replay and crawl commands."""
+    from newsforagers.replay.process import ReplayProcess
+
+    out = Path(config.out)
+    lines = [f"bench plan: {config.repeats} repeat(s) x {len(config.crawlers)} crawler(s) = "
+             f"{config.repeats * len(config.crawlers)} runs of {config.duration:g} s "
+             f"({config.sim_seconds / 60:g} simulated minutes) from {start}",
+             f"corpus {config.corpus}, profile {config.profile}, retime "
+             f"{'off' if config.retime is None else f'{config.retime:g}/day'}, speed "
+             f"{config.speed:g}, budget {config.budget:g} req/s, site seed {config.seed}"]
+    for run in plan_runs(config):
+        run_dir = out / "runs" / run.name
+        replay = ReplayProcess(**replay_kwargs(config, start, run_dir))
+        lines.append(f"run {run.index + 1}: {run.crawler} repeat {run.repeat} seed {run.seed}")
+        lines.append("  replay: " + show_argv(replay.argv, "$REPLAY", out))
+        lines.append("  crawl:  " + show_argv(crawl_argv(config, run, "$REPLAY", run_dir), "$REPLAY", out))
+    return "\n".join(lines) + "\n"
+
+
+__all__ = [
+    "PlannedRun", "SNAPSHOT_INTERVAL", "colony_settings", "crawl_argv", "describe_plan",
+    "plan_runs", "replay_kwargs", "show_argv",
+]

@@ -1,0 +1,76 @@
+"""What a benchmark knows of its site before any run: the window's start (by default the
+corpus's first Monday morning, :func:`default_start`) and, for freshness, when each article
+page changes, from the replay's model built here with the same corpus, retime and seed as
+every run's replay (:func:`prepare_site`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from newsforagers.corpus import CorpusError, load_corpus
+from newsforagers.evaluation.bench.config import BenchConfig, BenchError
+from newsforagers.evaluation.metrics import article_changes, as_time
+from newsforagers.replay.index import SiteIndex
+
+
+def default_start(published: Sequence[datetime]) -> datetime:
+    """The window's default start: the first Monday 07:00 (site-local time, the offset of the
+    first article) at or after the first article, as the demo starts on the synthetic week —
+    a working morning, when a news site is busy. A corpus with no Monday morning before its
+    last article starts one minute before its first article (the replay's own default)."""
+    if not published:
+        raise BenchError("the corpus has no article")
+    first, last = min(published), max(published)
+    tz = first.tzinfo or timezone.utc
+    local = first.astimezone(tz)
+    monday = (local - timedelta(days=local.weekday())).replace(hour=7, minute=0, second=0,
+                                                                microsecond=0)
+    while monday < local:
+        monday += timedelta(days=7)
+    if monday <= last:
+        return monday
+    return first - timedelta(minutes=1)
+
+
+@dataclass
+class Site:
+    """What the benchmark knows of the replay before any run: the window's start and, for
+    freshness, when each article page changes (:func:`article_changes`)."""
+
+    start: str
+    changes: dict[str, list[float]]
+    articles: int
+    first: str
+    last: str
+
+    def describe(self) -> dict[str, Any]:
+        """The site as ``results.json`` records it (the changes counted, not listed)."""
+        return {"start": self.start, "articles": self.articles, "first": self.first,
+                "last": self.last, "changing_articles": len(self.changes)}
+
+
+def prepare_site(config: BenchConfig) -> Site:
+    """Build the replay's model in this process (the same corpus, retime and seed as every
+    run's replay), resolve the window's start. Raises :class:`BenchError` for a corpus that
+    cannot be read."""
+    path = Path(config.corpus)
+    if not path.is_file():
+        raise BenchError(f"--corpus ({config.corpus!r}) is not a file.")
+    try:
+        index = SiteIndex(load_corpus(path), retime=config.retime, seed=config.seed)
+    except (CorpusError, ValueError, OSError) as exc:
+        raise BenchError(f"--corpus ({config.corpus!r}) cannot be read: {exc}") from None
+    if not index.articles:
+        raise BenchError(f"--corpus ({config.corpus!r}) has no article.")
+    published = [a.published for a in index.articles]
+    start = as_time(config.start) if config.start else default_start(published)
+    return Site(start=start.isoformat(), changes=article_changes(index),
+                articles=len(index.articles), first=published[0].isoformat(),
+                last=published[-1].isoformat())
+
+
+__all__ = ["Site", "default_start", "prepare_site"]

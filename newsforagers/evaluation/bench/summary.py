@@ -1,0 +1,95 @@
+"""``results.json``'s numbers: each crawler's mean ± standard deviation of every measure over
+its successful runs, the failed runs, and the targets (issue 6's for the papers' colony, issue
+7's for the scheduled one) judged from the means (:func:`summarise`, :func:`targets`). Pure
+functions of the run records: the same records give the same results."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from newsforagers.evaluation.bench.config import BenchConfig
+from newsforagers.evaluation.metrics import RESULT_KEYS, aggregate
+
+#: Every crawler's entry in ``results.json`` maps these to ``{"mean", "std", "n"}``.
+METRIC_KEYS = RESULT_KEYS + ("compartmentalisation",)
+#: Counts aggregated beside them (what the ratios come from).
+EXTRA_KEYS = ("novel", "window_articles", "output", "lag_mean")
+
+#: The crawlers with targets: the papers' colony (issue 6) and the scheduled one (issue 7).
+TARGET_CRAWLERS = ("wlrl", "scheduled")
+
+
+def summarise(config: BenchConfig, site: Mapping[str, Any] | None, records: Sequence[Mapping],
+              command: Sequence[str] = ()) -> dict[str, Any]:
+    """``results.json``: the settings and command, each crawler's mean ± std of every measure
+    over its successful runs, the targets, the failures and every run's raw record. A pure
+    function of its arguments: the same records give the same bytes."""
+    crawlers: dict[str, Any] = {}
+    for name in config.crawlers:
+        mine = [r for r in records if r.get("crawler") == name]
+        ok = [r["metrics"] for r in mine if r.get("status") == "ok" and r.get("metrics")]
+        summary = aggregate(ok, METRIC_KEYS + EXTRA_KEYS)
+        summary["runs"] = {"ok": len(ok), "failed": len(mine) - len(ok)}
+        crawlers[name] = summary
+    failures = [{"crawler": r.get("crawler"), "repeat": r.get("repeat"),
+                 "problems": list(r.get("problems") or [])}
+                for r in records if r.get("status") != "ok"]
+    results = {
+        "command": shlex.join(command) if command else None,
+        "settings": config.to_dict(),
+        "site": dict(site) if site is not None else None,
+        "crawlers": crawlers,
+        "targets": targets(config.profile, crawlers),
+        "failures": {"count": len(failures), "runs": failures},
+        "runs": list(records),
+    }
+    return results
+
+
+def _mean(crawlers: Mapping[str, Any], name: str, key: str) -> float | None:
+    entry = crawlers.get(name, {}).get(key)
+    return entry.get("mean") if isinstance(entry, Mapping) else None
+
+
+def targets(profile: str, crawlers: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The targets of each target crawler that ran (``wlrl``: issue 6's; ``scheduled``: issue
+    7's), on the hard profile, each ``met`` True/False from the means, or None when a number it
+    needs was not measured."""
+    rows = []
+    bfs_lag = _mean(crawlers, "bfs", "lag_median")
+    adaptive = lambda key: _mean(crawlers, "adaptive", key)  # noqa: E731
+
+    for crawler in TARGET_CRAWLERS:
+        if crawler not in crawlers:
+            continue
+        mine = lambda key, c=crawler: _mean(crawlers, c, key)  # noqa: E731
+
+        def add(label: str, key: str, op: str, bound: float | None, reference: str) -> None:
+            value = mine(key)
+            if value is None or bound is None:
+                met = None
+            else:
+                met = value >= bound if op == ">=" else value <= bound
+            rows.append({"crawler": crawler, "target": label, "metric": key, "value": value,
+                         "bound": bound, "reference": reference, "met": met, "profile": profile})
+
+        add("recall ≥ 0.95", "recall", ">=", 0.95, "0.95")
+        if crawler == "wlrl":
+            add("median lag ≤ 0.5 × bfs", "lag_median", "<=",
+                None if bfs_lag is None else 0.5 * bfs_lag, "0.5 × bfs median lag")
+        add("median lag ≤ adaptive", "lag_median", "<=", adaptive("lag_median"), "adaptive median lag")
+        if crawler == "scheduled":
+            add("p90 lag ≤ adaptive", "lag_p90", "<=", adaptive("lag_p90"), "adaptive p90 lag")
+        if crawler == "wlrl":
+            add("download efficiency ≥ 0.05", "download_efficiency", ">=", 0.05, "0.05")
+        add("download efficiency ≥ adaptive", "download_efficiency", ">=",
+            adaptive("download_efficiency"), "adaptive download efficiency")
+        if crawler == "wlrl":
+            add("sent efficiency ≥ 0.6", "sent_efficiency", ">=", 0.6, "0.6")
+    return rows
+
+
+
+__all__ = ["EXTRA_KEYS", "METRIC_KEYS", "TARGET_CRAWLERS", "summarise", "targets"]

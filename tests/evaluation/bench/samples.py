@@ -1,0 +1,57 @@
+"""What the benchmark's tests share: a tiny synthetic corpus (the ``corpus`` fixture), a quick
+config for it, and run records with made-up measures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from newsforagers.evaluation.bench.config import BenchConfig
+from newsforagers.evaluation.bench.summary import summarise
+from newsforagers.evaluation.metrics import RESULT_KEYS
+from newsforagers.replay.synth import synth_corpus
+
+MONDAY_7 = "2024-01-01T07:00:00+00:00"
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory) -> Path:
+    return synth_corpus(tmp_path_factory.mktemp("corpus") / "synth.jsonl.gz", days=2, rate=200,
+                        sections=12, seed=5)
+
+
+def config_for(corpus: Path | str, out: Path | str, **kwargs) -> BenchConfig:
+    kwargs = {"speed": 600.0, "duration": 8.0, "budget": 40.0, "repeats": 1, **kwargs}
+    return BenchConfig(corpus=str(corpus), out=str(out), **kwargs).validate()
+
+
+def metrics(**values) -> dict:
+    base = dict.fromkeys(RESULT_KEYS)
+    base.update(compartmentalisation=None, novel=0, window_articles=10, output=0, lag_mean=None)
+    base.update(values)
+    return base
+
+
+def record(crawler: str, repeat: int, status: str = "ok", **values) -> dict:
+    return {"crawler": crawler, "repeat": repeat, "seed": 1 + repeat, "status": status,
+            "problems": [] if status == "ok" else ["the crawler exited with status 1"],
+            "metrics": metrics(**values) if status == "ok" else None, "series": {}}
+
+
+RECORDS = [
+    record("wlrl", 0, recall=0.96, lag_median=2.0, lag_p90=9.0, download_efficiency=0.06,
+           sent_efficiency=0.7, requests=1000, compartmentalisation=0.5),
+    record("wlrl", 1, recall=1.0, lag_median=4.0, lag_p90=11.0, download_efficiency=0.08,
+           sent_efficiency=0.5, requests=1200, compartmentalisation=0.7),
+    record("wlrl", 2, status="failed"),
+    record("bfs", 0, recall=0.5, lag_median=10.0, download_efficiency=0.01, requests=1100),
+    record("adaptive", 0, recall=0.9, lag_median=3.5, download_efficiency=0.05, requests=1100),
+    record("adaptive", 1, recall=0.92, lag_median=2.5, download_efficiency=0.09, requests=1050),
+]
+
+
+def summary_of(records, profile="hard"):
+    config = BenchConfig(corpus="c.jsonl", out="o", profile=profile, repeats=3,
+                         crawlers=("wlrl", "bfs", "adaptive"))
+    return summarise(config, {"start": MONDAY_7, "articles": 10}, records, ["newsforagers", "bench"])
