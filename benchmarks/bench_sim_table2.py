@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from newsforagers.learning.path import ForagerPath
 from newsforagers.sim.graph import clustering_coefficient, load_edge_list, mean_distance, rewire, scale_free_graph
 from newsforagers.sim.graphworld import GraphNewsWorld
 from newsforagers.sim.table2 import DAY, findings, markdown, run_one, summarise, to_json
@@ -46,7 +47,14 @@ def main(argv=None) -> int:
     parser.add_argument("--scale-free-nodes", type=int, default=50_000, help="0: skip")
     parser.add_argument("--world-seed", type=int, default=0)
     parser.add_argument("--out", default="table2-out")
+    parser.add_argument("--reprobe-frontier", action="store_true",
+                        help="probe a step page's links already on the frontier again, as the "
+                             "simulator before issue 16 did (for comparison only)")
     args = parser.parse_args(argv)
+    if args.reprobe_frontier:
+        # the old simulator's rule: every link not visited in the path is downloaded, also one
+        # whose state the frontier already holds (the crawler's Alg. 12 skips those)
+        ForagerPath.on_frontier = lambda self, link: False
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
