@@ -1,11 +1,17 @@
+from pathlib import Path
+
 from setuptools import find_packages, setup
+
+# The long description is optional: scrapyd-deploy runs `python setup.py bdist_egg` from any
+# checkout or copy of the project, and an sdist carries README.md only through MANIFEST.in.
+README = Path(__file__).resolve().parent / "README.md"
 
 setup(
     name="newsforagers",
     version="0.1.0",
     description="A self-organising colony of Scrapy crawlers that finds breaking news sooner "
     "and with fewer requests (Palotai, Mandusitz & Lőrincz news foragers).",
-    long_description=open("README.md", encoding="utf-8").read(),
+    long_description=README.read_text(encoding="utf-8") if README.is_file() else "",
     long_description_content_type="text/markdown",
     python_requires=">=3.11",
     packages=find_packages(exclude=("tests", "tests.*", "benchmarks")),
@@ -27,10 +33,13 @@ setup(
         "scrapyd": ["scrapyd>=1.5", "scrapyd-client>=2"],
         "plots": ["matplotlib>=3.8"],
         "status": ["rich>=13"],
-        "test": ["pytest>=8", "pytest-timeout>=2.3", "import-linter>=2.1"],
+        "test": ["pytest>=8", "pytest-timeout>=2.3", "import-linter>=2.1", "fakeredis[lua]>=2.20"],
     },
     entry_points={
         "console_scripts": ["newsforagers=newsforagers.cli:main"],
+        # the project's settings module for scrapyd (its runner reads it from an egg deployed
+        # with scrapyd-deploy, and refuses an egg without it)
+        "scrapy": ["settings = newsforagers.settings"],
         "scrapy.commands": [],
     },
     classifiers=[

@@ -15,7 +15,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 from newsforagers import defaults
-from newsforagers.errors import ForagersUsageError
+from newsforagers.errors import ForagersUsageError, mask_password
 from newsforagers.learning import RewardRules
 
 PREFIX = "FORAGERS_"
@@ -56,6 +56,8 @@ class ForagersConfig:
     tanh_scale: float = _default("tanh_scale")
     tanh_offset: float | None = _default("tanh_offset")
     store: str = _default("store")
+    redis_prefix: str = _default("redis_prefix")
+    store_retry: float = _default("store_retry")
     clock: str = _default("clock")
     bootstrap_pages: int = _default("bootstrap_pages")
     reuse_states: bool = _default("reuse_states")
@@ -80,6 +82,8 @@ class ForagersConfig:
     checkpoint_interval: float = _default("checkpoint_interval")
     lease: float = _default("lease")
     spawner: str = _default("spawner")
+    scrapyd_urls: str = _default("scrapyd_urls")
+    scrapyd_project: str = _default("scrapyd_project")
     url_records_max: int = _default("url_records_max")
     url_memory_size: int = _default("url_memory_size")
     expire_claims: bool = _default("expire_claims")
@@ -160,8 +164,12 @@ class ForagersConfig:
         need(self.tanh_scale > 0, "tanh_scale", self.tanh_scale, "> 0")
         need(0 < self.tanh_offset < 1, "tanh_offset", self.tanh_offset, "in (0, 1)")
         need(self.store.startswith("memory://")
-             or (self.store.startswith("sqlite:///") and len(self.store) > len("sqlite:///")),
-             "store", self.store, "a store URL: memory:// or sqlite:///PATH (a file name after ///)")
+             or (self.store.startswith("sqlite:///") and len(self.store) > len("sqlite:///"))
+             or self.store.startswith(("redis://", "rediss://")),
+             "store", mask_password(self.store), "a store URL: memory://, sqlite:///PATH (a file name after ///) "
+             "or redis://[:password@]host:port/db")
+        need(bool(self.redis_prefix), "redis_prefix", self.redis_prefix, "a non-empty string")
+        need(self.store_retry >= 0, "store_retry", self.store_retry, ">= 0 seconds (0: no retry)")
         need(self.clock in ("site", "system"), "clock", self.clock, "'site' or 'system'")
         need(self.bootstrap_pages >= self.n_clusters, "bootstrap_pages", self.bootstrap_pages,
              f"at least FORAGERS_N_CLUSTERS ({self.n_clusters})")
@@ -188,11 +196,18 @@ class ForagersConfig:
         need(self.checkpoint_interval >= 0, "checkpoint_interval", self.checkpoint_interval,
              ">= 0 seconds (0: only at path ends, population changes and close)")
         need(self.lease > 0, "lease", self.lease, "> 0 seconds")
-        need(self.spawner in ("inprocess", "process"), "spawner", self.spawner, "'inprocess' or 'process'")
-        need(self.spawner != "process" or not str(self.store).startswith("memory:"), "spawner",
+        need(self.spawner in ("inprocess", "process", "scrapyd"), "spawner", self.spawner,
+             "'inprocess', 'process' or 'scrapyd'")
+        need(self.spawner == "inprocess" or not str(self.store).startswith("memory:"), "spawner",
              self.spawner, "'inprocess' with FORAGERS_STORE=memory:// (a store in one process's "
-             "memory cannot be shared with other processes: give sqlite:///PATH)")
-        need(self.spawner != "process" or self.population == "score", "spawner", self.spawner,
+             "memory cannot be shared with other processes: give sqlite:///PATH or redis://...)")
+        need(self.spawner != "scrapyd" or str(self.store).startswith(("redis://", "rediss://")),
+             "spawner", self.spawner, "used with a store every scrapyd node reaches: "
+             "FORAGERS_STORE=redis://host:port/db")
+        need(self.spawner != "scrapyd" or bool(self.scrapyd_urls.strip(", ")), "scrapyd_urls",
+             self.scrapyd_urls, "one or more scrapyd nodes (http://host:6800,...) with "
+             "FORAGERS_SPAWNER=scrapyd")
+        need(self.spawner == "inprocess" or self.population == "score", "spawner", self.spawner,
              "'inprocess' with FORAGERS_POPULATION='energy' (the energy policy lives in the root's "
              "process)")
         need(self.url_records_max >= 0, "url_records_max", self.url_records_max, ">= 0 (0: no cap)")

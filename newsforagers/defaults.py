@@ -64,9 +64,16 @@ PAPER_TANH_OFFSET = 0.5
 SCHEDULED_TANH_OFFSET = 0.08
 
 # Running foragers under Scrapy.
-# The colony store: memory:// or sqlite:///PATH (the embedded default, relative to the
-# directory the crawl runs in).
+# The colony store: memory://, sqlite:///PATH (the embedded default, relative to the
+# directory the crawl runs in) or redis://[:password@]host:port/db (rediss:// for TLS), which
+# foragers in many processes and on many machines share.
 FORAGERS_STORE = "sqlite:///.newsforagers/colony.db"
+# Every key of one colony in a Redis store starts with this prefix (two colonies on one Redis
+# need two prefixes).
+FORAGERS_REDIS_PREFIX = "newsforagers:"
+# Seconds a store operation keeps retrying a server that does not answer (Redis restarting,
+# a network blip), with exponential backoff, before it fails with an error naming the store.
+FORAGERS_STORE_RETRY = 60.0
 # Whose clock decides a document's age and an item's found_at: "site" (the response's Date
 # header, falling back to the system clock when a response has none) or "system".
 FORAGERS_CLOCK = "site"
@@ -143,6 +150,11 @@ FORAGERS_LEASE = 30.0
 # started) or "process" (each a process of its own, sharing nothing with the others but the
 # store: FORAGERS_STORE must then be a file or a server, not memory://).
 FORAGERS_SPAWNER = "inprocess"
+# FORAGERS_SPAWNER=scrapyd: the scrapyd nodes that run the colony's foragers as jobs, comma
+# separated (http://[user:password@]host:port), each a split's child going to the least loaded
+# node, and the scrapyd project the colony was deployed as ("": the crawl's BOT_NAME).
+FORAGERS_SCRAPYD_URLS = ""
+FORAGERS_SCRAPYD_PROJECT = ""
 # Bounded memory, for runs of weeks (docs/deployment.md, "Bounded memory"). Per-URL records in the colony store (which forager queued
 # a URL): at most this many, the least recently written evicted first (0: no cap). Claims on
 # documents (their canonical URL and content fingerprint) expire once the document is older

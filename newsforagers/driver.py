@@ -156,6 +156,8 @@ class ForagerDriver:
                 # what the others were paid for until they ended, before the feed closes
                 colony.output_new_documents()
                 colony.close()
+                # this process's requests to the store's server (docs/benchmarks.md)
+                self.crawler.stats.set_value("newsforagers/store/calls", colony.store.calls)
 
             return Deferred.fromFuture(asyncio.ensure_future(close_colony()))
         return None

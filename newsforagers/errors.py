@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -25,13 +26,23 @@ class ForagersUsageError(ValueError):
     """A setting or argument the user got wrong; the message alone tells them how to fix it."""
 
 
+class StoreUnavailable(RuntimeError):
+    """A shared store did not answer for the whole retry window (its server down, the network
+    cut, a wrong address): the message names the store, its password hidden, and what to check."""
+
+
+#: What a crawl reports as one ERROR line: the message says all there is to do.
+ONE_LINE_ERRORS = (ForagersUsageError, StoreUnavailable)
+
+
 def _is_ours(handler: Any) -> bool:
     return getattr(handler, "_newsforagers_usage_errors", False)
 
 
 def report_usage_errors_in_one_line() -> None:
     """On the running asyncio loop (none: nothing to do, the exception reaches the caller), log
-    an unretrieved :class:`ForagersUsageError` as one ERROR line without its traceback.
+    an unretrieved :class:`ForagersUsageError` (or :class:`StoreUnavailable`) as one ERROR line
+    without its traceback.
 
     Idempotent: a second call on the same loop keeps the handler already there, so the
     handlers do not chain once per spider.
@@ -46,7 +57,7 @@ def report_usage_errors_in_one_line() -> None:
 
     def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         error = context.get("exception")
-        if isinstance(error, ForagersUsageError):
+        if isinstance(error, ONE_LINE_ERRORS):
             logger.error("%s", error)
         elif previous is not None:
             previous(loop, context)
@@ -57,4 +68,22 @@ def report_usage_errors_in_one_line() -> None:
     loop.set_exception_handler(handler)
 
 
-__all__ = ["ForagersUsageError", "report_usage_errors_in_one_line"]
+def mask_password(url: str) -> str:
+    """``url`` with its password — in the user part, or a ``password=`` parameter — as ``***``,
+    for messages and logs; anything else as it was written, also in a URL too broken to parse."""
+    scheme, sep, rest = url.partition("://")
+    netloc = re.split(r"[/?#]", rest, maxsplit=1)[0]
+    userinfo, at, host = netloc.rpartition("@")
+    masked = url
+    if sep and at and ":" in userinfo:
+        masked = f"{scheme}://{userinfo.partition(':')[0]}:***@{host}{rest[len(netloc):]}"
+    base, question, query = masked.partition("?")
+    if question:
+        query, hash_, fragment = query.partition("#")
+        query = "&".join("password=***" if part.partition("=")[0].lower() == "password" else part
+                         for part in query.split("&"))
+        masked = f"{base}?{query}{hash_}{fragment}"
+    return masked
+
+
+__all__ = ["ForagersUsageError", "StoreUnavailable", "mask_password", "report_usage_errors_in_one_line"]

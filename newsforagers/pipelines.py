@@ -9,6 +9,11 @@ novel document on as an output item (``url, title, published, found_at, forager,
 [, ``text``]). A send that is not novel is dropped quietly and counted. Items that are not
 forager sends pass through untouched, so other pipelines and feed exports work as usual.
 
+As the i-Bot paper's broker does with its bots, the agent pays only registered foragers: a send
+from a forager that is no live member of the population in the store (unknown, retired, or its
+lease ran out: its process stalled or died) is refused and counted
+(``newsforagers/agent/refused/not_member``), neither paid nor charged.
+
 With ``FORAGERS_EXPIRE_CLAIMS``, once per simulated hour of sends the agent forgets the claims
 of documents older than the novelty window (stat ``newsforagers/store/claims_expired``): a
 send of such a document is out of the window, so forgetting changes no decision.
@@ -17,6 +22,7 @@ send of such a document is out of the window, so forgetting changes no decision.
 from __future__ import annotations
 
 import logging
+import time
 from datetime import datetime
 
 from itemadapter import ItemAdapter
@@ -61,7 +67,8 @@ class ReinforcingAgentPipeline:
         if self.store is None and colony is not None:
             self.store, self._owns_store = colony.store, False  # the colony's, closed by it
         if self.store is None:
-            self.store = open_store(self.config.store, self.config.url_records_max)
+            self.store = open_store(self.config.store, self.config.url_records_max,
+                                    prefix=self.config.redis_prefix, retry=self.config.store_retry)
         forager = self.context.name if self.context is not None else None
         if forager is not None and self.store.get_score(forager) is None:
             self.store.set_score(forager, self.rules.score_init)
@@ -86,6 +93,11 @@ class ReinforcingAgentPipeline:
             stats.inc_value("newsforagers/agent/bad_send")
             raise DropItem(f"malformed forager send: {exc}", log_level="WARNING") from None
 
+        if self.context is not None and self.context.colony is not None \
+                and not self.store.is_member(forager, time.time()):
+            stats.inc_value("newsforagers/agent/refused/not_member")
+            raise DropItem(f"send from {forager}, no live member of the population (unknown, "
+                           f"retired, or its lease ran out): {url}", log_level="WARNING")
         claimed = False
         if in_window(self.rules, age):
             keys = [f"url:{adapter.get('canonical_url') or url}"]

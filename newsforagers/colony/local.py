@@ -34,6 +34,7 @@ import asyncio
 import json
 import logging
 import os
+import socket
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -44,7 +45,8 @@ from scrapy import signals
 
 from newsforagers.colony import checkpoint as checkpoints
 from newsforagers.colony.fetches import SharedFetches
-from newsforagers.colony.spawner import Spawner, spawner_for
+from newsforagers.colony.scrapyd import ScrapydSpawner
+from newsforagers.colony.spawner import InProcessSpawner, ProcessSpawner, Spawner
 from newsforagers.colony.throttle import HostBudget, Politeness
 from newsforagers.config import ForagersConfig
 from newsforagers.learning import EnergyPolicy, ScorePolicy
@@ -64,6 +66,9 @@ SNAPSHOT = "snapshot/{name}"
 SITE_CLOCK = "site_clock"
 #: Store key set when the host ends the colony: a forager in another process stops.
 STOP = "colony/stop"
+#: How long a forager to close is waited for while its engine starts: steps of _ENGINE_WAIT s.
+_ENGINE_WAIT = 0.1
+_ENGINE_WAIT_STEPS = 300
 
 
 def handover_key(name: str) -> str:
@@ -113,11 +118,14 @@ class Colony:
         # forager in a process of its own (FORAGERS_SPAWNER=process) is a member: its view of
         # the colony is the store, its own politeness and the foragers it starts itself
         self.hosting = hosting
+        # who this process is, as the i-Bot paper's bots register with their broker: each
+        # member of the population carries it in the store (newsforagers status shows it)
+        self.process_id = f"{socket.gethostname()}:{os.getpid()}"
         self.config = config
         self.store = store
         self.rng = rng if rng is not None else np.random.default_rng(None if config.seed < 0 else config.seed)
         self.spawner = spawner if spawner is not None else spawner_for(
-            config.spawner, root, self._started, self._ended, config.close_grace + 15.0)
+            config, root, self._started, self._ended, config.close_grace + 15.0)
         if config.population == "energy":
             self.policy: ScorePolicy | EnergyPolicy = EnergyPolicy(
                 config.energy_c, config.energy_g, config.energy_lb, config.energy_ub, config.energy_init,
@@ -171,11 +179,16 @@ class Colony:
         self._opened = True
         config, root = self.config, self.root
         if self.store is None:
-            self.store = open_store(config.store, config.url_records_max)
+            self.store = open_store(config.store, config.url_records_max, prefix=config.redis_prefix,
+                                    retry=config.store_retry)
         # Scrapy's per-crawler politeness would multiply with the foragers: it binds the colony
         self.politeness = Politeness.from_settings(root.settings, config.host_rate, config.host_concurrency)
-        self.budget = HostBudget.from_politeness(self.politeness)
-        logger.info("colony: one politeness for all foragers: %s", self.politeness.describe())
+        # foragers in other processes (and machines) draw from one budget kept in the store
+        shared = self.store if config.spawner != "inprocess" else None
+        self.budget = HostBudget.from_politeness(self.politeness, shared=shared)
+        logger.info("colony: one politeness for all foragers%s: %s",
+                    " of every process (kept in the store)" if shared is not None else "",
+                    self.politeness.describe())
         root.signals.connect(self._root_started, signal=signals.engine_started)
         if not self.hosting:
             # a member: the record, the checkpoint of the population and the feed are the host's
@@ -233,6 +246,9 @@ class Colony:
     def _lease(self) -> float:
         return time.time() + self.config.lease
 
+    def _member_fields(self) -> dict:
+        return {"process": self.process_id}
+
     def register(self, name: str, crawler: Crawler | None, parent: str | None = None,
                  energy: float | None = None, member: dict | None = None, resumed: bool = False) -> None:
         """A forager joins the colony; ``member`` is what it was started with (to respawn it
@@ -244,7 +260,7 @@ class Colony:
                 self.root_name = name
         self.born += 1
         self.members[name] = member if member is not None else {"root": crawler is self.root}
-        self.store.join(name, self._lease(), time.time())
+        self.store.join(name, self._lease(), time.time(), fields=self._member_fields())
         if self.store.get_score(name) is None or parent is not None:
             self.store.set_score(name, self.config.score_init)
         if isinstance(self.policy, EnergyPolicy):
@@ -257,13 +273,45 @@ class Colony:
 
     def join_as_member(self, name: str, crawler: Crawler) -> None:
         """(A forager in a process of its own.) Its place in the population was taken by the
-        process that started it (the store's count); this process keeps its lease."""
+        process that started it (the store's count); this process keeps its lease. A forager
+        that started too late — its place ran out with its lease while it waited (a scrapyd job
+        queued behind others) and another forager took it — finds the population full and ends
+        (``newsforagers/population/join_refused``)."""
         self.foragers[name] = crawler
-        self.store.join(name, self._lease(), time.time())
         if self.store.get_score(name) is None:
             self.store.set_score(name, self.config.score_init)
-        logger.info("colony: forager %s joined as a process of its own (%d)", name, os.getpid())
         self.start_leases()
+        if not self._join_within_bound(name):
+            return
+        logger.info("colony: forager %s joined as a process of its own (%s)", name, self.process_id)
+
+    def _join_within_bound(self, name: str) -> bool:
+        """(Re)join ``name`` under the population's upper bound (the host's root always: the
+        colony lives as long as it does); a forager refused is closed."""
+        bound = 0 if self.hosting and name == self.root_name else self.upper_bound
+        if self.store.join(name, self._lease(), time.time(), bound, fields=self._member_fields()):
+            return True
+        self.root.stats.inc_value("newsforagers/population/join_refused")
+        logger.warning("colony: no place left in the population for forager %s (%d foragers at "
+                       "most) after its lease ran out; it ends", name, self.upper_bound)
+        self._close_forager(name, "population_full")
+        return False
+
+    def _close_forager(self, name: str, reason: str) -> None:
+        """Close a forager of this process as soon as its engine runs."""
+        crawler = self.foragers.get(name)
+        if crawler is None:
+            return
+
+        async def close() -> None:
+            for _ in range(_ENGINE_WAIT_STEPS):
+                if engine_running(crawler) or not crawler.crawling:
+                    break
+                await asyncio.sleep(_ENGINE_WAIT)
+            if engine_running(crawler):
+                await crawler.engine.close_spider_async(reason=reason)
+
+        asyncio.ensure_future(close())
 
     def unregister(self, name: str) -> None:
         self.foragers.pop(name, None)
@@ -298,9 +346,10 @@ class Colony:
                 return
             for name in list(self.foragers):
                 if not self.store.renew(name, self._lease()):
-                    # counted out (the reactor stalled past the lease): it is alive, so back in
+                    # counted out (the reactor or the store stalled past the lease): it is
+                    # alive, so back in if the population has room for it
                     logger.warning("colony: forager %s's lease ran out; it joins again", name)
-                    self.store.join(name, self._lease(), time.time())
+                    self._join_within_bound(name)
 
     def start_leases(self) -> None:
         if self._lease_task is None:
@@ -462,7 +511,7 @@ class Colony:
         for uri in other + [str(p) for p, _ in local if reference is None or p != reference[0]]:
             logger.warning("colony: feed %s cannot be checked after the stop: it may miss documents "
                            "found before it, or hold some twice; `newsforagers export --store %s` "
-                           "writes them all", uri, self.store.url)
+                           "writes them all", uri, self.store.safe_url)
         if reference is None:
             return
         self._reemit = checkpoints.missing_documents(self.store, self.store_start, reference[1])
@@ -682,6 +731,15 @@ class Colony:
             summary["documents_paid"], summary["sends_judged"], sum(requests.values()), per_host,
             summary["foragers_born"], summary["foragers_retired"], len(summary["alive"]),
             self.run_dir)
+
+
+def spawner_for(config: ForagersConfig, root: Crawler, on_started, on_ended, grace: float) -> Spawner:
+    """The spawner ``FORAGERS_SPAWNER`` names."""
+    if config.spawner == "scrapyd":
+        return ScrapydSpawner.from_config(config, root, on_started, on_ended, grace)
+    if config.spawner == "process":
+        return ProcessSpawner(root, on_started, on_ended, grace)
+    return InProcessSpawner(root, on_started, on_ended)
 
 
 def _default_run_dir(root: Crawler) -> Path:

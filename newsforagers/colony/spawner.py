@@ -10,8 +10,9 @@ or on another machine reads it the same way.
 process and reactor, through an ``AsyncCrawlerRunner`` per forager, with the root crawler's
 spider class (so the colony does not import the spider) and the root's settings (so a child
 is configured as its parent was). :class:`ProcessSpawner` runs each forager as a process of its
-own, sharing nothing with the others but the store. A scrapyd spawner is the next one
-(issue 17).
+own, sharing nothing with the others but the store, and
+:class:`~newsforagers.colony.scrapyd.ScrapydSpawner` (``FORAGERS_SPAWNER=scrapyd``) as jobs of
+scrapyd nodes, which share nothing but the store either.
 """
 
 from __future__ import annotations
@@ -251,10 +252,3 @@ def portable(settings: dict) -> dict:
                          "process: give it as a string (an import path) or plain data")
 
     return {key: convert(key, value) for key, value in settings.items()}
-
-
-def spawner_for(kind: str, root: Crawler, on_started, on_ended, grace: float) -> Spawner:
-    """The spawner ``FORAGERS_SPAWNER`` names."""
-    if kind == "process":
-        return ProcessSpawner(root, on_started, on_ended, grace)
-    return InProcessSpawner(root, on_started, on_ended)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -40,14 +41,14 @@ ALIVE, RETIRED, STOPPED, ENDED = "alive", "retired", "stopped", "ended"
 
 # (header, justify) of the table, in the order of :func:`format_cells`
 COLUMNS: tuple[tuple[str, str], ...] = (
-    ("forager", "left"), ("parent", "left"), ("state", "left"), ("score", "right"),
+    ("forager", "left"), ("parent", "left"), ("state", "left"), ("process", "left"), ("score", "right"),
     ("sent", "right"), ("rewarded", "right"), ("downloaded", "right"), ("rew/dl", "right"),
     ("rew/sent", "right"), ("found", "right"), ("weblog head", "left"), ("|w|", "right"),
     ("age", "right"),
 )
 NONE = "—"
 # the columns a store alone can fill
-STORE_COLUMNS = ("forager", "score", "found")
+STORE_COLUMNS = ("forager", "state", "process", "score", "found")
 
 
 # -- reading JSON lines --------------------------------------------------------------------------
@@ -347,24 +348,28 @@ def read_run(run_dir: str | Path) -> RunMonitor:
 
 @dataclass
 class StoreView:
-    """What a colony store says per forager: its score and the documents it found."""
+    """What a colony store says per forager: its score, the documents it found, and, for the
+    live members of the population, the process each runs in (``host:pid``, as it registered)."""
 
     scores: dict[str, float] = field(default_factory=dict)
     found: dict[str, int] = field(default_factory=dict)
     total: int = 0
+    members: dict[str, str] = field(default_factory=dict)
 
 
 def read_store(store: ColonyStore, previous: StoreView | None = None) -> StoreView:
     """Read scores and per-forager document counts; documents are counted again only when
     the store's count changed since ``previous`` (they are only ever added)."""
     scores = {str(k): float(v) for k, v in store.scores().items()}
+    members = {str(name): str(member.fields.get("process") or "")
+               for name, member in store.members(time.time()).items()}
     total = store.document_count()
     if previous is not None and previous.total == total:
-        return StoreView(scores, dict(previous.found), total)
+        return StoreView(scores, dict(previous.found), total, members)
     found: dict[str, int] = {}
     for document in store.documents():
         found[document.forager] = found.get(document.forager, 0) + 1
-    return StoreView(scores, found, total)
+    return StoreView(scores, found, total, members)
 
 
 # -- rows ------------------------------------------------------------------------------------------
@@ -375,6 +380,7 @@ class StatusRow:
     forager: str
     parent: str | None = None
     state: str | None = None
+    process: str | None = None  # host:pid of a live member (from the store)
     score: float | None = None  # the energy under the energy policy
     sent: int | None = None
     rewarded: int | None = None
@@ -426,9 +432,10 @@ def build_report(run: RunState | None = None, store: StoreView | None = None, *,
                  partial_files: Iterable[str] = ()) -> StatusReport:
     """The rows (sorted by forager, f1 before f10) and footer of the status table.
 
-    With a run, the rows are its foragers; with a store as well, their scores and documents
-    found come from the store (its scores are newer than the last snapshot). With a store
-    only, the rows are the store's foragers, without state, counters or age.
+    With a run, the rows are its foragers; with a store as well, their scores, documents found
+    and processes come from the store (its scores are newer than the last snapshot). With a
+    store only, the rows are the store's foragers, ``alive`` for the live members of the
+    population (with their process), without counters or age.
     """
     now = now or datetime.now(UTC)
     energy = run is not None and run.energy_mode
@@ -444,15 +451,18 @@ def build_report(run: RunState | None = None, store: StoreView | None = None, *,
                 value = forager.score
             rows.append(StatusRow(
                 forager=name, parent=forager.parent, state=state, score=value,
+                process=(store.members.get(name) or None) if store is not None else None,
                 sent=forager.sent, rewarded=forager.rewarded, downloaded=forager.downloaded,
                 found=store.found.get(name, 0) if store is not None else None,
                 weblog_head=forager.weblog_head, weight_norm=forager.weight_norm,
                 age=_age(forager, state, now),
             ))
     elif store is not None:
-        for name in set(store.scores) | set(store.found):
-            rows.append(StatusRow(forager=name, score=store.scores.get(name),
-                                  found=store.found.get(name, 0)))
+        for name in set(store.scores) | set(store.found) | set(store.members):
+            alive = name in store.members
+            rows.append(StatusRow(forager=name, state=ALIVE if alive else None,
+                                  process=(store.members[name] or None) if alive else None,
+                                  score=store.scores.get(name), found=store.found.get(name, 0)))
     rows.sort(key=lambda row: forager_sort_key(row.forager))
     report = StatusReport(rows, value_name="energy" if energy else "score",
                           has_run=run is not None, has_store=store is not None,
@@ -465,6 +475,8 @@ def build_report(run: RunState | None = None, store: StoreView | None = None, *,
     if store is not None:
         report.found = sum(row.found or 0 for row in rows)
         report.store_total = store.total
+        if run is None:
+            report.alive = len(store.members)
     elif run is not None:
         report.found = sum(row.rewarded or 0 for row in rows)
     return report
@@ -516,7 +528,8 @@ def _percent(value: float | None) -> str:
 def format_cells(row: StatusRow) -> list[str]:
     """The row as the strings of :data:`COLUMNS`."""
     return [
-        row.forager, row.parent or NONE, row.state or NONE, _fmt(row.score, ".2f"),
+        row.forager, row.parent or NONE, row.state or NONE, row.process or NONE,
+        _fmt(row.score, ".2f"),
         _fmt(row.sent), _fmt(row.rewarded), _fmt(row.downloaded),
         _percent(row.rewarded_per_downloaded), _percent(row.rewarded_per_sent),
         _fmt(row.found), row.weblog_head or NONE, _fmt(row.weight_norm, ".3f"),
@@ -525,9 +538,10 @@ def format_cells(row: StatusRow) -> list[str]:
 
 
 def visible_columns(report: StatusReport) -> list[int]:
-    """Indices into :data:`COLUMNS` worth showing: all with a run, a store's three without."""
+    """Indices into :data:`COLUMNS` worth showing: with a run all (the process only with a
+    store, where members register it), a store's own without."""
     if report.has_run:
-        return list(range(len(COLUMNS)))
+        return [i for i, (title, _) in enumerate(COLUMNS) if title != "process" or report.has_store]
     return [i for i, (title, _) in enumerate(COLUMNS) if title in STORE_COLUMNS]
 
 
@@ -540,6 +554,8 @@ def footer_items(report: StatusReport, now: datetime | None = None) -> list[tupl
                   ("retirements", _fmt(report.retirements))]
         if report.teleports:
             items.append(("teleports", str(report.teleports)))
+    if report.has_store and not report.has_run:
+        items.append(("alive", _fmt(report.alive)))
     if report.has_store:
         found = _fmt(report.found)
         if report.store_total is not None and report.store_total != report.found:

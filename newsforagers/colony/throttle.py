@@ -19,6 +19,13 @@ delays every later one by as much, and the colony sends less than the budget all
 57 req/s at a budget of 60, docs/benchmarks.md). Spacing on a timeline of reserved slots
 instead recovered that budget but let requests woken late leave closer together, and the
 replay then counted 61 requests in one second at a budget of 60: politeness first.
+
+A colony whose foragers run in several processes or on several machines
+(``FORAGERS_SPAWNER=process`` or ``scrapyd``) keeps the starts and the pauses of each host in
+the store instead (:class:`SharedStarts`: the store's ``reserve_start`` and ``pause_host``,
+one atomic step on the store's clock), so the rate binds every process together. What is in
+flight (``FORAGERS_HOST_CONCURRENCY``, ``CONCURRENT_REQUESTS``) and AutoThrottle's reading of
+latencies stay per process.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Protocol
 
 from newsforagers.clock import http_date
 
@@ -172,11 +179,20 @@ class _HostLimits:
         self.starts: deque[float] = deque()
 
 
+class SharedStarts(Protocol):
+    """Where the starts and pauses of every host live when the budget binds many processes: a
+    colony store (:meth:`~newsforagers.store.ColonyStore.reserve_start`, ``pause_host``)."""
+
+    def reserve_start(self, host: str, capacity: int, window: float, spacing: float) -> float: ...
+
+    def pause_host(self, host: str, seconds: float) -> None: ...
+
+
 class HostBudget:
     def __init__(self, rate: float, concurrency: int, clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep, *, total: int = 0,
                  hosts: dict[str, tuple[float, int]] | None = None,
-                 autothrottle: AutoThrottle | None = None):
+                 autothrottle: AutoThrottle | None = None, shared: SharedStarts | None = None):
         if rate < 0 or concurrency < 0 or total < 0:
             raise ValueError("host rate and concurrency must be >= 0 (0: no limit).")
         self.rate = float(rate)
@@ -185,6 +201,8 @@ class HostBudget:
         self.clock = clock
         self.sleep = sleep
         self.autothrottle = autothrottle
+        # the starts and pauses of every process of the colony (None: this process's alone)
+        self.shared = shared
         self._overrides = dict(hosts or {})
         self._hosts: dict[str, _HostLimits] = {}
         self._all = asyncio.Semaphore(self.total) if self.total > 0 else None
@@ -235,7 +253,7 @@ class HostBudget:
             for semaphore in held:
                 semaphore.release()
             raise
-        if limits.capacity or self.autothrottle is not None:
+        if self.shared is None and (limits.capacity or self.autothrottle is not None):
             limits.starts.append(self.clock())
         self.sent[host] += 1
         self.waited += self.clock() - began
@@ -255,12 +273,20 @@ class HostBudget:
                 continue
 
     def _delay(self, host: str, limits: _HostLimits) -> float:
+        """Seconds to wait before ``host`` may receive a request; 0 or less: it may now (with
+        a shared budget, the start is then already recorded in the store)."""
         now = self.clock()
         delay = self._pause_until.get(host, 0.0) - now
         starts = limits.starts
         spacing = limits.spacing
         if self.autothrottle is not None:
             spacing = max(spacing, self._delay_of.get(host, self.autothrottle.start_delay))
+        if self.shared is not None:
+            if delay > 0:
+                return delay
+            if not limits.capacity and spacing <= 0:
+                return 0.0  # no rate to keep: nothing to record
+            return self.shared.reserve_start(host, limits.capacity, limits.window, spacing)
         if limits.capacity:
             while starts and now - starts[0] >= limits.window:
                 starts.popleft()
@@ -297,6 +323,8 @@ class HostBudget:
         how many pauses ``host`` has asked for so far, this one included. A shorter pause
         never cuts a longer one short."""
         self._pause_until[host] = max(self._pause_until.get(host, 0.0), self.clock() + seconds)
+        if self.shared is not None:
+            self.shared.pause_host(host, seconds)
         self.pauses[host] += 1
         return self.pauses[host]
 

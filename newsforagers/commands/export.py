@@ -1,4 +1,4 @@
-"""``newsforagers export --store URL [-o FILE]``: every novel document a colony store holds.
+"""``newsforagers export --store URL [--prefix P] [-o FILE]``: every novel document a colony store holds.
 
 The store is the colony's source of truth: each document the reinforcing agent paid for, in
 the order it was paid, as one JSON object per line (``url, title, published, found_at,
@@ -13,12 +13,18 @@ from __future__ import annotations
 import argparse
 import sys
 
+from newsforagers import defaults
+
 HELP = "write every novel document a colony store holds, as JSON lines"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", required=True, metavar="URL",
-                        help="the colony store (FORAGERS_STORE), e.g. sqlite:///.newsforagers/colony.db")
+                        help="the colony store (FORAGERS_STORE), e.g. sqlite:///.newsforagers/colony.db "
+                        "or redis://host:6379/0")
+    parser.add_argument("--prefix", default=defaults.FORAGERS_REDIS_PREFIX, metavar="P",
+                        help="with a redis:// store: the colony's key prefix (FORAGERS_REDIS_PREFIX, "
+                        f"default {defaults.FORAGERS_REDIS_PREFIX!r})")
     parser.add_argument("-o", "--output", metavar="FILE", default=None,
                         help="write here (atomically) instead of standard output")
 
@@ -37,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from newsforagers.store import open_existing_store
 
     try:
-        store = open_existing_store(args.store)
+        store = open_existing_store(args.store, prefix=args.prefix)
     except ValueError as exc:
         return _error(str(exc))
     try:

@@ -1,4 +1,4 @@
-"""``newsforagers status [RUN_DIR | --store URL] [--live] [--interval S]``: a colony's foragers.
+"""``newsforagers status [RUN_DIR | --store URL [--prefix P]] [--live] [--interval S]``: a colony's foragers.
 
 One row per forager of a run directory (its ``events.jsonl`` and ``snapshots.jsonl``, see
 :mod:`newsforagers.colony.status`) and/or a colony store: state, score, counters, efficiency,
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+
+from newsforagers import defaults
 
 HELP = "show a colony's foragers (scores, documents found, efficiency)"
 
@@ -33,7 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         ".newsforagers/runs/, or none when --store is given)")
     parser.add_argument("--store", metavar="URL", default=None,
                         help="read scores and documents found per forager from this colony store "
-                        "(sqlite:///PATH), instead of or in addition to RUN_DIR")
+                        "(sqlite:///PATH or redis://host:port/db), instead of or in addition to RUN_DIR")
+    parser.add_argument("--prefix", default=defaults.FORAGERS_REDIS_PREFIX, metavar="P",
+                        help="with a redis:// store: the colony's key prefix (FORAGERS_REDIS_PREFIX, "
+                        f"default {defaults.FORAGERS_REDIS_PREFIX!r})")
     parser.add_argument("--live", action="store_true",
                         help="redraw the table every --interval seconds until Ctrl-C")
     parser.add_argument("--interval", type=_positive, default=2.0, metavar="S",
@@ -49,11 +54,11 @@ def _error(message: str) -> int:
     return 2
 
 
-def _open_store(url: str):
+def _open_store(url: str, prefix: str = defaults.FORAGERS_REDIS_PREFIX):
     from newsforagers.store import open_existing_store
 
     try:
-        return open_existing_store(url)
+        return open_existing_store(url, prefix=prefix)
     except ValueError as exc:
         raise _Failure(str(exc)) from None
 
@@ -96,10 +101,13 @@ class _View:
         if self.store is not None:
             import sqlite3
 
+            from newsforagers.store import StoreUnavailable
+
             try:
                 self.store_view = read_store(self.store, self.store_view)
                 self.store_error = None
-            except sqlite3.Error as exc:  # busy or locked for a moment: keep the last view
+            except (sqlite3.Error, StoreUnavailable) as exc:
+                # busy or locked for a moment, or a Redis server restarting: keep the last view
                 self.store_error = str(exc)
                 if self.store_view is None:
                     raise _Failure(f"cannot read store {self.store_url}: {exc}") from None
@@ -234,12 +242,13 @@ def run(args, *, console=None, sleep=None, max_refreshes: int | None = None) -> 
         return _error(f"the table needs rich, and {problem}")
     try:
         run_dir, note = _resolve(args)
-        store = _open_store(args.store) if args.store else None
+        store = _open_store(args.store, args.prefix) if args.store else None
     except _Failure as exc:
         return _error(str(exc))
     console = console or _default_console()
     sleep = sleep or time.sleep
-    view = _View(run_dir, store, args.store, note, args.live, args.interval)
+    view = _View(run_dir, store, store.safe_url if store is not None else None, note, args.live,
+                 args.interval)
     try:
         if not args.live:
             renderable, _ = view.renderable(console)

@@ -44,6 +44,7 @@ from newsforagers.driver import ForagerDriver
 from newsforagers.errors import ForagersUsageError, report_usage_errors_in_one_line
 from newsforagers.forager import MODES
 from newsforagers.pages import NotHTML, charset_trouble, read_response
+from newsforagers.store import open_store
 
 logger = logging.getLogger(__name__)
 
@@ -179,10 +180,19 @@ class ForagerSpider(scrapy.Spider):
                                          "saved by `newsforagers train`, or leave it out") from None
         # (validation before the crawl starts, on the settings as they will be; the crawler's
         # components share the one parse of its forager context afterwards)
-        k = ForagersConfig.from_settings(final).n_clusters
+        config = ForagersConfig.from_settings(final)
+        k = config.n_clusters
         if spider.encoder is not None and spider.encoder.n_clusters_ != k:
             raise ForagersUsageError(f"model {kwargs.get('model')!r} has {spider.encoder.n_clusters_} "
                                      f"clusters but FORAGERS_N_CLUSTERS is {k}")
+        if config.store.startswith(("redis://", "rediss://")):
+            # a store on a server: one line naming it (StoreUnavailable) before anything starts,
+            # rather than a crawl that fails while its engine opens
+            store = open_store(config.store, prefix=config.redis_prefix, retry=config.store_retry)
+            try:
+                store.ping()
+            finally:
+                store.close()
         crawler.signals.connect(spider._closed, signal=scrapy.signals.spider_closed)
         return spider
 

@@ -10,7 +10,8 @@ readings (the site's clock, a split's hand-over). It is **the only channel betwe
 system"): a forager reads no other forager's objects, so foragers in one process and in many
 behave alike. ``claim``, ``claim_url``, ``join`` and ``leave`` must be atomic: exactly one
 sender wins a document, one forager queues a URL, and no two foragers take the last place of
-the population (or leave its minimum) at once.
+the population (or leave its minimum) at once. ``reserve_start`` is atomic too, and reads the
+store's own clock, so that foragers on machines whose clocks differ still space their requests.
 
 Bounded for runs of weeks: a claim carries its document's publication time and
 ``expire_claims`` forgets the claims of documents published before a cutoff (the reinforcing
@@ -25,6 +26,8 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass
 from typing import Iterable, Iterator, Sequence
+
+from newsforagers.errors import StoreUnavailable, mask_password
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,14 @@ class ColonyStore(ABC):
     url: str = ""
     url_records_max: int = 0
     evicted_urls: int = 0  # per-URL records evicted by this process
+    calls: int = 0  # requests this process sent to the store's server (0: the store is local)
     expired_claims: int = 0  # claims this process expired
+
+    @property
+    def safe_url(self) -> str:
+        """The store's URL with a password hidden (``redis://:***@host:6379/0``): the form every
+        message and log line shows."""
+        return mask_password(self.url)
 
     @abstractmethod
     def claim(self, keys: Sequence[str], record: DocumentRecord, published: float | None = None) -> bool:
@@ -158,6 +168,34 @@ class ColonyStore(ABC):
     def update_member(self, name: str, fields: dict) -> None:
         """Merge ``fields`` into a member's shared fields (nothing if it is no member)."""
 
+    def is_member(self, name: str, now: float) -> bool:
+        """Whether ``name`` is a live member at ``now`` (its lease has not run out). This
+        default reads every member; a store that can looks the one up."""
+        return name in self.members(now)
+
+    # -- each host's budget of request starts, shared by the whole colony -----------------------
+
+    @abstractmethod
+    def reserve_start(self, host: str, capacity: int, window: float, spacing: float) -> float:
+        """Atomically, at the store's own clock ``now``: the seconds to wait before a request
+        to ``host`` may start, the largest of
+
+        - ``pause_until(host) - now`` (:meth:`pause_host`);
+        - when ``capacity`` > 0 and ``capacity`` starts or more lie within the last ``window``
+          seconds: the time until the oldest of the ``capacity`` most recent leaves the window;
+        - when ``spacing`` > 0: ``last start + spacing - now``.
+
+        If none is positive, record a start at ``now`` and return 0.0; otherwise record nothing
+        and return the wait (> 0): the caller waits that long and asks again. Starts older
+        than the window are forgotten (at most ``capacity`` are kept per host, one when
+        ``capacity`` is 0: no window cap)."""
+
+    @abstractmethod
+    def pause_host(self, host: str, seconds: float) -> None:
+        """No start for ``host`` during the next ``seconds`` (a 429's ``Retry-After``): the pause
+        ends at ``max(its current end, now + seconds)``, so a shorter pause never cuts a longer
+        one short."""
+
     # -- small shared readings (the site's clock, a split's hand-over) --------------------------
 
     @abstractmethod
@@ -172,3 +210,27 @@ class ColonyStore(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Release the backend's resources; the store is unusable afterwards."""
+
+
+def start_wait(starts: Sequence[float], pause_until: float, now: float, capacity: int, window: float,
+               spacing: float) -> float:
+    """The wait :meth:`ColonyStore.reserve_start` returns, from a host's recorded ``starts``
+    (oldest first) and the end of its pause (0: none); <= 0 when a request may start at
+    ``now``. The stores that run in Python share it; the Redis store runs the same in Lua."""
+    wait = pause_until - now
+    if capacity > 0:
+        recent = [start for start in starts if start > now - window]
+        if len(recent) >= capacity:
+            # the window holds one start fewer than the cap once this one has left it
+            wait = max(wait, recent[len(recent) - capacity] + window - now)
+    if spacing > 0 and starts:
+        wait = max(wait, starts[-1] + spacing - now)
+    return wait
+
+
+def with_start(starts: Sequence[float], now: float, capacity: int, window: float) -> list[float]:
+    """``starts`` with one recorded at ``now``: those older than the window dropped, and at
+    most ``capacity`` kept (the last one alone when there is no cap, for the spacing)."""
+    return ([start for start in starts if start > now - window] + [now])[-max(capacity, 1):]
+
+

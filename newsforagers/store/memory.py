@@ -3,29 +3,34 @@
 Claims expire and per-URL records are capped as in every store; the documents list is the
 colony's output and grows with it (use ``sqlite:///`` for long runs: it keeps them on disk).
 ``claim_urls`` is the base class's, one claim after the other: nothing else runs in between
-(the store lives in one process, on one thread).
+(the store lives in one process, on one thread). Host budgets read ``clock`` (``time.time``;
+tests give their own).
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from typing import Iterator, Sequence
-
 import copy
+import time
+from collections import OrderedDict
+from typing import Callable, Iterator, Sequence
 
-from newsforagers.store.base import ColonyStore, DocumentRecord, Member
+from newsforagers.store.base import ColonyStore, DocumentRecord, Member, start_wait, with_start
 
 
 class MemoryStore(ColonyStore):
-    def __init__(self, url: str = "memory://", url_records_max: int = 0):
+    def __init__(self, url: str = "memory://", url_records_max: int = 0,
+                 clock: Callable[[], float] = time.time):
         self.url = url
         self.url_records_max = url_records_max
+        self.clock = clock
         self._claims: dict[str, float | None] = {}  # key -> publication time (None: for ever)
         self._documents: list[DocumentRecord] = []
         self._scores: dict[str, float] = {}
         self._urls: OrderedDict[str, dict] = OrderedDict()  # least recently written first
         self._members: dict[str, Member] = {}
         self._values: dict[str, dict] = {}
+        self._starts: dict[str, list[float]] = {}  # host -> recent request starts, oldest first
+        self._pauses: dict[str, float] = {}  # host -> end of its pause
 
     def claim(self, keys: Sequence[str], record: DocumentRecord, published: float | None = None) -> bool:
         if not keys:
@@ -95,6 +100,23 @@ class MemoryStore(ColonyStore):
         member = self._members.get(name)
         if member is not None:
             member.fields.update(copy.deepcopy(fields))
+
+    def is_member(self, name: str, now: float) -> bool:
+        member = self._members.get(name)
+        return member is not None and member.lease > now
+
+    def reserve_start(self, host: str, capacity: int, window: float, spacing: float) -> float:
+        now = self.clock()
+        starts = self._starts.get(host, [])
+        wait = start_wait(starts, self._pauses.get(host, 0.0), now, capacity, window, spacing)
+        if wait > 0:
+            return wait
+        self._pauses.pop(host, None)  # over, if there was one
+        self._starts[host] = with_start(starts, now, capacity, window)
+        return 0.0
+
+    def pause_host(self, host: str, seconds: float) -> None:
+        self._pauses[host] = max(self._pauses.get(host, 0.0), self.clock() + float(seconds))
 
     def put_value(self, key: str, value: dict) -> None:
         self._values[key] = copy.deepcopy(value)

@@ -4,17 +4,20 @@ Every write is one transaction, so a crash never leaves a half-made claim; ``BEG
 makes ``claim`` atomic between processes that share the file. ``claim_urls`` claims a page's
 links in one transaction (issue 15: 200,000 links were 200,000 transactions). Claims keep
 their document's publication time (``expire_claims``) and per-URL records the order they were
-written in (``touched``, for the cap); a file from before those columns is upgraded when opened.
+written in (``touched``, for the cap); a file from before those columns is upgraded when opened,
+and gains the tables added since (``CREATE TABLE IF NOT EXISTS``). Host budgets read ``clock``
+(``time.time``: the processes sharing a file share a machine, and its clock).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
-from newsforagers.store.base import ColonyStore, DocumentRecord, Member
+from newsforagers.store.base import ColonyStore, DocumentRecord, Member, start_wait, with_start
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -36,6 +39,9 @@ CREATE TABLE IF NOT EXISTS members (
     name TEXT PRIMARY KEY, lease REAL NOT NULL, fields TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS shared (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS host_budget (
+    host TEXT PRIMARY KEY, starts TEXT NOT NULL DEFAULT '[]', pause_until REAL NOT NULL DEFAULT 0
+) WITHOUT ROWID;
 """
 # columns added after the first release of the schema: (table, column, declaration)
 _ADDED_COLUMNS = (("claims", "published", "REAL"), ("urls", "touched", "INTEGER NOT NULL DEFAULT 0"),
@@ -54,10 +60,12 @@ _IN_BATCH = 500
 
 
 class SQLiteStore(ColonyStore):
-    def __init__(self, path: str | Path, url: str | None = None, url_records_max: int = 0):
+    def __init__(self, path: str | Path, url: str | None = None, url_records_max: int = 0,
+                 clock: Callable[[], float] = time.time):
         self.path = Path(path)
         self.url = url or f"sqlite:///{self.path}"
         self.url_records_max = url_records_max
+        self.clock = clock
         self._puts = 0
         self._check_every = min(_CHECK_EVERY, max(1, url_records_max // 8))
         if self.path.parent and not self.path.parent.exists():
@@ -180,6 +188,46 @@ class SQLiteStore(ColonyStore):
             if row is not None:
                 db.execute("UPDATE members SET fields = ? WHERE name = ?",
                            (json.dumps({**json.loads(row[0]), **fields}), name))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def is_member(self, name: str, now: float) -> bool:
+        return self._db.execute("SELECT 1 FROM members WHERE name = ? AND lease > ?",
+                                (name, float(now))).fetchone() is not None
+
+    # -- host budgets ---------------------------------------------------------------------------
+
+    def reserve_start(self, host: str, capacity: int, window: float, spacing: float) -> float:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            # read inside the transaction: another process's start is either before or after
+            now = self.clock()
+            row = db.execute("SELECT starts, pause_until FROM host_budget WHERE host = ?", (host,)).fetchone()
+            starts, pause_until = (json.loads(row[0]), row[1]) if row else ([], 0.0)
+            wait = start_wait(starts, pause_until, now, capacity, window, spacing)
+            if wait > 0:
+                db.execute("ROLLBACK")
+                return wait
+            db.execute("INSERT INTO host_budget (host, starts) VALUES (?, ?) "
+                       "ON CONFLICT(host) DO UPDATE SET starts = excluded.starts",
+                       (host, json.dumps(with_start(starts, now, capacity, window))))
+            db.execute("COMMIT")
+            return 0.0
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def pause_host(self, host: str, seconds: float) -> None:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            until = self.clock() + float(seconds)
+            db.execute("INSERT INTO host_budget (host, pause_until) VALUES (?, ?) "
+                       "ON CONFLICT(host) DO UPDATE SET pause_until = MAX(pause_until, excluded.pause_until)",
+                       (host, until))
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")

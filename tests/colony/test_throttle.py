@@ -249,3 +249,43 @@ def test_a_waiting_request_leaves_when_its_crawler_is_closing():
         await asyncio.wait_for(budget._limits("site").semaphore.acquire(), 0.1)
 
     asyncio.run(main())
+
+
+def test_budgets_of_several_processes_share_their_starts_and_pauses_through_the_store():
+    """A colony over several processes: each process's budget reserves its starts in the store
+    (the store's clock), so together they keep the rate and the spacing one budget would, and a
+    pause one of them was asked for holds the others."""
+    from newsforagers.store import MemoryStore
+
+    clock = LateClock(0.003)
+    store = MemoryStore(clock=clock)
+    rate = 20.0
+    budgets = [HostBudget(rate, 0, clock=clock, sleep=clock.sleep, shared=store) for _ in range(4)]
+    starts: list[float] = []
+
+    async def process(budget: HostBudget, count: int) -> None:
+        for _ in range(count):
+            await budget.acquire("site")
+            starts.append(clock())
+            budget.release("site")
+
+    asyncio.run(_all(process(b, 50) for b in budgets))
+    starts.sort()
+    assert len(starts) == 200
+    assert busiest_second(starts) <= rate
+    assert min(b - a for a, b in zip(starts, starts[1:])) >= 1.05 / rate - 1e-9
+    assert sum(b.sent["site"] for b in budgets) == 200
+
+    # a 429 seen by one process pauses the host for all of them
+    budgets[0].pause("site", 30.0)
+    paused_at = clock()
+
+    async def one_more() -> None:
+        await budgets[3].acquire("site")
+
+    asyncio.run(one_more())
+    assert clock() >= paused_at + 30.0
+
+
+async def _all(coroutines) -> None:
+    await asyncio.gather(*coroutines)

@@ -6,6 +6,7 @@ import io
 import json
 import os
 import re
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -147,25 +148,31 @@ def test_run_dir_with_store(run_dir, tmp_path, capsys):
     for i, forager in enumerate(["f1", "f1", "f3", "f1", "f7"]):
         record = DocumentRecord(f"http://site/a{i}", f"story {i}", at(i), at(i + 60), forager, 100.0)
         assert store.claim([f"url:{i}"], record)
+    # live members of the population register the process they run in
+    store.join("f1", time.time() + 600, time.time(), fields={"process": "node1:4242"})
+    store.join("f9", time.time() + 600, time.time(), fields={"process": "node2:77"})
     store.close()
 
     code, out, err = status(capsys, run_dir, "--store", f"sqlite:///{db}")
     assert code == 0, err
     rows = table_rows(out)
-    assert list(rows) == ["f1", "f2", "f3", "f10"]  # f7 is not of this run
-    assert rows["f1"][3] == "150.00" and rows["f1"][9] == "3"  # the store's score, its documents
-    assert rows["f2"][3] == "39.50" and rows["f2"][9] == "0"  # no score in the store
-    assert rows["f3"][3] == "90.25" and rows["f3"][9] == "1"
+    assert list(rows) == ["f1", "f2", "f3", "f10"]  # f7 and f9 are not of this run
+    assert rows["f1"][3] == "node1:4242" and rows["f3"][3] == "—"
+    assert rows["f1"][4] == "150.00" and rows["f1"][10] == "3"  # the store's score, its documents
+    assert rows["f2"][4] == "39.50" and rows["f2"][10] == "0"  # no score in the store
+    assert rows["f3"][4] == "90.25" and rows["f3"][10] == "1"
     assert "found: 4 (store total 5)" in out
     assert f"store sqlite:///{db}" in out
 
-    code, out, err = status(capsys, "--store", f"sqlite:///{db}")  # the store alone
+    # the store alone: its foragers, the live members with their process
+    code, out, err = status(capsys, "--store", f"sqlite:///{db}")
     assert code == 0, err
-    assert headers(out) == ["forager", "score", "found"]
+    assert headers(out) == ["forager", "state", "process", "score", "found"]
     rows = table_rows(out)
-    assert rows == {"f1": ["f1", "150.00", "3"], "f3": ["f3", "90.25", "1"],
-                    "f7": ["f7", "—", "1"]}
-    assert "found: 5" in out and "alive" not in out
+    assert rows == {"f1": ["f1", "alive", "node1:4242", "150.00", "3"],
+                    "f3": ["f3", "—", "—", "90.25", "1"], "f7": ["f7", "—", "—", "—", "1"],
+                    "f9": ["f9", "alive", "node2:77", "—", "0"]}
+    assert "found: 5" in out and "alive: 2" in out
 
 
 def test_newest_run_by_default(tmp_path, monkeypatch, capsys):
@@ -199,7 +206,8 @@ def test_no_runs_is_an_error(tmp_path, monkeypatch, capsys):
     (lambda p: [p / "file.txt"], "is not a directory"),
     (lambda p: ["--store", f"sqlite:///{p}/missing.db"], "no store at"),
     (lambda p: ["--store", "memory://"], "lives only inside the colony's process"),
-    (lambda p: ["--store", "redis://host/0"], "unknown scheme"),
+    (lambda p: ["--store", "redis2://host/0"], "unknown scheme"),
+    (lambda p: ["--store", "redis://:secret@127.0.0.1:1/0", "--prefix", "x:"], "127.0.0.1:1"),
     (lambda p: ["--store", f"sqlite:///{p}/file.txt"], "cannot read store"),
 ])
 def test_errors(tmp_path, capsys, make_args, message):
@@ -208,6 +216,7 @@ def test_errors(tmp_path, capsys, make_args, message):
     assert code == 2
     assert out == ""
     assert len(err.strip().splitlines()) == 1 and message in err
+    assert "secret" not in err  # a store's password is never shown
     assert not (tmp_path / "missing.db").exists()  # a missing store is not created
 
 
@@ -333,7 +342,7 @@ def test_energy_policy_shows_energies():
     state.add_snapshot({**snapshot("f1", 5, 4, 1, 10, 100.0), "energy": 2.25})
     report = build_report(state, now=T0)
     assert report.value_name == "energy"
-    assert format_cells(report.rows[0])[3] == "2.25"
+    assert format_cells(report.rows[0])[4] == "2.25"
 
 
 def test_sort_and_formats():

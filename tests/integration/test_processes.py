@@ -20,7 +20,7 @@ from tests.integration.forager_run import crawl_forager, read_jsonl
 
 pytestmark = pytest.mark.timeout(300)
 START = "2024-01-01T07:00:00+00:00"  # a Monday morning: the synthetic site is busy
-JOINED = re.compile(r"colony: forager (f\d+) joined as a process of its own \((\d+)\)")
+JOINED = re.compile(r"colony: forager (f\d+) joined as a process of its own \([^)]*:(\d+)\)")
 
 
 def test_foragers_in_processes_of_their_own_pay_each_document_once(tmp_path):

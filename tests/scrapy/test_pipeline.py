@@ -115,3 +115,34 @@ def test_claims_are_kept_for_ever_when_expiry_is_off():
     assert pipeline.store.is_claimed("url:http://a/")
     assert crawler.stats.get_value("newsforagers/store/claims_expired") is None
     pipeline.close_spider()
+
+
+def test_sends_from_foragers_that_are_no_live_members_are_refused(tmp_path):
+    """As the i-Bot broker with its bots: in a colony, only registered foragers (live members
+    of the population, under a lease) are paid; another's send is refused, neither paid nor
+    charged, and counted."""
+    import time
+
+    from newsforagers.config import ForagersConfig
+    from newsforagers.context import ForagerContext
+    from newsforagers.store import MemoryStore
+
+    crawler = get_crawler(Spider, {"FORAGERS_STORE": "memory://"})
+    context = ForagerContext(crawler, ForagersConfig.from_settings({}))
+    context.name, context.colony = "f1", object()  # a forager of a colony
+    store = MemoryStore()
+    pipeline = ReinforcingAgentPipeline(crawler, context.config, store=store, context=context)
+    pipeline.open_spider()
+    now = time.time()
+    store.join("f1", now + 60, now)
+    store.join("f2", now - 1, now - 61)  # its lease ran out a second ago
+    assert process(pipeline, send("http://a/", forager="f1")) is not None
+    for forager in ("f2", "ghost"):
+        assert process(pipeline, send("http://b/", forager=forager)) is None
+    assert not store.is_claimed("url:http://b/") and store.get_score("ghost") is None
+    stats = crawler.stats
+    assert stats.get_value("newsforagers/agent/refused/not_member") == 2
+    assert stats.get_value("newsforagers/agent/sent") == 1
+    # once it joins again (its lease renewed), it is paid
+    store.join("f2", time.time() + 60, time.time())
+    assert process(pipeline, send("http://b/", forager="f2"))["forager"] == "f2"

@@ -3,9 +3,13 @@ import random
 import sqlite3
 import time
 
+import fakeredis
 import pytest
 
 from newsforagers.store import DocumentRecord, MemoryStore, SQLiteStore, open_store
+from newsforagers.store.redis import RedisStore
+
+KINDS = ["memory", "sqlite", "redis"]
 
 
 def record(url, forager="f1"):
@@ -13,11 +17,36 @@ def record(url, forager="f1"):
                           forager, 100.0)
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def store(request, tmp_path):
-    s = open_store("memory://" if request.param == "memory" else f"sqlite:///{tmp_path}/colony.db")
-    yield s
-    s.close()
+@pytest.fixture
+def make_store(tmp_path):
+    """``make_store(kind, name="colony", url_records_max=0, clock=None)``: a store of ``kind``,
+    closed after the test; stores of one test with different names share nothing. Redis is
+    fakeredis (one server per test, a prefix per name): these are unit tests, the real
+    server's are in test_redis.py."""
+    server = fakeredis.FakeServer()
+    made = []
+
+    def make(kind, name="colony", url_records_max=0, clock=None):
+        timed = {"clock": clock} if clock is not None else {}
+        if kind == "memory":
+            store = MemoryStore(url_records_max=url_records_max, **timed)
+        elif kind == "sqlite":
+            store = SQLiteStore(tmp_path / f"{name}.db", url_records_max=url_records_max, **timed)
+        else:
+            client = fakeredis.FakeRedis(server=server, decode_responses=True)
+            store = RedisStore("redis://127.0.0.1:6379/0", url_records_max, prefix=f"test:{name}:",
+                               client=client, clock=clock)
+        made.append(store)
+        return store
+
+    yield make
+    for store in made:
+        store.close()
+
+
+@pytest.fixture(params=KINDS)
+def store(request, make_store):
+    return make_store(request.param)
 
 
 def test_first_claim_wins_by_any_key(store):
@@ -104,12 +133,9 @@ def test_memory_store_needs_keys():
         MemoryStore().claim([], record("a"))
 
 
-@pytest.fixture(params=["memory", "sqlite"])
-def capped(request, tmp_path):
-    url = "memory://" if request.param == "memory" else f"sqlite:///{tmp_path}/colony.db"
-    s = open_store(url, url_records_max=300)
-    yield s
-    s.close()
+@pytest.fixture(params=KINDS)
+def capped(request, make_store):
+    return make_store(request.param, url_records_max=300)
 
 
 def test_claims_of_old_documents_expire_but_their_documents_stay(store):
@@ -175,11 +201,9 @@ def test_a_url_is_claimed_once(store):
 # -- a page's links claimed in one batch (issue 15) -------------------------------------------
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=KINDS)
 def store_kind(request):
-    if request.param == "memory":
-        return lambda tmp_path, name: "memory://"
-    return lambda tmp_path, name: f"sqlite:///{tmp_path}/{name}.db"
+    return request.param
 
 
 def _batches():
@@ -193,9 +217,9 @@ def _batches():
 
 
 @pytest.mark.parametrize("cap", [0, 300])
-def test_a_batch_claims_what_one_by_one_claims_do(store_kind, tmp_path, cap):
-    batched = open_store(store_kind(tmp_path, "batched"), url_records_max=cap)
-    single = open_store(store_kind(tmp_path, "single"), url_records_max=cap)
+def test_a_batch_claims_what_one_by_one_claims_do(store_kind, make_store, cap):
+    batched = make_store(store_kind, "batched", url_records_max=cap)
+    single = make_store(store_kind, "single", url_records_max=cap)
     for n, batch in enumerate(_batches()):
         record = {"queued_by": f"f{n}"}
         one_by_one = [url for url in dict.fromkeys(batch) if single.claim_url(url, record)]
@@ -205,8 +229,6 @@ def test_a_batch_claims_what_one_by_one_claims_do(store_kind, tmp_path, cap):
         assert batched.evicted_urls > 0  # the cap was passed, and evicted the same records
     urls = {url for batch in _batches() for url in batch}
     assert {u: batched.get_url(u) for u in urls} == {u: single.get_url(u) for u in urls}
-    batched.close()
-    single.close()
 
 
 def test_a_failed_batch_leaves_nothing_behind(tmp_path, monkeypatch):
@@ -344,7 +366,7 @@ def test_documents_after_a_position_follow_the_store_in_order(store):
     assert store.documents_after(2)[0].text == "body 2"
 
 
-def test_an_old_sqlite_file_gains_the_text_and_population_tables(tmp_path):
+def test_an_old_sqlite_file_gains_the_text_population_and_host_budget_tables(tmp_path):
     path = tmp_path / "old.db"
     db = sqlite3.connect(path)
     db.executescript("""CREATE TABLE documents (id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -357,6 +379,7 @@ def test_an_old_sqlite_file_gains_the_text_and_population_tables(tmp_path):
     store = SQLiteStore(path)
     assert [d.text for d in store.documents()] == [""]
     assert store.join("f1", 10.0, 0.0) and list(store.members(0.0)) == ["f1"]
+    assert store.reserve_start("host", 1, 1.0, 0.0) == 0.0 and store.reserve_start("host", 1, 1.0, 0.0) > 0
     store.close()
 
 
@@ -376,3 +399,96 @@ def test_eight_processes_competing_for_the_last_place_one_wins(tmp_path):
     store.close()
     assert _race(path, _take_the_last_place, processes=8) == [1]
     assert len(SQLiteStore(path).members(time.time())) == 8
+
+
+def test_is_member_while_the_lease_runs(store):
+    assert not store.is_member("f1", 0.0)
+    store.join("f1", lease=100.0, now=0.0)
+    assert store.is_member("f1", 50.0)
+    assert not store.is_member("f1", 100.0)  # the lease ran out at 100
+    store.renew("f1", 200.0)
+    assert store.is_member("f1", 150.0)
+    store.leave("f1", now=150.0)
+    assert not store.is_member("f1", 150.0)
+
+
+# -- each host's budget of request starts ---------------------------------------------------------
+
+
+class Clock:
+    """A store clock the test moves by hand."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def __call__(self):
+        return self.now
+
+    def at(self, seconds):
+        self.now = 1000.0 + seconds
+        return self
+
+
+@pytest.fixture(params=KINDS)
+def timed(request, make_store):
+    """A store whose budgets read the clock ``timed.clock``, which starts at 0 (1000.0 s)."""
+    return make_store(request.param, clock=Clock())
+
+
+def test_at_most_capacity_starts_within_the_window(timed):
+    clock, reserve = timed.clock, lambda: timed.reserve_start("h", 2, 1.0, 0.0)
+    assert reserve() == 0.0  # a start at 0
+    clock.at(0.1)
+    assert reserve() == 0.0  # a start at 0.1: two within the window
+    clock.at(0.2)
+    assert reserve() == pytest.approx(0.8)  # until the start at 0 leaves the window
+    clock.at(0.5)
+    assert reserve() == pytest.approx(0.5)  # and a refusal records nothing: still 0.5 to go
+    clock.at(1.0)
+    assert reserve() == 0.0  # 0 left (only starts after now - 1.0 count): 0.1 and 1.0
+    clock.at(1.05)
+    assert reserve() == pytest.approx(0.05)  # until 0.1 leaves
+    assert timed.reserve_start("other", 2, 1.0, 0.0) == 0.0  # hosts have budgets of their own
+
+
+def test_starts_are_spaced(timed):
+    clock, reserve = timed.clock, lambda: timed.reserve_start("h", 0, 1.0, 0.25)
+    assert reserve() == 0.0
+    clock.at(0.1)
+    assert reserve() == pytest.approx(0.15)
+    clock.at(0.25)
+    assert reserve() == 0.0  # exactly the spacing after the last start
+    clock.at(0.3)
+    assert reserve() == pytest.approx(0.2)
+    # the cap and the spacing together: the longer wait wins
+    assert timed.reserve_start("both", 2, 1.0, 0.3) == 0.0
+    clock.at(0.6)
+    assert timed.reserve_start("both", 2, 1.0, 0.3) == 0.0
+    clock.at(0.8)
+    assert timed.reserve_start("both", 2, 1.0, 0.3) == pytest.approx(0.5)  # cap 0.5, spacing 0.1
+
+
+def test_a_pause_holds_every_start_and_a_shorter_one_never_cuts_it_short(timed):
+    clock, reserve = timed.clock, lambda: timed.reserve_start("h", 10, 1.0, 0.0)
+    timed.pause_host("h", 5.0)  # until 5
+    clock.at(1.0)
+    assert reserve() == pytest.approx(4.0)
+    timed.pause_host("h", 1.0)  # until 2: the pause until 5 stays
+    clock.at(2.0)
+    assert reserve() == pytest.approx(3.0)
+    timed.pause_host("h", 10.0)  # until 12: a longer one extends it
+    assert reserve() == pytest.approx(10.0)
+    assert timed.reserve_start("other", 10, 1.0, 0.0) == 0.0  # other hosts go on
+    clock.at(12.0)
+    assert reserve() == 0.0
+
+
+def test_a_long_run_of_starts_keeps_to_the_window(timed):
+    clock = timed.clock
+    for i in range(50):
+        clock.at(i * 0.5)
+        assert timed.reserve_start("h", 3, 1.0, 0.0) == 0.0  # two starts a second: within 3
+    clock.at(24.6)  # 24.0 and 24.5 are within the window, 23.5 left it
+    assert timed.reserve_start("h", 3, 1.0, 0.0) == 0.0
+    clock.at(24.7)
+    assert timed.reserve_start("h", 3, 1.0, 0.0) == pytest.approx(0.3)  # until 24.0 leaves

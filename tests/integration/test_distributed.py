@@ -1,0 +1,218 @@
+"""One colony over two real scrapyd nodes and a real Redis store (issue 17): the root runs
+``scrapy crawl forager`` on this machine, every other forager is a scrapyd job on whichever node
+is the least loaded, and they share nothing but the store.
+
+While the colony crawls the replayed synthetic site, the test does to it what happens to a
+colony in production, one thing after another:
+
+1. a forager's job is killed (SIGKILL) on the node with the auth: its lease runs out and the
+   population counts it out;
+2. the other node goes down with every job on it (its process group killed): the foragers
+   born after that run on the node that is left;
+3. ``redis-server`` is restarted (its append-only file keeps every acknowledged write).
+
+Then: each document the replay served was paid once across all processes (the store's
+record, ``newsforagers export`` from Redis and the root's feed hold each once, the same ones),
+the colony carried on after each fault, the population never left its bounds, and the site
+never received more than the colony's per-host budget in any one second.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from newsforagers.replay.log import read_log
+from newsforagers.replay.process import ReplayProcess
+from newsforagers.replay.synth import synth_corpus
+from newsforagers.store import open_store
+from tests.integration.forager_run import REPO, crawl_forager
+from tests.integration.test_colony import busiest_second
+from tests.scrapyd_nodes import copy_project, deploy
+
+pytestmark = pytest.mark.timeout(400)
+
+START = "2024-01-01T07:00:00+00:00"  # a Monday morning: the synthetic site is busy
+PREFIX = "colony17:"
+RATE = 3  # the colony's requests per second to the site, all processes together
+LEASE = 4.0
+MIN, MAX = 3, 4
+#: what the test waits for at most in each phase (wall seconds)
+PHASE = 60.0
+#: documents the colony must be paid for in each phase: it carries on
+NEW = 5
+
+
+def jobs(node, state: str) -> list[dict]:
+    """The forager jobs of ``node`` in ``state`` (pending, running, finished); [] when it is down."""
+    try:
+        return node.request("listjobs.json", {"project": "newsforagers"}, timeout=3)[state]
+    except OSError:
+        return []
+
+
+class Colony:
+    """What the test watches of the colony while it runs (from the store and the nodes), and
+    the faults it injects, one phase after another (:meth:`step`, polled by the crawl)."""
+
+    def __init__(self, redis, plain, guarded):
+        self.redis, self.plain, self.guarded = redis, plain, guarded
+        self.store = open_store(redis.url, prefix=PREFIX, retry=30.0)
+        self.phase = "crawling"
+        self.since = time.monotonic()
+        self.populations: list[int] = []
+        self.paid_at: dict[str, int] = {}
+        self.killed: str | None = None
+        self.plain_jobs: set[str] = set()
+        self.guarded_before: set[str] = set()
+        self.born_after_node_down: set[str] = set()
+
+    def paid(self) -> int:
+        return self.store.document_count()
+
+    def running(self, node) -> list[dict]:
+        return jobs(node, "running")
+
+    def next_phase(self, name: str) -> None:
+        self.paid_at[name] = self.paid()
+        self.phase, self.since = name, time.monotonic()
+
+    def step(self) -> bool:
+        """One look at the colony; True when the test has seen all it needs."""
+        if time.monotonic() - self.since > PHASE:
+            raise AssertionError(f"phase {self.phase!r} did not end within {PHASE:g} s")
+        try:
+            self.populations.append(len(self.store.members(time.time())))
+        except Exception:  # noqa: BLE001 - the store may be restarting: look again later
+            pass
+        if self.phase == "crawling":
+            # foragers run as jobs on both nodes, and the colony is paid for documents
+            plain, guarded = self.running(self.plain), self.running(self.guarded)
+            if plain and guarded and self.paid() >= 10 + NEW:
+                victim = guarded[0]
+                self.killed = victim["id"].split("-")[0]
+                os.kill(int(victim["pid"]), signal.SIGKILL)
+                self.next_phase("killed")
+        elif self.phase == "killed":
+            # its lease ran out: counted out of the population, and the colony goes on
+            if self.killed not in self.store.members(time.time()) \
+                    and self.paid() >= self.paid_at["killed"] + NEW:
+                self.plain_jobs = {job["id"] for state in ("running", "finished") for job in jobs(self.plain, state)}
+                self.guarded_before = {job["id"] for state in ("pending", "running", "finished")
+                                       for job in jobs(self.guarded, state)}
+                os.killpg(self.plain.process.pid, signal.SIGKILL)  # the node and its jobs die
+                self.plain.process.wait()
+                self.next_phase("node down")
+        elif self.phase == "node down":
+            # foragers born since run on the node that is left
+            born = {job["id"] for job in self.running(self.guarded)} - self.guarded_before
+            if born and self.paid() >= self.paid_at["node down"] + NEW:
+                self.born_after_node_down = born
+                self.redis.restart(down=1.0)
+                self.next_phase("redis restarted")
+        elif self.phase == "redis restarted":
+            if self.paid() >= self.paid_at["redis restarted"] + NEW:
+                return True
+        return False
+
+
+def test_a_colony_over_two_scrapyd_nodes_and_redis_pays_each_document_once(
+        redis_server, scrapyd_nodes, tmp_path):
+    plain = scrapyd_nodes(max_proc=4)
+    guarded = scrapyd_nodes(username="forager", password="s3cret:pass", max_proc=4)
+    repository = copy_project(REPO, tmp_path / "repository")
+    for node in (plain, guarded):
+        deploy(repository, node, "newsforagers")
+
+    corpus = synth_corpus(tmp_path / "synth.jsonl.gz", days=2, rate=300, sections=12, seed=11)
+    requests = tmp_path / "requests.jsonl"
+    colony = Colony(redis_server, plain, guarded)
+    settings = {"FORAGERS_STORE": redis_server.url, "FORAGERS_REDIS_PREFIX": PREFIX,
+                "FORAGERS_SPAWNER": "scrapyd",
+                "FORAGERS_SCRAPYD_URLS": f"{plain.url},{guarded.auth_url}",
+                "FORAGERS_MIN": MIN, "FORAGERS_MAX": MAX, "FORAGERS_LEASE": LEASE,
+                # a split after a few rewards: places freed by the faults are taken again
+                "FORAGERS_SPLIT_SCORE": 104, "FORAGERS_HOST_RATE": RATE, "FORAGERS_SEED": 3,
+                "FORAGERS_FETCH_TTL": 0, "FORAGERS_RUN_DIR": tmp_path / "run"}
+    try:
+        with ReplayProcess(corpus, speed=600, start=START, log_path=requests) as replay:
+            result = crawl_forager(replay.url, tmp_path, seconds=300, settings=settings,
+                                   args={"speed": 600}, timeout=360, until=colony.step)
+            # the jobs end with the root (the store's stop mark; the spawner cancels them)
+            deadline = time.monotonic() + 30
+            while colony.running(guarded) and time.monotonic() < deadline:
+                time.sleep(0.5)
+    finally:
+        colony.store.close()
+    assert colony.phase == "redis restarted", (colony.phase, result.log[-3000:])
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log, result.log[-3000:]
+    assert "s3cret" not in result.log  # a node's password is never logged
+    assert not colony.running(guarded), "a forager's job outlived the colony"
+
+    # every job of the colony ran from the deployed egg (a job still pending at the end was
+    # cancelled before it ran: no log); none but the killed one failed
+    guarded_jobs = jobs(guarded, "finished")
+    assert len(guarded_jobs) >= 2 and colony.plain_jobs
+    logs = {job["id"]: guarded.job_log("newsforagers", "forager", job["id"]) for job in guarded_jobs}
+    for job, log in logs.items():
+        if job.split("-")[0] != colony.killed and log:
+            assert "Traceback" not in log and " ERROR: " not in log, log[-3000:]
+            assert "joined as a process of its own" in log, log[-3000:]
+    for job in colony.born_after_node_down:
+        assert "joined as a process of its own" in logs[job], logs[job][-3000:]
+
+    # each document paid once across every process: the store, its export, the root's feed
+    store = open_store(redis_server.url, prefix=PREFIX)
+    try:
+        paid = [record.url for record in store.documents()]
+        members_left = store.members(time.time())
+    finally:
+        store.close()
+    assert len(paid) == len(set(paid)) >= 25
+    exported = tmp_path / "export.jsonl"
+    run = subprocess.run([sys.executable, "-m", "newsforagers.cli", "export", "--store", redis_server.url,
+                          "--prefix", PREFIX, "-o", str(exported)], cwd=REPO, capture_output=True,
+                         text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    exported_urls = [json.loads(line)["url"] for line in exported.read_text().splitlines()]
+    assert sorted(exported_urls) == sorted(paid)
+    fed = [item["url"] for item in result.items]
+    assert len(fed) == len(set(fed)) and set(fed) == set(paid)
+    # by foragers of both nodes and the root
+    assert len({item["forager"] for item in result.items}) >= 3
+
+    # the colony went on after each fault
+    assert colony.paid_at["node down"] >= colony.paid_at["killed"] + NEW
+    assert colony.paid_at["redis restarted"] >= colony.paid_at["node down"] + NEW
+    assert len(paid) >= colony.paid_at["redis restarted"] + NEW
+
+    # the population within its bounds all along, and nobody left at the end
+    assert colony.populations and max(colony.populations) <= MAX
+    assert not members_left
+
+    # the per-host budget held across every process on both nodes
+    log = list(read_log(requests))
+    assert len({record["forager"] for record in log if record["forager"]}) >= 4
+    assert busiest_second(log) <= RATE
+
+
+def test_the_store_url_names_the_server_when_redis_is_down(tmp_path):
+    """A colony given a Redis store nobody answers ends at once with one clear line naming the
+    server (its password hidden), instead of crawling without its store."""
+    from tests.redis_server import free_port
+
+    url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
+    result = crawl_forager("http://127.0.0.1:9/", tmp_path, seconds=30, timeout=90, settings={
+        "FORAGERS_STORE": url, "FORAGERS_STORE_RETRY": 1, "FORAGERS_RUN_DIR": tmp_path / "run"})
+    assert result.returncode != 0
+    errors = [line for line in result.log.splitlines() if " ERROR: " in line]
+    assert len(errors) == 1 and "did not answer" in errors[0] and "127.0.0.1" in errors[0], result.log[-3000:]
+    assert "hunter2" not in result.log and "Traceback" not in result.log, result.log[-3000:]
