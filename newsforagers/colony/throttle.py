@@ -169,7 +169,7 @@ class Politeness:
 class _HostLimits:
     """One host's share of the budget: its spacing, its one-second window, its slots."""
 
-    __slots__ = ("capacity", "window", "spacing", "semaphore", "starts")
+    __slots__ = ("capacity", "window", "spacing", "semaphore", "starts", "turn")
 
     def __init__(self, rate: float, concurrency: int):
         self.capacity = max(1, math.floor(rate)) if rate > 0 else 0
@@ -177,6 +177,9 @@ class _HostLimits:
         self.spacing = _MARGIN / rate if rate > 0 else 0.0
         self.semaphore = asyncio.Semaphore(concurrency) if concurrency > 0 else None
         self.starts: deque[float] = deque()
+        # (a shared budget) one request of this process at a time asks the store for a start:
+        # the others wait their turn here instead of each asking the store again and again
+        self.turn = asyncio.Semaphore(1)
 
 
 class SharedStarts(Protocol):
@@ -242,13 +245,14 @@ class HostBudget:
                 if semaphore is not None:
                     await self._take(semaphore, gone)
                     held.append(semaphore)
-            while True:
-                if gone is not None and gone():
-                    raise BudgetWaitAbandoned(host)
-                delay = self._delay(host, limits)
-                if delay <= 0:
-                    break
-                await self.sleep(delay if gone is None else min(delay, GONE_CHECK))
+            if self.shared is None:
+                await self._wait_for_start(host, limits, gone)
+            else:
+                await self._take(limits.turn, gone)
+                try:
+                    await self._wait_for_start(host, limits, gone)
+                finally:
+                    limits.turn.release()
         except BaseException:
             for semaphore in held:
                 semaphore.release()
@@ -257,6 +261,16 @@ class HostBudget:
             limits.starts.append(self.clock())
         self.sent[host] += 1
         self.waited += self.clock() - began
+
+    async def _wait_for_start(self, host: str, limits: _HostLimits,
+                              gone: Callable[[], bool] | None) -> None:
+        while True:
+            if gone is not None and gone():
+                raise BudgetWaitAbandoned(host)
+            delay = self._delay(host, limits)
+            if delay <= 0:
+                return
+            await self.sleep(delay if gone is None else min(delay, GONE_CHECK))
 
     @staticmethod
     async def _take(semaphore: asyncio.Semaphore, gone: Callable[[], bool] | None) -> None:
