@@ -21,6 +21,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from tests.needs import free_port, skip_or_fail
+
 REQUIRE_ENV = "NEWSFORAGERS_REQUIRE_REDIS"
 #: seconds a server may take to answer PING after it was started
 START_TIMEOUT = 20.0
@@ -38,20 +40,7 @@ def redis_missing() -> str | None:
 
 def require_redis() -> None:
     """Skip the calling test when redis-server is missing, or fail with ``NEWSFORAGERS_REQUIRE_REDIS=1``."""
-    import pytest
-
-    reason = redis_missing()
-    if reason is None:
-        return
-    if os.environ.get(REQUIRE_ENV, "").strip() not in ("", "0", "false", "no"):
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    skip_or_fail(redis_missing(), REQUIRE_ENV)
 
 
 def _answer(port: int, password: str) -> bytes:

@@ -25,7 +25,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -34,6 +33,8 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.needs import free_port, skip_or_fail
 
 REQUIRE_ENV = "NEWSFORAGERS_REQUIRE_SCRAPYD"
 #: seconds a node may take to answer ``daemonstatus.json`` after it was started
@@ -57,20 +58,7 @@ def scrapyd_missing() -> str | None:
 
 def require_scrapyd() -> None:
     """Skip the calling test when scrapyd is missing, or fail with ``NEWSFORAGERS_REQUIRE_SCRAPYD=1``."""
-    import pytest
-
-    reason = scrapyd_missing()
-    if reason is None:
-        return
-    if os.environ.get(REQUIRE_ENV, "").strip() not in ("", "0", "false", "no"):
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    skip_or_fail(scrapyd_missing(), REQUIRE_ENV)
 
 
 def clean_env(**extra: str) -> dict:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 
+from newsforagers.commands.arguments import positive
+
 HELP = "serve a corpus as a live news site on 127.0.0.1 with an accelerated clock"
 
 
@@ -25,23 +27,16 @@ def _iso(value: str):
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
 
 
-def _positive(value: str) -> float:
-    number = float(value)
-    if not number > 0:
-        raise argparse.ArgumentTypeError(f"{value!r} must be higher than 0")
-    return number
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("corpus", help="a .jsonl or .jsonl.gz corpus (see docs/replay.md)")
     parser.add_argument("--profile", choices=("hard", "easy"), default="hard",
                         help="hard: featured home, no global latest list (default); "
                         "easy: adds a home 'latest 30' list")
-    parser.add_argument("--speed", type=_positive, default=600.0,
+    parser.add_argument("--speed", type=positive, default=600.0,
                         help="simulated seconds per wall second (default 600)")
     parser.add_argument("--start", type=_iso, default=None,
                         help="simulated start, ISO 8601 (default: just before the first article)")
-    parser.add_argument("--retime", type=_positive, default=None, metavar="RATE",
+    parser.add_argument("--retime", type=positive, default=None, metavar="RATE",
                         help="re-space the articles to RATE per simulated day")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the retimed schedule and the 'most read' boxes")
@@ -52,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--truth", default=None, metavar="FILE",
                         help="write the served articles (path, simulated publication, sections) "
                         "as JSON lines")
-    parser.add_argument("--status-every", type=_positive, default=30.0, metavar="SECONDS",
+    parser.add_argument("--status-every", type=positive, default=30.0, metavar="SECONDS",
                         help="wall seconds between two status lines (default 30)")
 
 

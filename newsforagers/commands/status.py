@@ -15,18 +15,9 @@ import argparse
 import sys
 
 from newsforagers import defaults
+from newsforagers.commands.arguments import positive
 
 HELP = "show a colony's foragers (scores, documents found, efficiency)"
-
-
-def _positive(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not number > 0:
-        raise argparse.ArgumentTypeError(f"{value!r} must be higher than 0")
-    return number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         f"default {defaults.FORAGERS_REDIS_PREFIX!r})")
     parser.add_argument("--live", action="store_true",
                         help="redraw the table every --interval seconds until Ctrl-C")
-    parser.add_argument("--interval", type=_positive, default=2.0, metavar="S",
+    parser.add_argument("--interval", type=positive, default=2.0, metavar="S",
                         help="seconds between two redraws with --live (default 2)")
 
 

@@ -7,28 +7,18 @@ clusters, PrTFIDF classifier) on the article texts and writes it with joblib.
 
 from __future__ import annotations
 
-import argparse
 import sys
 
+from newsforagers.commands.arguments import at_least_one
 from newsforagers.defaults import FORAGERS_N_CLUSTERS
 
 HELP = "fit the k-dimensional text state encoder (PDDP + PrTFIDF) on a corpus and save it"
 
 
-def _positive_int(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{number} must be at least 1")
-    return number
-
-
 def add_arguments(parser) -> None:
     parser.add_argument("corpus", help="corpus file, JSON lines (.jsonl or .jsonl.gz)")
     parser.add_argument("-o", "--output", required=True, help="where to write the model (.joblib)")
-    parser.add_argument("--clusters", type=_positive_int, default=FORAGERS_N_CLUSTERS,
+    parser.add_argument("--clusters", type=at_least_one, default=FORAGERS_N_CLUSTERS,
                         help=f"PDDP clusters = state dimension k (default {FORAGERS_N_CLUSTERS})")
     # A fixed default seed: two runs on the same corpus give the same model.
     parser.add_argument("--seed", type=int, default=0, help="random seed for PDDP (default 0)")

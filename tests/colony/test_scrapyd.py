@@ -23,7 +23,7 @@ from newsforagers.colony.scrapyd import ScrapydSpawner, job_settings, parse_node
 from newsforagers.config import ForagersConfig
 from newsforagers.errors import ForagersUsageError, mask_password
 from newsforagers.spiders.forager import ForagerSpider
-from tests.scrapyd_nodes import free_port
+from tests.needs import free_port
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -35,6 +35,7 @@ from newsforagers.replay.synth import synth_corpus
 from newsforagers.store import open_store
 from tests.integration.forager_run import REPO, crawl_forager
 from tests.integration.test_colony import busiest_second
+from tests.needs import free_port
 from tests.scrapyd_nodes import copy_project, deploy
 
 pytestmark = pytest.mark.timeout(400)
@@ -207,8 +208,6 @@ def test_a_colony_over_two_scrapyd_nodes_and_redis_pays_each_document_once(
 def test_the_store_url_names_the_server_when_redis_is_down(tmp_path):
     """A colony given a Redis store nobody answers ends at once with one clear line naming the
     server (its password hidden), instead of crawling without its store."""
-    from tests.redis_server import free_port
-
     url = f"redis://:hunter2@127.0.0.1:{free_port()}/0"
     result = crawl_forager("http://127.0.0.1:9/", tmp_path, seconds=30, timeout=90, settings={
         "FORAGERS_STORE": url, "FORAGERS_STORE_RETRY": 1, "FORAGERS_RUN_DIR": tmp_path / "run"})

@@ -32,6 +32,8 @@ from pathlib import Path
 
 import scrapy
 
+from tests.needs import required
+
 CACHE_ENV = "NEWSFORAGERS_SCRAPY_SDIST_DIR"
 REQUIRE_ENV = "NEWSFORAGERS_REQUIRE_SCRAPY_TESTS"
 DEFAULT_CACHE = Path.home() / ".cache" / "newsforagers" / "scrapy-sdist"
@@ -57,7 +59,7 @@ def cache_dir() -> Path:
 
 
 def require_scrapy_tests() -> bool:
-    return os.environ.get(REQUIRE_ENV, "").strip() not in ("", "0", "false", "no")
+    return required(REQUIRE_ENV)
 
 
 @contextlib.contextmanager

@@ -25,7 +25,8 @@ import newsforagers.store as store_package
 from newsforagers import cli
 from newsforagers.store import DocumentRecord, StoreUnavailable, open_existing_store, open_store
 from newsforagers.store.redis import RedisStore
-from tests.redis_server import free_port, start_server
+from tests.needs import free_port
+from tests.redis_server import start_server
 
 SPAWN = multiprocessing.get_context("spawn")
 

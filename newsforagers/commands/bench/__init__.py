@@ -19,32 +19,13 @@ run and the results are :mod:`newsforagers.evaluation.bench`'s.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
+
+from newsforagers.commands.arguments import at_least_one, positive
 
 HELP = "benchmark the colonies against the baselines on a replay (recall, lag, efficiency...)"
 
 CRAWLER_NAMES = ("wlrl", "wl", "rl", "scheduled", "bfs", "hubs", "adaptive", "random", "oracle")
-
-
-def _positive(value: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
-    if not math.isfinite(number) or not number > 0:
-        raise argparse.ArgumentTypeError(f"{value!r} must be higher than 0")
-    return number
-
-
-def _count(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{value!r} must be at least 1")
-    return number
 
 
 def _crawlers(value: str) -> tuple[str, ...]:
@@ -86,18 +67,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="where results.json, results.md, the plots and every run's files go")
     parser.add_argument("--profile", choices=("hard", "easy"), default="hard",
                         help="the replay's profile (default hard)")
-    parser.add_argument("--retime", type=_positive, default=None, metavar="R",
+    parser.add_argument("--retime", type=positive, default=None, metavar="R",
                         help="re-space the corpus to R articles per simulated day (default: off)")
-    parser.add_argument("--speed", type=_positive, default=600.0, metavar="S",
+    parser.add_argument("--speed", type=positive, default=600.0, metavar="S",
                         help="simulated seconds per wall second (default 600)")
     parser.add_argument("--start", type=_iso, default=None, metavar="ISO",
                         help="simulated start of the window (default: the first Monday 07:00, "
                         "site time, at or after the corpus's first article)")
-    parser.add_argument("--duration", type=_positive, default=180.0, metavar="SECONDS",
+    parser.add_argument("--duration", type=positive, default=180.0, metavar="SECONDS",
                         help="wall seconds of each crawl, CLOSESPIDER_TIMEOUT (default 180)")
-    parser.add_argument("--budget", type=_positive, default=20.0, metavar="REQ_PER_S",
+    parser.add_argument("--budget", type=positive, default=20.0, metavar="REQ_PER_S",
                         help="requests per second to the site, for every crawler (default 20)")
-    parser.add_argument("--repeats", type=_count, default=3, metavar="N",
+    parser.add_argument("--repeats", type=at_least_one, default=3, metavar="N",
                         help="runs of each crawler (default 3)")
     parser.add_argument("--crawlers", type=_crawlers, default=CRAWLER_NAMES, metavar="LIST",
                         help="comma-separated, from " + ",".join(CRAWLER_NAMES) + " (default: all)")
@@ -106,7 +87,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "crawler with SEED + r (default 1)")
     parser.add_argument("--set", dest="settings", type=_setting, action="append", default=[],
                         metavar="KEY=VALUE", help="an extra Scrapy setting for every crawl (repeatable)")
-    parser.add_argument("--grace", type=_positive, default=120.0, metavar="SECONDS",
+    parser.add_argument("--grace", type=positive, default=120.0, metavar="SECONDS",
                         help="wall seconds a crawl may run past --duration before it is killed "
                         "and its run counted as failed (default 120)")
     parser.add_argument("--model", default=None, metavar="PATH",
