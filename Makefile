@@ -12,7 +12,7 @@ venv: $(STAMP)
 $(STAMP): setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/python -m pip install --quiet -e '.[test,plots,status,redis,scrapyd]'
+	$(BIN)/python -m pip install --quiet -e '.[test,plots,status,redis,scrapyd,web]'
 	touch $(STAMP)
 
 demo: $(STAMP)

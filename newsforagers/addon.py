@@ -29,7 +29,8 @@ COMPONENTS = {
     "ITEM_PIPELINES": {"newsforagers.pipelines.ReinforcingAgentPipeline": 100},
     "EXTENSIONS": {"newsforagers.extensions.population.PopulationExtension": 500,
                    "newsforagers.extensions.host.ColonyHostExtension": 510,
-                   "newsforagers.extensions.record.ColonyRecordExtension": 520},
+                   "newsforagers.extensions.record.ColonyRecordExtension": 520,
+                   "newsforagers.extensions.index.IndexExtension": 530},
     "DOWNLOADER_MIDDLEWARES": {
         # one robots.txt per colony and host instead of one per forager
         "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,

@@ -22,6 +22,9 @@ COMMANDS = {
     "synth": "newsforagers.commands.synth",
     "bench": "newsforagers.commands.bench",
     "export": "newsforagers.commands.export",
+    "index": "newsforagers.commands.index",
+    "search": "newsforagers.commands.search",
+    "web": "newsforagers.commands.web",
 }
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import difflib
 import math
+import os
+import re
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
@@ -58,6 +60,8 @@ class ForagersConfig:
     store: str = _default("store")
     redis_prefix: str = _default("redis_prefix")
     store_retry: float = _default("store_retry")
+    index: str = _default("index")
+    index_interval: float = _default("index_interval")
     clock: str = _default("clock")
     bootstrap_pages: int = _default("bootstrap_pages")
     reuse_states: bool = _default("reuse_states")
@@ -67,6 +71,7 @@ class ForagersConfig:
     max_paths: int = _default("max_paths")
     seed: int = _default("seed")
     item_text: bool = _default("item_text")
+    languages: str = _default("languages")
     max_links: int = _default("max_links")
     max_text: int = _default("max_text")
     population: str = _default("population")
@@ -101,6 +106,7 @@ class ForagersConfig:
     explore_share: float = _default("explore_share")
     explore_steps: int = _default("explore_steps")
     explore_patience: int = _default("explore_patience")
+    conditional: bool = _default("conditional")
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> "ForagersConfig":
@@ -170,6 +176,10 @@ class ForagersConfig:
              "or redis://[:password@]host:port/db")
         need(bool(self.redis_prefix), "redis_prefix", self.redis_prefix, "a non-empty string")
         need(self.store_retry >= 0, "store_retry", self.store_retry, ">= 0 seconds (0: no retry)")
+        need(not self.store.startswith("sqlite:///") or not self.index
+             or os.path.normpath(self.index) != os.path.normpath(self.store[len("sqlite:///"):]),
+             "index", self.index, "another file than the store's (empty: beside it), or 'off'")
+        need(self.index_interval > 0, "index_interval", self.index_interval, "> 0 seconds")
         need(self.clock in ("site", "system"), "clock", self.clock, "'site' or 'system'")
         need(self.bootstrap_pages >= self.n_clusters, "bootstrap_pages", self.bootstrap_pages,
              f"at least FORAGERS_N_CLUSTERS ({self.n_clusters})")
@@ -181,6 +191,8 @@ class ForagersConfig:
         need(self.seed >= -1, "seed", self.seed, ">= 0, or -1 for fresh entropy")
         need(self.max_links >= 0, "max_links", self.max_links, ">= 0 (0: no cap)")
         need(self.max_text >= 0, "max_text", self.max_text, ">= 0 characters (0: no cap)")
+        need(all(re.fullmatch(r"[a-z]{2,3}", code) for code in self.language_codes), "languages",
+             self.languages, "ISO 639-1 language codes, comma separated (en,es), or empty for any")
         need(self.population in ("score", "energy"), "population", self.population,
              "'score' or 'energy'")
         need(self.host_rate >= 0, "host_rate", self.host_rate, ">= 0 requests/s (0: no limit)")
@@ -237,6 +249,11 @@ class ForagersConfig:
         need(0 <= self.explore_share < 1, "explore_share", self.explore_share, "in [0, 1)")
         need(self.explore_steps >= 1, "explore_steps", self.explore_steps, "at least 1")
         need(self.explore_patience >= 1, "explore_patience", self.explore_patience, "at least 1")
+
+    @property
+    def language_codes(self) -> tuple[str, ...]:
+        """``FORAGERS_LANGUAGES`` as codes, lower case, each once."""
+        return tuple(dict.fromkeys(code.strip().lower() for code in self.languages.split(",") if code.strip()))
 
     def reward_rules(self) -> RewardRules:
         return RewardRules(

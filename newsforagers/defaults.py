@@ -71,6 +71,12 @@ FORAGERS_STORE = "sqlite:///.newsforagers/colony.db"
 # Every key of one colony in a Redis store starts with this prefix (two colonies on one Redis
 # need two prefixes).
 FORAGERS_REDIS_PREFIX = "newsforagers:"
+# The colony's search index (docs/search.md): an SQLite FTS5 file the root keeps current with the
+# store's paid documents. "": beside an SQLite store (colony.db -> colony.index.sqlite), under
+# .newsforagers/index/ for memory:// and redis:// stores; "off": no index.
+FORAGERS_INDEX = ""
+# Wall seconds between two looks of the root at the store for documents to index.
+FORAGERS_INDEX_INTERVAL = 1.0
 # Seconds a store operation keeps retrying a server that does not answer (Redis restarting,
 # a network blip), with exponential backoff, before it fails with an error naming the store.
 FORAGERS_STORE_RETRY = 60.0
@@ -96,6 +102,9 @@ FORAGERS_MAX_PATHS = 0
 FORAGERS_SEED = -1
 # Put the page's visible text in output items (field "text").
 FORAGERS_ITEM_TEXT = True
+# Only documents in these languages (ISO 639-1 codes, comma separated: "en,es") are paid and
+# output; "" : any language (the i-Bot paper's language filter, docs/pages.md).
+FORAGERS_LANGUAGES = ""
 # Bounded work per page (issue 15; docs/pages.md, "Bounded work"). The distinct hrefs read from
 # one page (0: all): the replay of digital.gov's 2,412 posts renders no page with more than 399
 # links, and a large real news front carries a few hundred (not measured here: no network),
@@ -208,6 +217,11 @@ FORAGERS_SCHEDULE_POLL_YIELD = 0.3
 FORAGERS_EXPLORE_SHARE = 0.1
 FORAGERS_EXPLORE_STEPS = 20
 FORAGERS_EXPLORE_PATIENCE = 3
+# The scheduled strategy revisits a listing with a conditional request (If-None-Match and
+# If-Modified-Since from the URL's record in the store, whichever forager fetched it last):
+# a 304 is a visit that showed nothing new, and nothing is read again. False: plain GETs (the
+# benchmark's control).
+FORAGERS_CONDITIONAL = True
 
 # Scrapy settings the add-on sets (at add-on priority: the project and command line still win).
 # Items processed in parallel per response (Scrapy's default: 100); see addon.py.

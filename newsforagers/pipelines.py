@@ -5,9 +5,17 @@ decides novelty — first sender of a document not seen before, by canonical URL
 content fingerprint, so the same story under two URLs is paid once — and age (at most
 ``FORAGERS_NOVELTY_WINDOW`` old, not dated ahead of the site's clock), applies the reward,
 cost and score rules, tells the sender through the ``reward_received`` signal, and passes a
-novel document on as an output item (``url, title, published, found_at, forager, reward``
-[, ``text``]). A send that is not novel is dropped quietly and counted. Items that are not
-forager sends pass through untouched, so other pipelines and feed exports work as usual.
+novel document on as an output item: a structured document (the i-Bot paper's filter), read
+from its page by trafilatura and its language told by py3langid (:mod:`newsforagers.pages.document`)
+— ``url, title, published, found_at, forager, reward, description, keywords, authors,
+site_name, language`` [, ``text`` (the main text), ``html`` (it as clean HTML)], the same
+record the store keeps. A send that is not novel is dropped quietly and counted. Items that are
+not forager sends pass through untouched, so other pipelines and feed exports work as usual.
+
+With ``FORAGERS_LANGUAGES`` (``en,es``) only documents in those languages are paid and output:
+one in another language, or whose language cannot be told, is judged as a send that found
+nothing new (charged, counted as ``newsforagers/agent/dropped/language``), so that the
+foragers learn to value the pages and links that lead to documents in the wanted languages.
 
 As the i-Bot paper's broker does with its bots, the agent pays only registered foragers: a send
 from a forager that is no live member of the population in the store (unknown, retired, or its
@@ -33,11 +41,11 @@ from newsforagers.config import ForagersConfig
 from newsforagers.context import ForagerContext, context_of
 from newsforagers.learning.reward import in_window, judge_send
 from newsforagers.logs import tag_forager_logs
+from newsforagers.pages.document import StructuredDocument, detect_language, structured_document
 from newsforagers.store import DocumentRecord, open_store
 
 logger = logging.getLogger(__name__)
 
-OUTPUT_FIELDS = ("url", "title", "published", "found_at", "forager", "reward")
 EXPIRE_EVERY = 3600.0  # seconds of the sends' clock between two expiries of old claims
 
 
@@ -46,6 +54,7 @@ class ReinforcingAgentPipeline:
         self.crawler = crawler
         self.config = config
         self.rules = config.reward_rules()
+        self.languages = frozenset(config.language_codes)
         self.store = store
         self.context = context
         self._owns_store = store is None
@@ -99,15 +108,20 @@ class ReinforcingAgentPipeline:
             raise DropItem(f"send from {forager}, no live member of the population (unknown, "
                            f"retired, or its lease ran out): {url}", log_level="WARNING")
         claimed = False
+        reason = "out_of_window"
+        record = None
         if in_window(self.rules, age):
+            reason = "not_novel"
             keys = [f"url:{adapter.get('canonical_url') or url}"]
             if adapter.get("fingerprint"):
                 keys.append(f"fp:{adapter['fingerprint']}")
-            # the text too: the colony's feed outputs the other foragers' documents from here
-            record = DocumentRecord(url, adapter.get("title") or "", adapter["published"],
-                                    adapter["found_at"], forager, self.rules.reward,
-                                    str(adapter.get("text") or "") if self.config.item_text else "")
-            claimed = self.store.claim(keys, record, published.timestamp())
+            # a document read only when it may be novel (reading costs a few milliseconds)
+            if not any(self.store.is_claimed(key) for key in keys):
+                record = self._record(adapter, url, forager)
+                if self.languages and record.language not in self.languages:
+                    reason = "language"
+                else:
+                    claimed = self.store.claim(keys, record, published.timestamp())
         self._expire(found_at.timestamp())
         outcome = judge_send(self.rules, claimed, age)
         if self.store.get_score(forager) is None:
@@ -121,16 +135,29 @@ class ReinforcingAgentPipeline:
             profit=outcome.profit, rewarded=outcome.rewarded, score=score,
         )
         if not outcome.rewarded:
-            reason = "not_novel" if in_window(self.rules, age) else "out_of_window"
             stats.inc_value(f"newsforagers/agent/dropped/{reason}")
             raise DropItem(f"{reason.replace('_', ' ')}: {url}", log_level="DEBUG")
         stats.inc_value("newsforagers/agent/rewarded")
-        output = {name: adapter.get(name) for name in OUTPUT_FIELDS if name != "reward"}
-        output["reward"] = self.rules.reward
-        if "text" in adapter:
-            output["text"] = adapter["text"]
+        if record.language:
+            stats.inc_value(f"newsforagers/agent/language/{record.language}")
+        output = record.item(self.config.item_text)
         logger.info("novel: %s (%s) found by %s", url, output["title"], forager)
         return output
+
+    def _record(self, adapter: ItemAdapter, url: str, forager: str) -> DocumentRecord:
+        """The send as the structured document the colony keeps and outputs: the page read by
+        trafilatura (its main text replaces the forager's reading of the page's text; the title
+        stays the forager's, which knows a site's title suffixes), its language."""
+        html = adapter.get("forager_html") or ""
+        document = structured_document(html, url, self.config.max_text) if html else StructuredDocument()
+        text = document.text or str(adapter.get("text") or "")
+        with_text = self.config.item_text
+        return DocumentRecord(
+            url, adapter.get("title") or document.title, adapter["published"], adapter["found_at"],
+            forager, self.rules.reward, text if with_text else "", description=document.description,
+            keywords=document.keywords, authors=document.authors, site_name=document.site_name,
+            html=document.html if with_text else "",
+            language=document.language or detect_language(f"{adapter.get('title') or ''}\n{text}"))
 
     def _expire(self, now: float) -> None:
         if not self.config.expire_claims:

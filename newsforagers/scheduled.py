@@ -27,6 +27,9 @@ used differently (DESIGN.md, "Where the papers fall short"):
   ones) from a weblog entry along the highest ``w·s``, with a TD(0) step (Alg. 4) on every step
   (profit: the reward of a fresh article not sent before, minus the send cost, plus one per
   listing the step added to the schedule); their job is to find listings the weblog lacks.
+- **Conditional revisits.** A listing unchanged since the colony's last copy answers a revisit
+  ``304 Not Modified`` (``FORAGERS_CONDITIONAL``; the spider asks with the URL's validators):
+  :meth:`ScheduledForager.on_not_modified` counts it a visit that showed no new link.
 - **Idle when nothing is due.** :meth:`ScheduledForager.next_fetch` returns None and
   :attr:`ScheduledForager.wait` says for how many simulated seconds.
 
@@ -155,6 +158,8 @@ class ScheduledForager:
         self._candidates: OrderedDict[str, int] = OrderedDict()  # listings to try -> visit that showed them
         # listing -> the navigation links it showed at its last visit (see _read_listing)
         self._navigation: OrderedDict[str, frozenset[str]] = OrderedDict()
+        # listing -> the dates of its items at its last read (a 304 shows them again)
+        self._listed: OrderedDict[str, tuple[datetime, ...]] = OrderedDict()
         self._explore_previous: np.ndarray | None = None
         self._fruitless = 0
         self._texts: list[str] = []  # texts for the encoder's bootstrap
@@ -304,6 +309,21 @@ class ScheduledForager:
         if fetch.kind == "explore":
             self._explored(fetch, now, text, links, published, state, added)
 
+    def on_not_modified(self, fetch: Fetch, now: float) -> None:
+        """The site answered ``fetch`` (a conditional revisit of a listing) 304 Not Modified at
+        simulated time ``now``: the page is the copy the colony read last, so the visit showed
+        no new link. A visit, not a failure; nothing is read again (the listed rate comes from
+        the dates the listing showed at its last read, at ``now``)."""
+        self.in_flight = max(0, self.in_flight - 1)
+        self._flying.pop(fetch.url, None)
+        if self._began is None or self._began > now:
+            self._began = now
+        if fetch.kind != "listing":
+            return
+        listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
+        self._visits[fetch.visit] = (listing, False)
+        self.schedule.visited(fetch.url, 0, listed_rate(self._listed.get(fetch.url, ()), now), now=now)
+
     def on_failed(self, fetch: Fetch) -> None:
         self.in_flight = max(0, self.in_flight - 1)
         self._flying.pop(fetch.url, None)
@@ -398,6 +418,10 @@ class ScheduledForager:
                        published)
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
         self._visits[fetch.visit] = (listing, all_new or (not listed and bool(new) and len(new) == len(links)))
+        self._listed[fetch.url] = tuple(listed.values())
+        self._listed.move_to_end(fetch.url)
+        while len(self._listed) > self.schedule.capacity:
+            self._listed.popitem(last=False)
         self.schedule.visited(fetch.url, len(new), listed_rate(listed.values(), now), now=now)
 
     def _claim_all(self, urls: list[str]) -> list[str]:

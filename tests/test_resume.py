@@ -9,7 +9,7 @@ import pytest
 from scrapy import signals
 from scrapy.utils.test import get_crawler
 
-from newsforagers.colony import Colony
+from newsforagers.colony.local import Colony
 from newsforagers.colony import checkpoint as checkpoints
 from newsforagers.config import ForagersConfig
 from newsforagers.learning.path import ForagerPath

@@ -591,3 +591,23 @@ def test_listing_entries_and_the_site_s_clock_reach_another_forager_only_through
     assert other._borrow_clock() and other.clock.ready
     # two wall seconds later at 600×: twenty simulated minutes on
     assert other.clock.now() == pytest.approx(T0 + 1200.0, abs=60.0)
+
+
+def test_a_304_is_a_visit_that_showed_nothing_new_at_the_rate_of_the_last_read():
+    """A conditional revisit answered 304 Not Modified: the page is the last read's, so its
+    visit showed no new link, and its listed rate is the last read's dates seen at its time."""
+    from newsforagers.scheduled import listed_rate
+
+    forager = make()
+    visit = forager.next_fetch(at(0))
+    stories = {f"{HOME}{i}.html": dated(30 * i, at(0)) for i in range(1, 4)}
+    forager.on_page(visit, at(0), text="c1", links=list(stories), published=None, listed=stories)
+    entry = forager.schedule.entry(HOME)
+    visits, evidence, rate = entry.visits, entry.evidence, entry.rate
+    forager.schedule.begin(HOME, at(120))
+    forager.in_flight += 1
+    forager.on_not_modified(Fetch(HOME, "listing", 2), at(120))
+    assert entry.visits == visits + 1 and entry.evidence == evidence and entry.failures == 0
+    assert not entry.in_flight and forager.in_flight == 0 and entry.rate == rate * (1 - forager.schedule.beta)
+    assert entry.listed_rate == pytest.approx(listed_rate(stories.values(), at(120)))
+    assert forager.counters.downloaded == 1 and forager.counters.start_failures == 0

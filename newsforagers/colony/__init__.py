@@ -1,7 +1,6 @@
-"""Running a colony: in one process (:mod:`newsforagers.colony.local`), with its shared
-per-host budget (:mod:`~newsforagers.colony.throttle`) and shared downloads
-(:mod:`~newsforagers.colony.fetches`)."""
-
-from newsforagers.colony.local import Colony
-
-__all__ = ["Colony"]
+"""Running a colony: this process's view of it (:mod:`newsforagers.colony.local`), the spawners
+that start its foragers (:mod:`~newsforagers.colony.spawner`, :mod:`~newsforagers.colony.scrapyd`),
+its shared per-host budget (:mod:`~newsforagers.colony.throttle`), shared downloads
+(:mod:`~newsforagers.colony.fetches`) and what ``newsforagers status`` reads of it
+(:mod:`~newsforagers.colony.status`, which imports no Scrapy). Import from the modules: the
+package imports none of them, so that reading a colony's record does not load the crawler."""

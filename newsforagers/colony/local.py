@@ -96,15 +96,6 @@ def site_time_now(reading: dict | None, wall: float) -> str | None:
         return None
 
 
-def document_item(record: DocumentRecord, with_text: bool) -> dict:
-    """The output item of a paid document, as the reinforcing agent outputs it."""
-    item = {"url": record.url, "title": record.title, "published": record.published,
-            "found_at": record.found_at, "forager": record.forager, "reward": record.reward}
-    if with_text:
-        item["text"] = record.text
-    return item
-
-
 class Colony:
     """The population of one colony and what this process shares with its foragers.
 
@@ -474,7 +465,7 @@ class Colony:
             return []
         records = self.store.documents_after(self.feed_position)
         self.feed_position += len(records)
-        return [document_item(record, self.config.item_text) for record in records
+        return [record.item(self.config.item_text) for record in records
                 if record.forager != self.root_name]
 
     def output_new_documents(self) -> int:
@@ -523,7 +514,7 @@ class Colony:
         missing, self._reemit = self._reemit, []
         for record in missing:
             self.root.signals.send_catch_log(signal=signals.item_scraped,
-                                             item=document_item(record, self.config.item_text),
+                                             item=record.item(self.config.item_text),
                                              response=None, spider=spider)
         self.root.stats.set_value("newsforagers/resume/output_again", len(missing))
         logger.info("colony: %d document(s) paid for before the stop output again", len(missing))

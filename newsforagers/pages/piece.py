@@ -33,11 +33,12 @@ def _count_elements(root: Any) -> int:
     return 0 if root is None else int(root.xpath("count(//*)"))
 
 
-def bounded_piece(selector: Selector, html: str) -> Selector:
-    """``selector`` itself for a page of at most :data:`PIECE_ELEMENTS` elements,
-    :data:`PIECE_CHARS` characters and :data:`PIECE_DEPTH` levels (every real page: read as it
-    always was); else its beginning parsed again: the first :data:`PIECE_CHARS` characters,
-    fewer until the piece has at most :data:`PIECE_ELEMENTS` elements. lxml repairs the cut (an
+def bounded_piece(selector: Selector, html: str, max_elements: int = PIECE_ELEMENTS,
+                  max_chars: int = PIECE_CHARS) -> Selector:
+    """``selector`` itself for a page of at most :data:`PIECE_ELEMENTS` elements (``max_elements``),
+    :data:`PIECE_CHARS` characters (``max_chars``) and :data:`PIECE_DEPTH` levels (every real
+    page: read as it always was); else its beginning parsed again: the first ``max_chars``
+    characters, fewer until the piece has at most ``max_elements`` elements. lxml repairs the cut (an
     open tag, an unclosed element), so the piece is a page of its own: head, metadata, the
     first items.
 
@@ -48,21 +49,21 @@ def bounded_piece(selector: Selector, html: str) -> Selector:
     size = len(html)
     root = selector.root
     elements = _count_elements(root)  # libxml2 counts a million in about 30 ms
-    if size <= PIECE_CHARS and elements <= PIECE_ELEMENTS and not (
+    if size <= max_chars and elements <= max_elements and not (
             # 0.1 ms on a news page, 0.1 s on 50,000 elements 2,000 deep: asked only when the
             # tree is small enough for that
             root is not None and root.xpath(f"boolean(//*[ancestor::*[{PIECE_DEPTH}]])")):
         return selector
     while True:
-        if elements > PIECE_ELEMENTS:
+        if elements > max_elements:
             # In proportion to the elements counted, with a margin: one parse for a page of
             # even density; below 0.9 times the last size each time, so the parses of ever
             # smaller prefixes (linear in all) end.
-            size = size * PIECE_ELEMENTS * 9 // (elements * 10)
-        size = min(size, PIECE_CHARS)
+            size = size * max_elements * 9 // (elements * 10)
+        size = min(size, max_chars)
         piece = _parse_piece(html[:size])
         elements = _count_elements(piece.root)
-        if elements <= PIECE_ELEMENTS:
+        if elements <= max_elements:
             return piece
 
 

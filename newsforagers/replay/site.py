@@ -4,12 +4,19 @@
 pure function of a small key (how many of the articles it could list are published), so
 rendered pages are cached per (URI, key): between two publications every request is a
 dictionary hit, which is what lets one Python process serve hundreds of requests a second.
+
+A page's ``Last-Modified`` is when its content last changed: when its key took its value (a
+story published, a section entering the navigation, midnight, a new edition of the home
+page), or earlier when the page rendered under the previous key was the same. Its ``ETag`` is
+a hash of its content, distinct for its gzip representation (RFC 9110 8.8.3.3); conditional
+requests are answered by :mod:`.conditional`.
 """
 
 from __future__ import annotations
 
 import gzip
 import hashlib
+import math
 import re
 import time
 import weakref
@@ -20,10 +27,11 @@ from typing import Callable
 from urllib.parse import parse_qsl, quote_plus, unquote
 
 from twisted.web import resource, server
-from twisted.web.http import datetimeToString, stringToDatetime
+from twisted.web.http import datetimeToString
 
 from . import render
 from .clock import SimClock
+from .conditional import last_modified_value, not_modified
 from .index import Front, ReplayArticle, SiteIndex
 from .log import RequestLog
 
@@ -56,9 +64,15 @@ class Page:
 
     @property
     def etag(self) -> bytes:
+        """The strong entity tag of the page as it is (identity)."""
         if self._etag is None:
             self._etag = b'"%s"' % hashlib.blake2b(self.body, digest_size=10).hexdigest().encode()
         return self._etag
+
+    @property
+    def gzip_etag(self) -> bytes:
+        """The strong entity tag of its gzip representation: another representation, another tag."""
+        return self.etag[:-1] + b'-gzip"'
 
     def gzipped(self) -> bytes:
         if self._gzip is None:
@@ -154,6 +168,8 @@ class PageBuilder:
         if hit is not None and hit[0] == key:
             return hit[1]
         page = build()
+        if hit is not None and hit[1].body == page.body:
+            page = hit[1]  # the key moved, the content did not: its Last-Modified stands
         if len(self._cache) >= CACHE_LIMIT:
             # Oldest entries first: dicts keep insertion order.
             for stale in list(self._cache)[: CACHE_LIMIT // 10]:
@@ -167,6 +183,11 @@ class PageBuilder:
 
     def _nav_key(self, now: float) -> int:
         return sum(1 for t in self._nav_first if t <= now)
+
+    def _nav_since(self, now: float) -> float:
+        """When the navigation bar of every page last changed (a section entered it)."""
+        key = self._nav_key(now)
+        return self._nav_first[key - 1] if key else -math.inf
 
     def _html(self, title: str, main: str, now: float, head: str = "") -> bytes:
         return render.layout(self.site_name, title, main, self._nav(now), self._footer,
@@ -230,9 +251,9 @@ class PageBuilder:
             a.title, a.published, a.summary, body, index.authors_of(a), index.sections_of(a),
             combos, related, most_read, day_link)
         head = render.article_head(a.title, a.published, a.authors, a.sections, a.path, a.summary)
-        # A link to a later article that has appeared since is the only change an article
-        # page ever sees; Last-Modified moves with it so a conditional GET stays truthful.
-        modified = max([a.ts] + [index.ts[j] for j in links])
+        # A link to a later article that has appeared since, and a section entering the
+        # navigation, are the only changes an article page ever sees
+        modified = max([a.ts, self._nav_since(now)] + [index.ts[j] for j in links])
         return Page(200, self._html(a.title, main, now, head), modified)
 
     def _front(self, uri: str, front: Front, query: str, now: float) -> Page:
@@ -244,9 +265,9 @@ class PageBuilder:
         if end <= 0:
             return self.not_found(uri)
         return self._cached(uri, ("f", visible, self._nav_key(now)),
-                            lambda: self._render_front(front, number, end, now))
+                            lambda: self._render_front(front, number, end, now, visible))
 
-    def _render_front(self, front: Front, number: int, end: int, now: float) -> Page:
+    def _render_front(self, front: Front, number: int, end: int, now: float, visible: int) -> Page:
         ids = front.members[max(0, end - PER_PAGE):end][::-1]
         newer = None
         if number == 2:
@@ -264,7 +285,8 @@ class PageBuilder:
         main = render.front_main(heading, [self._story(i) for i in ids], newer, older, subs,
                                  sub_heading)
         title = heading if number == 1 else f"{heading} (page {number})"
-        return Page(200, self._html(title, main, now), self.index.ts[ids[0]])
+        # every story published in the front moves every one of its pages
+        return Page(200, self._html(title, main, now), max(front.ts[visible - 1], self._nav_since(now)))
 
     def _home(self, uri: str, query: str, now: float) -> Page:
         if query:
@@ -296,8 +318,20 @@ class PageBuilder:
         today = self.local_day(now)
         sections.append((self.archive_path(today), "Today's archive"))
         main = render.home_main([self._story(i) for i in featured], latest, sections)
-        modified = max((self.index.ts[i] for i in listed), default=None)
-        return Page(200, self._html("Home", main, now), modified)
+        return Page(200, self._html("Home", main, now), self._home_since(edition, now))
+
+    def _home_since(self, edition: float, now: float) -> float:
+        """When the home page's key last changed: the first edition that showed its newest
+        featured story, today's start (its link to today's archive), the navigation, and (easy
+        profile) the latest story."""
+        since = max(self._day_start(self.local_day(now)), self._nav_since(now))
+        shown = self.index.visible_count(edition)
+        if shown:
+            newest = self.index.ts[shown - 1]
+            since = max(since, math.ceil(newest / FEATURE_REFRESH) * FEATURE_REFRESH)
+        if self.profile == "easy" and self.index.visible_count(now):
+            since = max(since, self.index.ts[self.index.visible_count(now) - 1])
+        return since
 
     def _archive(self, uri: str, path: str, query: str, now: float) -> Page:
         match = _ARCHIVE.match(path)
@@ -330,6 +364,7 @@ class PageBuilder:
         modified = max([self.index.ts[hi - 1]] if hi > lo else [self._day_start(day)])
         if has_next:
             modified = max(modified, self._day_start(next_day))
+        modified = max(modified, self._nav_since(now))
         return Page(200, self._html(f"Archive {day.isoformat()}", main, now), modified)
 
     def _search(self, uri: str, query: str, now: float) -> Page:
@@ -380,36 +415,32 @@ class ReplayResource(resource.Resource):
             return b""
         page = self.pages.get(request.uri.decode("utf-8", "replace"), now)
         request.setResponseCode(page.status)
-        request.setHeader(b"content-type", page.content_type)
         if page.status != 200:
+            # conditions are evaluated only for a response that would be a 2xx (RFC 9110 13.2.1)
+            request.setHeader(b"content-type", page.content_type)
             return page.body
+        accepted = request.getHeader(b"accept-encoding")
+        gzipped = bool(accepted and _GZIP.search(accepted))
+        etag = page.gzip_etag if gzipped else page.etag
         request.setHeader(b"cache-control", b"no-cache")
         request.setHeader(b"vary", b"Accept-Encoding")
-        request.setHeader(b"etag", page.etag)
-        if page.last_modified is not None:
-            request.setHeader(b"last-modified", datetimeToString(page.last_modified))
-        if self._not_modified(request, page):
+        request.setHeader(b"etag", etag)
+        headers = request.requestHeaders
+        if not_modified(headers.getRawHeaders(b"if-none-match", []),
+                        headers.getRawHeaders(b"if-modified-since", []), etag, page.last_modified, now):
+            # RFC 9110 15.4.5: Date, ETag, Cache-Control and Vary as a 200 would carry them; no
+            # content, no Content-Type, no Content-Length (Twisted would write a 0, which a 304
+            # must not say: it is the length of the 200's content or nothing)
             request.setResponseCode(304)
-            return b""
-        accepted = request.getHeader(b"accept-encoding")
-        if accepted and _GZIP.search(accepted):
+            request.finish()
+            return server.NOT_DONE_YET
+        request.setHeader(b"content-type", page.content_type)
+        if page.last_modified is not None:
+            request.setHeader(b"last-modified", datetimeToString(last_modified_value(page.last_modified, now)))
+        if gzipped:
             request.setHeader(b"content-encoding", b"gzip")
             return page.gzipped()
         return page.body
-
-    @staticmethod
-    def _not_modified(request: server.Request, page: Page) -> bool:
-        tags = request.getHeader(b"if-none-match")
-        if tags is not None:  # it takes precedence over If-Modified-Since (RFC 9110 13.2.2)
-            return tags.strip() == b"*" or page.etag in [t.strip() for t in tags.split(b",")]
-        since = request.getHeader(b"if-modified-since")
-        if since is None or page.last_modified is None:
-            return False
-        try:
-            since_ts = stringToDatetime(since)
-        except (ValueError, IndexError, KeyError):
-            return False
-        return int(page.last_modified) <= since_ts
 
 
 class ReplayHTTPSite(server.Site):

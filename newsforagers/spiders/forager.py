@@ -44,6 +44,8 @@ from newsforagers.driver import ForagerDriver
 from newsforagers.errors import ForagersUsageError, report_usage_errors_in_one_line
 from newsforagers.forager import MODES
 from newsforagers.pages import NotHTML, charset_trouble, read_response
+from newsforagers.pages.document import detect_language
+from newsforagers.spiders.broker import NOT_MODIFIED, UrlBroker
 from newsforagers.store import open_store
 
 logger = logging.getLogger(__name__)
@@ -158,6 +160,7 @@ class ForagerSpider(scrapy.Spider):
         self.site_clock = None  # the scheduled strategy's estimate of the site's clock
         self._warned: set[str] = set()  # outside a colony
         self._clock_shared = float("-inf")  # wall time the site's clock was last shared
+        self._broker: UrlBroker | None = None
 
     @classmethod
     def from_crawler(cls, crawler, *args, **kwargs):
@@ -249,7 +252,7 @@ class ForagerSpider(scrapy.Spider):
 
     # -- callbacks ---------------------------------------------------------------------------
 
-    def _read(self, response, on_failure, now: datetime | None = None):
+    def _read(self, response, on_failure, now: datetime | None = None, kind: str | None = None):
         """The page of a response, or None (counted, and reported to the forager) if not HTML.
 
         ``now`` is the site's clock (``site_now``): a publication date is plausible around it,
@@ -257,13 +260,17 @@ class ForagerSpider(scrapy.Spider):
 
         What a hostile or careless site does to a page that is still read is counted too:
         a wrong, unknown or missing charset, a page that gave nothing at all (no title, no
-        text, no link), session ids in its links."""
+        text, no link), session ids in its links.
+
+        The colony's URL records hear of it (:meth:`_report`): a page of ``kind`` (None: an
+        article when dated, else a listing) and its links, or a fetch with no page."""
         url = response.meta["forager_url"]
         try:
             page = read_response(response, now, max_links=self.config.max_links,
                                  max_text=self.config.max_text)
         except NotHTML as exc:
             self._trouble("skipped/not_html", "%s: skipped", exc)
+            self._report(response, url, now)
             on_failure(url)
             return None
         charset = charset_trouble(response.headers.get(b"Content-Type"), response.body, response.text)
@@ -282,7 +289,32 @@ class ForagerSpider(scrapy.Spider):
         if page.text_capped:
             self._trouble("pages/text_capped", "page %s: text cut at FORAGERS_MAX_TEXT (%d characters)",
                           url, self.config.max_text)
+        self._report(response, url, now, page, kind)
         return page
+
+    @property
+    def broker(self) -> UrlBroker | None:
+        """This forager's reports to the colony's URL records (None before it is assembled)."""
+        store = getattr(self.forager_driver, "store", None)
+        if self._broker is None and store is not None:
+            self._broker = UrlBroker(store, self.crawler.stats, self.forager_id)
+        return self._broker
+
+    def _report(self, response, url: str, now: datetime | None, page=None, kind: str | None = None) -> None:
+        """Tell the colony's URL records what the site answered for ``url`` (docs/pages.md, *URL
+        records*): a page read, with its links on the colony's sites and the language of a
+        document, or a fetch with no page. A copy that was not downloaded just now (Scrapy's HTTP
+        cache, another forager's download) was reported when it was."""
+        broker = self.broker
+        if broker is None or STALE_FLAGS.intersection(getattr(response, "flags", ())):
+            return
+        when = now or self._clock_estimate() or datetime.now(UTC)
+        if page is None:
+            broker.fetch(url, response.status, when, response)
+            return
+        kind = kind or ("article" if page.published is not None else "listing")
+        broker.page(response, url, when, [link for link in page.links if self._on_site(link)], kind,
+                    detect_language(page.text) if page.document else "")
 
     def _check_future(self, url: str, published: datetime | None, now: datetime) -> None:
         if published is not None and published > now + timedelta(seconds=self.config.future_skew):
@@ -304,7 +336,7 @@ class ForagerSpider(scrapy.Spider):
         forager = self.forager_driver.forager
         url = response.meta["forager_url"]
         # a step page's date is not used (only its text and links): no site clock needed
-        page = self._read(response, forager.on_step_failed)
+        page = self._read(response, forager.on_step_failed, kind="step")
         if page is None:
             return
         links = [link for link in page.links if self._on_site(link) and self._robots_allow(link)]
@@ -321,13 +353,27 @@ class ForagerSpider(scrapy.Spider):
             # a listing is visited for what it shows now: Scrapy's HTTP cache (when a project
             # enables it) must neither answer nor keep it; an article may come from it
             meta["dont_cache"] = True
+        headers = {"X-Forager": self.forager_id}
+        entry = self.forager_driver.forager.schedule.entry(fetch.url) if fetch.kind == "listing" else None
+        if self.config.conditional and entry is not None and entry.visits and self.broker is not None:
+            # a revisit asks whether the listing changed since the colony's last copy (docs/pages.md,
+            # *Conditional requests*); its 304 is an answer for parse_fetch, not an HTTP error,
+            # and never a copy for Scrapy's HTTP cache
+            conditional = self.broker.conditional(fetch.url)
+            if conditional:
+                headers.update(conditional)
+                meta.update(dont_cache=True, handle_httpstatus_list=[NOT_MODIFIED])
+                self.crawler.stats.inc_value("newsforagers/conditional/sent")
         return scrapy.Request(fetch.url, callback=self.parse_fetch, errback=self.fetch_failed,
-                              headers={"X-Forager": self.forager_id}, meta=meta)
+                              headers=headers, meta=meta)
 
     def parse_fetch(self, response):
         forager = self.forager_driver.forager
         fetch = response.meta["forager_fetch"]
         now = self.site_now(response)  # also sets the scheduled forager's site clock
+        if response.status == NOT_MODIFIED:
+            self._not_modified(response, fetch, now)
+            return
         page = self._read(response, lambda _url: forager.on_failed(fetch), now)
         if page is None:
             return
@@ -339,7 +385,16 @@ class ForagerSpider(scrapy.Spider):
         # a page visited as a listing is read for its links, never paid as a document
         if fetch.kind != "listing" and self._sendable(fetch.url, page) \
                 and forager.should_send(fetch.url, page.published, now):
-            yield self._send_item(fetch.url, page, now, fetch.visit, 0)
+            yield self._send_item(fetch.url, page, now, fetch.visit, 0, response.text)
+
+    def _not_modified(self, response, fetch, now: datetime) -> None:
+        """A conditional revisit answered 304: the colony's copy stands. Nothing is read; the
+        mind hears of a visit that showed no new link (not of a failure), and the listing's
+        entry is shared as after any visit."""
+        self.crawler.stats.inc_value("newsforagers/conditional/not_modified")
+        self._report(response, fetch.url, now)
+        self.forager_driver.forager.on_not_modified(fetch, self.site_clock.now())
+        self.forager_driver.page_read(fetch)
 
     def fetch_failed(self, failure):
         if not self._count_failure(failure.request.meta.get("forager_kind", "fetch"), failure):
@@ -357,7 +412,7 @@ class ForagerSpider(scrapy.Spider):
         forager = self.forager_driver.forager
         url = response.meta["forager_url"]
         now = self.site_now(response)  # first: the page's date is judged on the site's clock
-        page = self._read(response, forager.on_probe_failed, now)
+        page = self._read(response, forager.on_probe_failed, now, kind="probe")
         if page is None:
             return
         forager.on_probe_page(url, f"{page.title}\n{page.text}", page.published)
@@ -365,7 +420,8 @@ class ForagerSpider(scrapy.Spider):
             self.crawler.stats.inc_value("newsforagers/pages/undated")
         self._check_future(url, page.published, now)
         if self._sendable(url, page) and forager.should_send(url, page.published, now):
-            yield self._send_item(url, page, now, response.meta["forager_path"], response.meta["forager_step"])
+            yield self._send_item(url, page, now, response.meta["forager_path"], response.meta["forager_step"],
+                                  response.text)
 
     def _sendable(self, url: str, page) -> bool:
         """Only a document of its own may be sent (``Page.document``): a page dated by a guess
@@ -376,9 +432,10 @@ class ForagerSpider(scrapy.Spider):
                          self.forager_id, url, page.date_source)
         return page.document
 
-    def _send_item(self, url: str, page, now: datetime, path: int, step: int) -> dict:
+    def _send_item(self, url: str, page, now: datetime, path: int, step: int, html: str) -> dict:
         """A send to the reinforcing agent; ``path``/``step`` come back with its reward
-        (the scheduled strategy: the listing visit, step 0)."""
+        (the scheduled strategy: the listing visit, step 0). ``html``, the page, goes with it:
+        the agent reads a document it pays for as a structured one (never output as such)."""
         item = {
             "url": url,
             "canonical_url": canonicalize_url(url),
@@ -390,6 +447,7 @@ class ForagerSpider(scrapy.Spider):
             "forager_path": path,
             "forager_step": step,
             "forager_send": True,
+            "forager_html": html,
         }
         if self.config.item_text:
             item["text"] = page.text
@@ -415,6 +473,8 @@ class ForagerSpider(scrapy.Spider):
             self._trouble("redirect/max_reached", "%s: gave up after %d redirects (%s)",
                           request.meta.get("redirect_urls", [request.url])[0],
                           request.meta["redirect_times"], failure.getErrorMessage())
+        if getattr(failure.value, "response", None) is not None:  # an HTTP error: the site's answer
+            self._report(failure.value.response, request.meta.get("forager_url", request.url), None)
         name = failure.type.__name__
         self._trouble(f"failed/{kind}/{name}", "forager %s: %s %s failed: %s", self.forager_id, kind,
                       request.url, failure.getErrorMessage())

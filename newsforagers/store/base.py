@@ -3,7 +3,8 @@
 What the reinforcing agent and the population need to agree on across foragers (and, with a
 shared backend, across processes): which documents have been paid for (by canonical URL and
 by content fingerprint), every forager's score, per-URL records (a scheduled forager's listing
-entries among them, so that a listing a split gave away is still known to the colony), the
+entries among them, so that a listing a split gave away is still known to the colony, and the
+i-Bot broker's URL records: :mod:`newsforagers.store.records`, ``write_url_records``), the
 population (its members, each under a lease, and its count within bounds), and small shared
 readings (the site's clock, a split's hand-over). It is **the only channel between foragers**
 (the papers' "no direct communication amongst foragers but the centralized rewarding
@@ -24,15 +25,17 @@ and ``expired_claims`` count what was forgotten.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Iterable, Iterator, Sequence
 
 from newsforagers.errors import StoreUnavailable, mask_password
+from newsforagers.store import records
 
 
 @dataclass(frozen=True)
 class DocumentRecord:
-    """A novel document as the colony paid for it (times are ISO 8601 with offset)."""
+    """A novel document as the colony paid for it (times are ISO 8601 with offset), with what
+    its page says of itself (the i-Bot paper's structured document: docs/pages.md)."""
 
     url: str
     title: str
@@ -41,9 +44,39 @@ class DocumentRecord:
     forager: str
     reward: float
     text: str = ""  # the main text, when the colony outputs it (FORAGERS_ITEM_TEXT)
+    description: str = ""
+    keywords: tuple[str, ...] = ()  # keywords and tags
+    authors: tuple[str, ...] = ()
+    site_name: str = ""
+    html: str = ""  # the main text as clean HTML (FORAGERS_ITEM_TEXT)
+    language: str = ""  # ISO 639-1, "" when unknown
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        data["keywords"], data["authors"] = list(self.keywords), list(self.authors)
+        return data
+
+    def item(self, with_text: bool) -> dict:
+        """The document as the colony outputs it (docs/pages.md, "Output items"): ``text`` and
+        ``html`` only ``with_text`` (``FORAGERS_ITEM_TEXT``)."""
+        item = {"url": self.url, "title": self.title, "published": self.published,
+                "found_at": self.found_at, "forager": self.forager, "reward": self.reward,
+                "description": self.description, "keywords": list(self.keywords),
+                "authors": list(self.authors), "site_name": self.site_name,
+                "language": self.language}
+        if with_text:
+            item["text"], item["html"] = self.text, self.html
+        return item
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "DocumentRecord":
+        """The record of :meth:`to_dict` (one written before a field existed lacks it: its
+        default; a field it does not know is left out)."""
+        known = {f.name for f in fields(cls)}
+        values = {key: value for key, value in data.items() if key in known}
+        for key in ("keywords", "authors"):
+            values[key] = tuple(str(v) for v in values.get(key) or ())
+        return cls(**values)
 
 
 @dataclass(frozen=True)
@@ -139,6 +172,42 @@ class ColonyStore(ABC):
     def put_url(self, url: str, record: dict) -> None:
         """Merge ``record``'s fields into the URL's record (which becomes the most recently
         written); past ``url_records_max`` records, the least recently written go."""
+
+    # -- URL records: the i-Bot paper's URL broker (store/records.py) ---------------------------
+
+    @abstractmethod
+    def write_url_records(self, writes: Sequence[records.Write]) -> int:
+        """Apply ``writes`` in order (:func:`records.apply`), atomically and in one request to
+        the store's server; each record written becomes the most recently written of the
+        per-URL records, under their cap. Returns how many records were created."""
+
+    def record_links(self, page_url: str, links: Iterable[str], forager: str, kind: str, now: str) -> int:
+        """The links of ``page_url`` (a page of ``kind``: "listing", "article", "step"...) as
+        ``forager`` read them at ``now`` (ISO 8601): a URL the colony did not know is recorded
+        with one in-link, ``kind`` as its state and ``forager`` as its finder; a known one gets
+        one more in-link (a link given twice counts once). Returns how many were new."""
+        return self.write_url_records(records.link_writes(links, forager, kind, now))
+
+    def record_fetch(self, url: str, status: int, forager: str, now: str, etag: str = "",
+                     last_modified: str = "", out_links: int | None = None, language: str = "") -> None:
+        """``forager`` fetched ``url`` at ``now`` and got ``status`` (:func:`records.fetch_write`)."""
+        self.write_url_records([records.fetch_write(url, status, forager, now, etag, last_modified,
+                                                    out_links, language)])
+
+    def record_page(self, url: str, status: int, forager: str, now: str, links: Iterable[str], kind: str,
+                    etag: str = "", last_modified: str = "", language: str = "") -> int:
+        """A page read: :meth:`record_fetch` (its out-links the distinct ``links``) and
+        :meth:`record_links` in one atomic call, the i-Bot bot's tuple ``(bot_ID, url_ID,
+        http_resp, lang, (URL1..URLm))``. Returns how many records were created (the page's
+        own among them when the colony did not know it)."""
+        links = records.link_writes(links, forager, kind, now)
+        fetch = records.fetch_write(url, status, forager, now, etag, last_modified, len(links), language)
+        return self.write_url_records([fetch, *links])
+
+    def get_url_record(self, url: str) -> dict | None:
+        """The URL record of ``url`` (any spelling: the canonical URL's), every field of
+        :data:`records.FIELDS`, or None when the colony has not seen it (or forgot it)."""
+        return records.read_record(self.get_url(records.record_key(url)))
 
     # -- the population: members under leases, its count within bounds --------------------------
 

@@ -14,6 +14,7 @@ import time
 from collections import OrderedDict
 from typing import Callable, Iterator, Sequence
 
+from newsforagers.store import records
 from newsforagers.store.base import ColonyStore, DocumentRecord, Member, start_wait, with_start
 
 
@@ -159,6 +160,14 @@ class MemoryStore(ColonyStore):
         while self.url_records_max and len(self._urls) > self.url_records_max:
             self._urls.popitem(last=False)
             self.evicted_urls += 1
+
+    def write_url_records(self, writes: Sequence[records.Write]) -> int:
+        created = 0
+        for write in writes:
+            old = self._urls.get(write.key)
+            created += old is None
+            self.put_url(write.key, records.apply(old, write))
+        return created
 
     def url_count(self) -> int:
         return len(self._urls)

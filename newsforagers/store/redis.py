@@ -10,8 +10,9 @@ colonies can share one server:
 - ``{p}documents`` (list): the documents paid for, JSON, in claim order; never trimmed, so a
   position is a cursor (``documents_after`` is one LRANGE);
 - ``{p}scores`` (hash): forager -> score;
-- ``{p}urls`` (hash): URL -> its record, JSON; ``{p}url_order`` (sorted set): URL -> the
-  value of the counter ``{p}url_clock`` when it was last written, for the cap;
+- ``{p}urls`` (hash): URL -> its record, JSON (a URL record of the i-Bot broker under
+  ``broker:URL_ID``, store/records.py); ``{p}url_order`` (sorted set): URL -> the value of the
+  counter ``{p}url_clock`` when it was last written, for the cap;
 - ``{p}members`` (sorted set): member -> its lease; ``{p}member:NAME`` (hash): its shared
   fields, each a JSON value (a lease is a score, a double: exact, and the fields merge by
   HSET, with no JSON re-encoded in Lua, whose cjson keeps 14 digits of a number);
@@ -26,7 +27,7 @@ script reads the server's clock (``TIME``), so machines whose clocks differ agre
 
 A call whose connection drops after Redis ran it, before its reply arrived, is sent again.
 The scripts whose second run would answer differently (``claim``, ``claim_urls``, ``put_url``,
-``add_score``, ``expire_claims``, ``reserve_start``) carry a call id and keep their reply under
+``write_url_records``, ``add_score``, ``expire_claims``, ``reserve_start``) carry a call id and keep their reply under
 ``{p}reply:CLIENT`` (one key per client thread, overwritten by its next call): the resent
 call gets the first run's reply, so no send is lost and none is paid twice. A claim's token
 carries the call id as well: keys all held by the same call are that call's, answered True.
@@ -55,6 +56,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from newsforagers import defaults
+from newsforagers.store import records
 from newsforagers.store.base import ColonyStore, DocumentRecord, Member, StoreUnavailable
 
 logger = logging.getLogger(__name__)
@@ -160,6 +162,31 @@ if now ~= ARGV[5] then return {0, now} end
 redis.call('HSET', KEYS[1], ARGV[4], ARGV[6])
 redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), ARGV[4])
 return remember({1, evict(tonumber(ARGV[3]))})
+"""
+
+# KEYS: urls, url_order, url_clock, memo. ARGV: id, ttl, cap, then per write: key, the record to
+# create (JSON), the fields to overwrite (JSON), in-links to add (store/records.py). A record holds
+# strings and integers below 10^14 only: cjson's 14 digits re-encode them exactly. Returns
+# {records created, records evicted}.
+_WRITE_URL_RECORDS = _MEMO + _EVICT + """
+local cap = tonumber(ARGV[3])
+local created, evicted = 0, 0
+for i = 4, #ARGV, 4 do
+  local record = redis.call('HGET', KEYS[1], ARGV[i])
+  if record then
+    local fields = cjson.decode(record)
+    for name, value in pairs(cjson.decode(ARGV[i + 2])) do fields[name] = value end
+    fields['in_links'] = (tonumber(fields['in_links']) or 0) + tonumber(ARGV[i + 3])
+    record = cjson.encode(fields)
+  else
+    record = ARGV[i + 1]
+    created = created + 1
+  end
+  redis.call('HSET', KEYS[1], ARGV[i], record)
+  redis.call('ZADD', KEYS[2], redis.call('INCR', KEYS[3]), ARGV[i])
+  evicted = evicted + evict(cap)
+end
+return remember({created, evicted})
 """
 
 # KEYS: scores, memo. ARGV: id, ttl, forager, delta. Returns the new score, '' for no forager.
@@ -314,6 +341,7 @@ class RedisStore(ColonyStore):
         self._keys = {name: f"{prefix}{name}" for name in keys}
         self._scripts = {name: client.register_script(source) for name, source in (
             ("claim", _CLAIM), ("expire", _EXPIRE), ("claim_urls", _CLAIM_URLS), ("put_url", _PUT_URL),
+            ("write_url_records", _WRITE_URL_RECORDS),
             ("add_score", _ADD_SCORE), ("join", _JOIN), ("leave", _LEAVE), ("renew", _RENEW),
             ("update_member", _UPDATE_MEMBER), ("members", _MEMBERS),
             ("reserve_start", _RESERVE_START), ("pause_host", _PAUSE_HOST))}
@@ -425,7 +453,7 @@ class RedisStore(ColonyStore):
         position = max(0, int(position))
         end = position + int(limit) - 1 if limit else -1
         rows = self._do(self._client.lrange, self._keys["documents"], position, end)
-        return [DocumentRecord(**json.loads(row)) for row in rows]
+        return [DocumentRecord.from_dict(json.loads(row)) for row in rows]
 
     def document_count(self) -> int:
         return self._do(self._client.llen, self._keys["documents"])
@@ -488,6 +516,19 @@ class RedisStore(ColonyStore):
                 self.evicted_urls += int(detail)
                 return
             read = detail  # another client wrote the record in between: merge into theirs
+
+    def write_url_records(self, writes: Sequence[records.Write]) -> int:
+        """One script per call (a page's links are at most ``FORAGERS_MAX_LINKS``), under the
+        reply memo: in-links are added once, even when the reply was lost and the call sent
+        again."""
+        if not writes:
+            return 0
+        args = [part for write in writes
+                for part in (write.key, json.dumps(write.new), json.dumps(write.changes), int(write.in_links))]
+        created, evicted = self._run("write_url_records", self._url_keys(), [self.url_records_max, *args],
+                                     memo=True)
+        self.evicted_urls += int(evicted)
+        return int(created)
 
     # -- the population --------------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
+from newsforagers.store import records
 from newsforagers.store.base import ColonyStore, DocumentRecord, Member, start_wait, with_start
 
 _SCHEMA = """
@@ -24,7 +25,10 @@ CREATE TABLE IF NOT EXISTS documents (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     url TEXT NOT NULL, title TEXT NOT NULL, published TEXT NOT NULL,
     found_at TEXT NOT NULL, forager TEXT NOT NULL, reward REAL NOT NULL,
-    text TEXT NOT NULL DEFAULT ''
+    text TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '',
+    keywords TEXT NOT NULL DEFAULT '[]', authors TEXT NOT NULL DEFAULT '[]',
+    site_name TEXT NOT NULL DEFAULT '', html TEXT NOT NULL DEFAULT '',
+    language TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS claims (
     key TEXT PRIMARY KEY,
@@ -45,12 +49,19 @@ CREATE TABLE IF NOT EXISTS host_budget (
 """
 # columns added after the first release of the schema: (table, column, declaration)
 _ADDED_COLUMNS = (("claims", "published", "REAL"), ("urls", "touched", "INTEGER NOT NULL DEFAULT 0"),
-                  ("documents", "text", "TEXT NOT NULL DEFAULT ''"))
+                  ("documents", "text", "TEXT NOT NULL DEFAULT ''"),
+                  ("documents", "description", "TEXT NOT NULL DEFAULT ''"),
+                  ("documents", "keywords", "TEXT NOT NULL DEFAULT '[]'"),
+                  ("documents", "authors", "TEXT NOT NULL DEFAULT '[]'"),
+                  ("documents", "site_name", "TEXT NOT NULL DEFAULT ''"),
+                  ("documents", "html", "TEXT NOT NULL DEFAULT ''"),
+                  ("documents", "language", "TEXT NOT NULL DEFAULT ''"))
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS claims_published ON claims(published);
 CREATE INDEX IF NOT EXISTS urls_touched ON urls(touched);
 """
-_DOCUMENT = "url, title, published, found_at, forager, reward, text"
+_DOCUMENT = ("url, title, published, found_at, forager, reward, text, description, keywords, "
+             "authors, site_name, html, language")
 # per-URL records written between two counts of the table, at most (the cap may be passed by
 # this many, or an eighth of the cap when that is fewer)
 _CHECK_EVERY = 256
@@ -93,10 +104,11 @@ class SQLiteStore(ColonyStore):
                 db.execute("ROLLBACK")
                 return False
             cursor = db.execute(
-                "INSERT INTO documents (url, title, published, found_at, forager, reward, text) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO documents ({_DOCUMENT}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (record.url, record.title, record.published, record.found_at, record.forager,
-                 float(record.reward), record.text or ""),
+                 float(record.reward), record.text or "", record.description or "",
+                 json.dumps(list(record.keywords)), json.dumps(list(record.authors)),
+                 record.site_name or "", record.html or "", record.language or ""),
             )
             db.executemany("INSERT OR IGNORE INTO claims (key, document, published) VALUES (?, ?, ?)",
                            [(key, cursor.lastrowid, published) for key in keys])
@@ -122,14 +134,14 @@ class SQLiteStore(ColonyStore):
 
     def documents(self) -> Iterator[DocumentRecord]:
         rows = self._db.execute(f"SELECT {_DOCUMENT} FROM documents ORDER BY id").fetchall()
-        return (DocumentRecord(*row) for row in rows)
+        return (_document(row) for row in rows)
 
     def documents_after(self, position: int, limit: int = 0) -> list[DocumentRecord]:
         # ids are 1, 2, 3...: documents are never deleted, and a claim rolled back gives its
         # AUTOINCREMENT number back (the sequence is written in the same transaction)
         rows = self._db.execute(f"SELECT {_DOCUMENT} FROM documents WHERE id > ? ORDER BY id LIMIT ?",
                                 (max(0, int(position)), int(limit) if limit else -1)).fetchall()
-        return [DocumentRecord(*row) for row in rows]
+        return [_document(row) for row in rows]
 
     # -- the population ------------------------------------------------------------------------
 
@@ -327,6 +339,44 @@ class SQLiteStore(ColonyStore):
     def put_url(self, url: str, record: dict) -> None:
         self._write_url(url, record, only_new=False)
 
+    def write_url_records(self, writes: Sequence[records.Write]) -> int:
+        """One transaction: the records read, the writes applied in Python, each record written
+        once (in the order of its last write), the cap checked as :meth:`put_url` does."""
+        if not writes:
+            return 0
+        db = self._db
+        puts, evicted = self._puts, self.evicted_urls
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            keys = list(dict.fromkeys(write.key for write in writes))
+            now: dict[str, dict] = {}
+            for start in range(0, len(keys), _IN_BATCH):
+                chunk = keys[start:start + _IN_BATCH]
+                found = db.execute(f"SELECT url, record FROM urls WHERE url IN ({','.join('?' * len(chunk))})",
+                                   chunk)
+                now.update((key, json.loads(text)) for key, text in found)
+            created = 0
+            order: dict[str, None] = {}
+            for write in writes:
+                old = now.get(write.key)
+                created += old is None
+                now[write.key] = records.apply(old, write)
+                order.pop(write.key, None)
+                order[write.key] = None
+            touched = db.execute("SELECT COALESCE(MAX(touched), 0) FROM urls").fetchone()[0]
+            db.executemany("INSERT INTO urls (url, record, touched) VALUES (?, ?, ?) "
+                           "ON CONFLICT(url) DO UPDATE SET record = excluded.record, touched = excluded.touched",
+                           [(key, json.dumps(now[key]), touched + n) for n, key in enumerate(order, 1)])
+            self._puts += len(order)
+            if self.url_records_max and self._puts // self._check_every != puts // self._check_every:
+                self._evict_urls()
+            db.execute("COMMIT")
+            return created
+        except BaseException:
+            db.execute("ROLLBACK")
+            self._puts, self.evicted_urls = puts, evicted
+            raise
+
     def _write_url(self, url: str, record: dict, only_new: bool) -> bool:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
@@ -366,3 +416,18 @@ class SQLiteStore(ColonyStore):
 
     def close(self) -> None:
         self._db.close()
+
+
+def _document(row: Sequence) -> DocumentRecord:
+    """A row of ``SELECT {_DOCUMENT}`` as a record (keywords and authors are JSON lists)."""
+    *head, keywords, authors, site_name, html, language = row
+    return DocumentRecord(*head, keywords=tuple(_json_list(keywords)), authors=tuple(_json_list(authors)),
+                          site_name=site_name, html=html, language=language)
+
+
+def _json_list(text: str) -> list[str]:
+    try:
+        value = json.loads(text or "[]")
+    except ValueError:
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else []

@@ -43,7 +43,8 @@ def test_the_root_s_feed_gets_the_other_foragers_documents_from_the_store_once(t
     assert [item["url"] for item in output] == ["http://s/a", "http://s/c"]
     assert output[0] == {"url": "http://s/a", "title": "t", "published": "2024-01-01T00:00:00+00:00",
                          "found_at": "2024-01-01T00:01:00+00:00", "forager": "f2", "reward": 100.0,
-                         "text": "text of http://s/a"}
+                         "text": "text of http://s/a", "description": "", "keywords": [],
+                         "authors": [], "site_name": "", "language": "", "html": ""}
     assert c.output_new_documents() == 0  # once
     assert c.root.stats.get_value("newsforagers/colony/feed_items") == 2
     without_text = colony(tmp_path / "2", FORAGERS_ITEM_TEXT=False)

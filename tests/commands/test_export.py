@@ -31,7 +31,9 @@ def test_export_writes_every_paid_document_in_order(tmp_path, capsys):
     assert [d["url"] for d in lines] == ["http://s/0/", "http://s/1/", "http://s/2/"]
     assert lines[0] == {"url": "http://s/0/", "title": "Story 0 ✓", "published": "2024-01-01T10:00:00+00:00",
                         "found_at": "2024-01-01T10:00:00+00:00", "forager": "f1", "reward": 100.0,
-                        "text": ""}  # (the main text, when the colony keeps it: FORAGERS_ITEM_TEXT)
+                        # (the main text, when the colony keeps it: FORAGERS_ITEM_TEXT)
+                        "text": "", "description": "", "keywords": [], "authors": [],
+                        "site_name": "", "html": "", "language": ""}
 
 
 def test_export_to_a_file_replaces_it_whole(tmp_path):

@@ -247,3 +247,71 @@ def test_log_attributes_requests_to_foragers(site, tmp_path):
     assert abs(sim.timestamp() - site.site.clock.now_ts()) < 1.5
     assert hit["wall_time"] == pytest.approx(site.wall())
     assert site.site.request_count == len(records) + 1
+
+
+def test_a_listing_answers_conditional_requests_as_http_says(site):
+    """RFC 9110 13: If-None-Match first (weak comparison, ``*``), else If-Modified-Since; a 304
+    repeats the ETag, Date, Vary and Cache-Control, and has no content and no Content-Length."""
+    index = site.site.index
+    front = index.section_path[site.site.visible()[-1].sections[0]]
+    first = site.get(front)
+    etag, modified = first.headers["etag"], first.headers["last-modified"]
+    assert re.fullmatch(r'"[0-9a-f]+"', etag)  # a strong tag
+    same = site.get(front, {"If-None-Match": etag})
+    assert same.status == 304 and same.body == b"" and same.headers["etag"] == etag
+    assert same.headers["vary"] == "Accept-Encoding" and same.headers["cache-control"] == "no-cache"
+    assert "date" in same.headers
+    assert not {"content-length", "content-type", "last-modified"} & set(same.headers)
+    for tags in ("W/" + etag, f'"other", {etag}', "*"):
+        assert site.get(front, {"If-None-Match": tags}).status == 304, tags
+    assert site.get(front, {"If-None-Match": etag}, method="HEAD").status == 304
+    # If-None-Match, when there, decides alone; a field that is no list of tags matches nothing
+    assert site.get(front, {"If-None-Match": '"other"', "If-Modified-Since": modified}).status == 200
+    assert site.get(front, {"If-None-Match": "garbage", "If-Modified-Since": modified}).status == 200
+    assert site.get(front, {"If-Modified-Since": modified}).status == 304
+    older = format_datetime(parsedate_to_datetime(modified) - timedelta(seconds=1), usegmt=True)
+    assert site.get(front, {"If-Modified-Since": older}).status == 200
+    assert site.get(front, {"If-Modified-Since": "yesterday"}).status == 200
+    # the gzip representation is another one, with a tag of its own
+    packed = site.get(front, {"Accept-Encoding": "gzip"})
+    assert packed.headers["etag"] != etag
+    assert site.get(front, {"Accept-Encoding": "gzip", "If-None-Match": etag}).status == 200
+    assert site.get(front, {"Accept-Encoding": "gzip", "If-None-Match": packed.headers["etag"]}).status == 304
+    # only a response that would be a 200 is conditional
+    assert site.get("/missing/", {"If-None-Match": "*"}).status == 404
+
+
+def test_a_listing_s_validators_change_exactly_when_its_content_does(site):
+    index = site.site.index
+    now = site.site.clock.now_ts()
+    future = index.articles[index.visible_count(now)]
+    front = index.fronts[index.section_path[future.sections[0]]]
+    page2 = f"{front.path}?page=2"
+    before = {path: site.get(path) for path in (front.path, page2)}
+    newest = front.ts[front.visible(now) - 1]
+    for reply in before.values():  # every page of a front changes with each of its stories
+        assert reply.status == 200
+        assert parsedate_to_datetime(reply.headers["last-modified"]).timestamp() == newest
+    site.at((now + future.ts) / 2)  # time passes, nothing new in the front: nothing changed
+    for path, reply in before.items():
+        again = site.get(path, {"If-None-Match": reply.headers["etag"]})
+        assert again.status == 304 and again.headers["etag"] == reply.headers["etag"]
+    site.at(future.ts + 1)
+    for path, reply in before.items():
+        changed = site.get(path, {"If-None-Match": reply.headers["etag"],
+                                  "If-Modified-Since": reply.headers["last-modified"]})
+        assert changed.status == 200 and changed.headers["etag"] != reply.headers["etag"]
+        assert parsedate_to_datetime(changed.headers["last-modified"]).timestamp() == future.ts
+
+
+def test_the_home_page_changes_at_midnight_and_says_so(site):
+    pages = site.site.pages
+    now = site.site.clock.now_ts()
+    midnight = pages._day_start(pages.local_day(now) + timedelta(days=1))
+    site.at(midnight - 1)
+    evening = site.get("/")
+    site.at(midnight + 1)  # its link to today's archive moved
+    night = site.get("/", {"If-None-Match": evening.headers["etag"]})
+    assert night.status == 200 and night.headers["etag"] != evening.headers["etag"]
+    assert parsedate_to_datetime(night.headers["last-modified"]).timestamp() == midnight
+    assert parsedate_to_datetime(night.headers["last-modified"]) <= parsedate_to_datetime(night.headers["date"])

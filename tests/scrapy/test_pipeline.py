@@ -47,9 +47,11 @@ def test_worked_example_profit_98_reaches_the_sender(agent):
     agent.store.claim(["url:http://e/"], DocumentRecord("http://e/", "E", "", "", "f0", 100))
     assert process(agent, send("http://e/")) is None  # E: already seen
     out = process(agent, send("http://f/"))          # F: novel
+    # (a send without its page: no structured fields, the forager's text, no language to tell)
     assert out == {"url": "http://f/", "title": "title of http://f/",
                    "published": "2024-01-01T10:00:00+00:00", "found_at": "2024-01-01T11:00:00+00:00",
-                   "forager": "f1", "reward": 100.0, "text": "body"}
+                   "forager": "f1", "reward": 100.0, "text": "body", "description": "",
+                   "keywords": [], "authors": [], "site_name": "", "language": "", "html": ""}
     assert sum(r["profit"] for r in agent.received) == 98
     assert [r["rewarded"] for r in agent.received] == [False, True]
     assert agent.store.get_score("f1") == pytest.approx(100 - 0.05 - 0.05 + 1)
@@ -146,3 +148,63 @@ def test_sends_from_foragers_that_are_no_live_members_are_refused(tmp_path):
     # once it joins again (its lease renewed), it is paid
     store.join("f2", time.time() + 60, time.time())
     assert process(pipeline, send("http://b/", forager="f2"))["forager"] == "f2"
+
+
+ARTICLE = """<html lang="{lang}"><head><title>{title}</title>
+<meta name="description" content="What happened.">
+<meta name="keywords" content="budget, senate"><meta name="author" content="Lois Lane">
+<meta property="og:site_name" content="Daily Planet"></head><body>
+<nav><a href="/">Home</a> <a href="/world/">World</a></nav>
+<article><h1>{title}</h1><p>{body}</p></article>
+<aside>More from Daily Planet: <a href="/x">another story</a></aside></body></html>"""
+ENGLISH = ("Senators left Washington on Friday without a deal on the budget, after three weeks of "
+           "talks that both parties had called their last chance before the holidays.")
+SPANISH = ("Los senadores dejaron Washington el viernes sin un acuerdo sobre el presupuesto, después "
+           "de tres semanas de conversaciones que ambos partidos llamaron su última oportunidad.")
+
+
+def page_send(url, body, lang="en", title="Budget talks stall"):
+    item = send(url)
+    item["forager_html"] = ARTICLE.format(lang=lang, title=title, body=body)
+    item["text"] = f"Home World {title} {body} More from Daily Planet: another story"
+    return item
+
+
+def test_a_paid_document_is_stored_and_output_as_a_structured_one(agent):
+    out = process(agent, page_send("http://s/a", ENGLISH))
+    assert out["description"] == "What happened." and out["keywords"] == ["budget", "senate"]
+    assert out["authors"] == ["Lois Lane"] and out["site_name"] == "Daily Planet"
+    assert out["language"] == "en" and "forager_html" not in out
+    # the main text, without the page's furniture, replaces the forager's reading of the page
+    assert out["text"].startswith("Budget talks stall\nSenators left Washington")
+    assert "More from" not in out["text"] and "Home" not in out["text"]
+    assert out["html"].startswith("<h1>Budget talks stall</h1>")
+    (stored,) = agent.store.documents()
+    assert stored.item(True) == out
+    assert agent.crawler.stats.get_value("newsforagers/agent/language/en") == 1
+
+
+def test_only_documents_in_the_wanted_languages_are_paid():
+    crawler = get_crawler(Spider, {"FORAGERS_STORE": "memory://", "FORAGERS_LANGUAGES": "es, ES"})
+    pipeline = ReinforcingAgentPipeline.from_crawler(crawler)
+    pipeline.open_spider()
+    received = []
+    crawler.signals.connect(lambda **kw: received.append(kw), signal=forager_signals.reward_received,
+                            weak=False)
+    assert process(pipeline, page_send("http://s/en", ENGLISH)) is None
+    spanish = process(pipeline, page_send("http://s/es", SPANISH, lang="es", title="Sin acuerdo"))
+    assert spanish["language"] == "es"
+    # the English one was judged a send that found nothing new: charged, not paid, counted
+    assert [r["rewarded"] for r in received] == [False, True]
+    assert crawler.stats.get_value("newsforagers/agent/dropped/language") == 1
+    assert [d.url for d in pipeline.store.documents()] == ["http://s/es"]
+    pipeline.close_spider()
+
+
+def test_a_bad_languages_setting_is_refused():
+    from newsforagers.config import ForagersConfig
+    from newsforagers.errors import ForagersUsageError
+
+    with pytest.raises(ForagersUsageError, match="FORAGERS_LANGUAGES"):
+        ForagersConfig.from_settings({"FORAGERS_LANGUAGES": "english"})
+    assert ForagersConfig.from_settings({"FORAGERS_LANGUAGES": " en, ES,,en"}).language_codes == ("en", "es")

@@ -339,3 +339,28 @@ def test_claims_go_on_through_a_crash_and_restart_of_the_server(redis_server):
     # none lost, none twice
     assert [d.url for d in store.documents()] == [f"http://s/{i}" for i in range(1000)]
     store.close()
+
+
+def test_url_records_keep_their_numbers_and_text_and_a_lost_reply_adds_no_in_link(monkeypatch, any_server_store):
+    """URL records are rewritten in Lua (store/records.py): the real server's cjson keeps 14
+    digits of a number and writes UTF-8 as it is; a call sent again after a lost reply adds
+    its in-links once."""
+    from newsforagers.store import records
+
+    store, client = any_server_store
+    lose_replies(monkeypatch, client)
+    page, now = "http://s/café/?q=é", "2024-01-01T10:00:00+00:00"
+    assert store.record_page(page, 200, "f1", now, ["http://s/a", "http://s/b"], "listing",
+                             etag='"é-\\"1"', language="fr") == 3
+    assert store.record_links("http://s/b", ["http://s/a"], "f2", "article", now) == 0
+    key = records.record_key("http://s/big")
+    big = {**records.new_record("http://s/big", now, "f1"), "in_links": 10**13}
+    store.write_url_records([records.Write(key, big, {"updated": now}, 1)] * 2)
+    monkeypatch.undo()
+    assert store.get_url_record("http://s/a")["in_links"] == 2  # once per call, though each reply was lost
+    assert store.get_url_record("http://s/big")["in_links"] == 10**13 + 1  # 14 digits, exact
+    record = store.get_url_record(page)
+    assert (record["etag"], record["language"], record["state"]) == ('"é-\\"1"', "fr", 200)
+    assert record["url"] == "http://s/caf%C3%A9/?q=%C3%A9" and record["out_links"] == 2
+    store.record_fetch(page, 304, "f2", "2024-01-01T11:00:00+00:00")  # decoded and encoded by cjson
+    assert store.get_url_record(page)["etag"] == '"é-\\"1"' and isinstance(store.get_url_record(page)["state"], int)

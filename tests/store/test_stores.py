@@ -492,3 +492,34 @@ def test_a_long_run_of_starts_keeps_to_the_window(timed):
     assert timed.reserve_start("h", 3, 1.0, 0.0) == 0.0
     clock.at(24.7)
     assert timed.reserve_start("h", 3, 1.0, 0.0) == pytest.approx(0.3)  # until 24.0 leaves
+
+
+def test_a_structured_document_comes_back_whole(store):
+    """The record of a paid document (issue 18): every structured field, lists as tuples, in
+    every store."""
+    rich = DocumentRecord("https://s/a", "Budget talks stall", "2024-01-05T10:00:00+00:00",
+                          "2024-01-05T10:02:00+00:00", "f2", 100.0, text="Senators left.",
+                          description="No deal.", keywords=("budget", "Senate"),
+                          authors=("Lois Lane",), site_name="Daily Planet",
+                          html="<p>Senators left.</p>", language="en")
+    assert store.claim(["url:https://s/a"], rich)
+    assert list(store.documents()) == [rich] and store.documents_after(0) == [rich]
+    assert DocumentRecord.from_dict(rich.to_dict()) == rich
+    assert rich.item(True)["keywords"] == ["budget", "Senate"] and "html" not in rich.item(False)
+
+
+def test_an_old_sqlite_file_gains_the_structured_document_columns(tmp_path):
+    path = tmp_path / "old.db"
+    db = sqlite3.connect(path)
+    db.executescript("""CREATE TABLE documents (id INTEGER PRIMARY KEY AUTOINCREMENT,
+        url TEXT NOT NULL, title TEXT NOT NULL, published TEXT NOT NULL,
+        found_at TEXT NOT NULL, forager TEXT NOT NULL, reward REAL NOT NULL,
+        text TEXT NOT NULL DEFAULT '');""")
+    db.execute("INSERT INTO documents (url, title, published, found_at, forager, reward, text) "
+               "VALUES ('u', 't', 'p', 'f', 'f1', 100, 'body')")
+    db.commit()
+    db.close()
+    store = SQLiteStore(path)
+    (old,) = store.documents()
+    assert (old.text, old.keywords, old.language, old.html) == ("body", (), "", "")
+    store.close()

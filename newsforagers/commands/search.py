@@ -1,0 +1,110 @@
+"""``newsforagers search "query" [--store URL [--prefix P] | --index PATH] [--since DATE]
+[--lang CODE] [--limit N] [--json]``: the documents a colony paid for, ranked (docs/search.md).
+
+Reads the index the colony keeps beside its store (``--store``: ``default_index_path``; neither
+option: the default store's, ``.newsforagers/colony.index.sqlite``) or the file ``--index``
+names; it never writes to it. The query is free text: every word must appear, ``"quoted
+phrases"`` as phrases, ``elect*`` matches the words it begins. One block per hit — title, URL,
+publication time, language, and a snippet with the matched words in ``[`` ``]`` — or, with
+``--json``, one JSON object per line (``url, title, snippet, published, found_at, forager,
+language, score, relevance``). ``--since`` keeps the documents *found* since then (a date is
+its midnight, a time without an offset is UTC).
+Exit status: 0 (no hit included: a line on standard error says so), or 2 for an empty query,
+a bad date or language, or a missing or unreadable index.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from datetime import datetime, timezone
+
+from newsforagers import defaults
+from newsforagers.commands.arguments import at_least_one
+
+HELP = "search the documents a colony paid for (the index kept beside its store)"
+
+
+def moment(value: str) -> datetime:
+    """``YYYY-MM-DD`` (its midnight) or an ISO 8601 time; UTC when it says no offset."""
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is no date: give YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][+HH:MM]") from None
+    return parsed if parsed.tzinfo is not None else parsed.replace(tzinfo=timezone.utc)
+
+
+def language(value: str) -> str:
+    """An ISO 639-1 code (``en``), lower case."""
+    code = value.strip().lower()
+    if not re.fullmatch(r"[a-z]{2,3}", code):
+        raise argparse.ArgumentTypeError(f"{value!r} is no language code: give an ISO 639-1 code (en, es)")
+    return code
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("query", help='free text: every word must appear; "quoted phrases"; elect* for prefixes')
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--store", metavar="URL", default=None,
+                       help="the colony store whose index to read (the file the colony keeps beside "
+                       f"it; default: {defaults.FORAGERS_STORE}'s)")
+    where.add_argument("--index", metavar="PATH", default=None, help="the index file to read")
+    parser.add_argument("--prefix", default=defaults.FORAGERS_REDIS_PREFIX, metavar="P",
+                        help="with a redis:// store: the colony's key prefix (FORAGERS_REDIS_PREFIX, "
+                        f"default {defaults.FORAGERS_REDIS_PREFIX!r})")
+    parser.add_argument("--since", type=moment, default=None, metavar="DATE|DATETIME",
+                        help="only documents found since then (YYYY-MM-DD or an ISO 8601 time; UTC "
+                        "unless it says otherwise)")
+    parser.add_argument("--lang", type=language, default=None, metavar="CODE",
+                        help="only documents in this language (ISO 639-1: en, es)")
+    parser.add_argument("--limit", type=at_least_one, default=10, metavar="N", help="hits shown (default 10)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per hit and line")
+
+
+def _error(message: str) -> int:
+    print(f"newsforagers search: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+    import sqlite3
+    from pathlib import Path
+
+    from newsforagers.index import DocumentIndex, IndexBroken, default_index_path
+
+    if not args.query.strip():
+        return _error("the query is empty: give one or more words to look for")
+    try:
+        path = Path(args.index) if args.index else default_index_path(args.store or defaults.FORAGERS_STORE,
+                                                                       args.prefix)
+    except ValueError as exc:
+        return _error(str(exc))
+    if not path.is_file():
+        kept = f"the index of {args.store}" if args.store else "an index"
+        return _error(f"no index at {path}: {kept} is made as the colony crawls (FORAGERS_INDEX), or "
+                      "by `newsforagers index --store URL`")
+    try:
+        with DocumentIndex(path) as index:
+            hits = index.search(args.query, since=args.since, lang=args.lang, limit=args.limit)
+    except (IndexBroken, sqlite3.Error) as exc:
+        return _error(f"cannot read the index {path}: {exc}")
+    except ValueError as exc:
+        return _error(str(exc))
+    if not hits:
+        print(f"newsforagers search: no document matches {args.query!r} in {path}", file=sys.stderr)
+        return 0
+    if args.json:
+        sys.stdout.writelines(json.dumps(hit.to_dict(), ensure_ascii=False) + "\n" for hit in hits)
+        return 0
+    for rank, hit in enumerate(hits, 1):
+        print(f"{rank}. {hit.title or '(no title)'}")
+        print(f"   {hit.url}")
+        print(f"   published {hit.published or '?'} · language {hit.language or '?'} · "
+              f"found by {hit.forager} at {hit.found_at}")
+        if hit.snippet:
+            print(f"   {hit.snippet}")
+        print()
+    return 0

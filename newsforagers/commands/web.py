@@ -1,0 +1,151 @@
+"""``newsforagers web [--store URL] [--prefix P] [--index PATH] [--run RUN_DIR] [--host H] [--port P]``: the dashboard.
+
+Serves :func:`newsforagers.web.create_app` with werkzeug's threaded server until SIGINT or
+SIGTERM (exit status 0). It listens on 127.0.0.1 unless told otherwise; a host that is not a
+loopback address needs ``--allow-remote`` (the dashboard has no login: anyone who reaches
+the port reads what the colony found), and is then served with a warning. The first line on
+standard output is ``serving URL``. Exit status 2, with one line on stderr, when Flask is
+missing (the ``[web]`` extra), the host is refused or the port cannot be bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import logging
+import sys
+
+from newsforagers import defaults
+
+HELP = "serve a dashboard: search the documents found, the latest discoveries, the colony"
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8050
+
+logger = logging.getLogger(__name__)
+
+
+def _port(value: str) -> int:
+    try:
+        port = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{value!r} must be between 0 and 65535 (0: any free port)")
+    return port
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", metavar="URL", default=None,
+                        help="the colony store (FORAGERS_STORE): sqlite:///PATH or "
+                        "redis://host:port/db; it may not exist yet (a crawl about to start)")
+    parser.add_argument("--prefix", default=defaults.FORAGERS_REDIS_PREFIX, metavar="P",
+                        help="with a redis:// store: the colony's key prefix (FORAGERS_REDIS_PREFIX, "
+                        f"default {defaults.FORAGERS_REDIS_PREFIX!r})")
+    parser.add_argument("--index", metavar="PATH", default=None,
+                        help="the document index to search (default: the one the colony keeps "
+                        "beside --store)")
+    parser.add_argument("--run", metavar="RUN_DIR", default=None,
+                        help="the colony's run directory (FORAGERS_RUN_DIR; default: the newest "
+                        "under .newsforagers/runs/, looked up again as runs start)")
+    parser.add_argument("--host", default=DEFAULT_HOST,
+                        help=f"the address to listen on (default {DEFAULT_HOST}; another than a "
+                        "loopback address needs --allow-remote)")
+    parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
+                        help=f"the port (default {DEFAULT_PORT}; 0: any free port)")
+    parser.add_argument("--allow-remote", action="store_true",
+                        help="allow a --host other machines can reach (the dashboard has no login)")
+
+
+def is_loopback(host: str) -> bool:
+    """``localhost`` or a loopback address (127.0.0.0/8, ::1)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip().strip("[]")).is_loopback
+    except ValueError:
+        return False  # a host name: it may resolve to anything
+
+
+def check_host(host: str, allow_remote: bool) -> tuple[str | None, str | None]:
+    """``(error, warning)`` for listening on ``host``: an error for a non-loopback host
+    without ``allow_remote``, a warning with it."""
+    if is_loopback(host):
+        return None, None
+    if not allow_remote:
+        return (f"refusing to listen on {host}, which other machines may reach: the dashboard "
+                "has no login. Give --allow-remote to serve it there anyway "
+                f"(or --host {DEFAULT_HOST})"), None
+    return None, (f"listening on {host} (--allow-remote): anyone who reaches this port reads "
+                  "what the colony found and the state of its foragers; the dashboard has no login")
+
+
+def _error(message: str) -> int:
+    print(f"newsforagers web: {message}", file=sys.stderr)
+    return 2
+
+
+def build_app(args: argparse.Namespace):
+    """The application the arguments describe (the index beside the store by default)."""
+    from newsforagers.web import create_app
+
+    index = args.index
+    if index is None and args.store is not None:
+        from newsforagers.index import default_index_path
+
+        try:
+            index = default_index_path(args.store, args.prefix)
+        except ValueError:
+            index = None  # no store URL: the pages say what is wrong with it
+    return create_app(args.store, prefix=args.prefix, index=index, run_dir=args.run)
+
+
+def run(args: argparse.Namespace, *, serve=None) -> int:
+    """``serve(app, host, port)`` replaces the server (for tests)."""
+    from newsforagers.cli import missing_extra
+
+    problem = missing_extra("flask", "web")
+    if problem:
+        return _error(f"the dashboard needs Flask, and {problem}")
+    error, warning = check_host(args.host, args.allow_remote)
+    if error:
+        return _error(error)
+    if warning:
+        logger.warning("%s", warning)
+    app = build_app(args)
+    if not logging.getLogger().isEnabledFor(logging.DEBUG):
+        # a line per request (the pages poll every second or two) only with -v
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)
+    return (serve or _serve)(app, args.host, args.port)
+
+
+def _serve(app, host: str, port: int) -> int:
+    import signal
+    import threading
+
+    from werkzeug.serving import make_server
+
+    try:
+        server = make_server(host, port, app, threaded=True)
+    except OSError as exc:
+        return _error(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set())
+                for sig in (signal.SIGINT, signal.SIGTERM)}
+    shown = f"[{host}]" if ":" in host else host
+    print(f"serving http://{shown}:{server.server_port}/", flush=True)
+    # the server in a thread, the main thread waiting for a signal: shutdown() must be called
+    # from another thread than the one in serve_forever()
+    thread = threading.Thread(target=server.serve_forever, name="newsforagers-web", daemon=True)
+    thread.start()
+    try:
+        while not stop.wait(0.5) and thread.is_alive():
+            pass
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    logger.info("dashboard stopped")
+    return 0

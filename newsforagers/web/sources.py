@@ -1,0 +1,89 @@
+"""Where the dashboard reads: a colony store, a document index, a run directory.
+
+Each request opens what it reads and closes it when done (a SQLite connection belongs to the
+thread that opened it, and the server answers each request in a thread of its own). Nothing is
+opened when the application is built: a source that does not exist yet — a crawl about to
+start — is a notice on the page, and the page works as soon as the source appears.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from newsforagers import defaults
+from newsforagers.colony.status import DEFAULT_RUNS_DIR, list_runs
+
+
+class SourceUnavailable(Exception):
+    """A source the page needs is not given, not there (yet), or cannot be read: the message
+    says which and what to do, and is shown on the page."""
+
+
+@dataclass(frozen=True)
+class Sources:
+    """The dashboard's sources. ``run_dir`` None: the newest run under ``runs_base`` (looked
+    up again at each request, so a colony started after the dashboard is found)."""
+
+    store_url: str | None = None
+    prefix: str = defaults.FORAGERS_REDIS_PREFIX
+    index_path: Path | None = None
+    run_dir: Path | None = None
+    runs_base: Path = DEFAULT_RUNS_DIR
+
+    @property
+    def store_label(self) -> str | None:
+        if self.store_url is None:
+            return None
+        from newsforagers.store.base import mask_password
+
+        return mask_password(self.store_url)
+
+    @contextmanager
+    def store(self) -> Iterator:
+        """The colony store, opened for this request and closed after it."""
+        from newsforagers.store import StoreUnavailable, open_existing_store
+
+        if self.store_url is None:
+            raise SourceUnavailable("no colony store given (start the dashboard with --store URL)")
+        try:
+            store = open_existing_store(self.store_url, prefix=self.prefix)
+        except ValueError as exc:
+            raise SourceUnavailable(f"{exc} (the colony creates it when its crawl starts)") from None
+        try:
+            yield store
+        except (sqlite3.Error, StoreUnavailable) as exc:
+            # busy or locked for a moment, or a Redis server restarting: the next poll retries
+            raise SourceUnavailable(f"cannot read store {self.store_label}: {exc}") from None
+        finally:
+            store.close()
+
+    @contextmanager
+    def index(self) -> Iterator:
+        """The document index, opened for this request and closed after it."""
+        if self.index_path is None:
+            raise SourceUnavailable("no document index given (start the dashboard with --index "
+                                    "PATH, or --store URL for the index the colony keeps beside it)")
+        if not Path(self.index_path).exists():
+            raise SourceUnavailable(f"no document index at {self.index_path} yet (the colony "
+                                    "writes it beside its store as it pays for documents)")
+        from newsforagers.index import DocumentIndex, IndexBroken
+
+        try:
+            with DocumentIndex(self.index_path) as index:
+                yield index
+        except IndexBroken as exc:
+            raise SourceUnavailable(str(exc)) from None
+        except sqlite3.Error as exc:
+            raise SourceUnavailable(f"cannot read the document index at {self.index_path}: "
+                                    f"{exc}") from None
+
+    def current_run(self) -> Path | None:
+        """The run directory to show: ``run_dir``, or the newest under ``runs_base``."""
+        if self.run_dir is not None:
+            return Path(self.run_dir)
+        runs = list_runs(self.runs_base)
+        return runs[0] if runs else None

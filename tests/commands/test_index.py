@@ -1,0 +1,93 @@
+"""``newsforagers index``: the i-Bot indexer beside a store, once or following it; the index it
+makes is the one ``newsforagers search --store`` reads."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+
+from newsforagers import cli
+from newsforagers.index import DocumentIndex
+from newsforagers.store import DocumentRecord, SQLiteStore
+from tests.integration.forager_run import REPO
+
+
+def paid(store, start, n):
+    for i in range(start, start + n):
+        store.claim([f"url:http://s/{i}"], DocumentRecord(
+            f"http://s/{i}", f"Story {i}", "2024-03-04T09:00:00+00:00", "2024-03-04T10:00:00+00:00",
+            "f1", 100.0, text=f"The lighthouse keeper, part {i}."))
+
+
+def test_one_pass_indexes_what_is_new_and_search_finds_it(tmp_path, capsys):
+    store = SQLiteStore(tmp_path / "colony.db")
+    paid(store, 0, 3)
+    url = f"sqlite:///{tmp_path}/colony.db"
+    assert cli.main(["index", "--store", url]) == 0
+    assert capsys.readouterr().out == f"3 document(s) indexed into {tmp_path}/colony.index.sqlite (3 in the index)\n"
+    paid(store, 3, 2)
+    assert cli.main(["index", "--store", url]) == 0
+    assert capsys.readouterr().out.startswith("2 document(s) indexed")
+    assert cli.main(["search", "lighthouse", "--store", url, "--json"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 5
+    assert cli.main(["index", "--store", url, "--index", str(tmp_path / "elsewhere.sqlite")]) == 0
+    with DocumentIndex(tmp_path / "elsewhere.sqlite") as index:
+        assert index.count() == 5
+    store.close()
+
+
+def test_follow_indexes_as_the_store_fills_until_ctrl_c(tmp_path):
+    store = SQLiteStore(tmp_path / "colony.db")
+    paid(store, 0, 2)
+    process = subprocess.Popen([sys.executable, "-m", "newsforagers.cli", "index", "--store",
+                                f"sqlite:///{tmp_path}/colony.db", "--follow", "--interval", "0.1"],
+                               cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout.readline().startswith("2 document(s) indexed")
+        paid(store, 2, 4)
+        # a look may come between two of the four payments: the lines add up to them
+        lines = [process.stdout.readline()]
+        while not lines[-1].endswith("(6 in the index)\n"):
+            lines.append(process.stdout.readline())
+            assert lines[-1], lines
+        assert sum(int(line.split()[0]) for line in lines) == 4
+    finally:
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert out.startswith("stopped: 6 document(s) indexed") and "Traceback" not in err
+    store.close()
+
+
+def test_a_missing_store_or_a_broken_index_is_one_line(tmp_path, capsys):
+    assert cli.main(["index", "--store", f"sqlite:///{tmp_path}/nope.db"]) == 2
+    assert "no store at" in capsys.readouterr().err and not (tmp_path / "nope.index.sqlite").exists()
+    assert cli.main(["index", "--store", "memory://"]) == 2
+    SQLiteStore(tmp_path / "colony.db").close()
+    (tmp_path / "broken.sqlite").write_bytes(b"no database" * 100)
+    assert cli.main(["index", "--store", f"sqlite:///{tmp_path}/colony.db", "--index",
+                     str(tmp_path / "broken.sqlite")]) == 2
+    assert "is no newsforagers index" in capsys.readouterr().err
+
+
+def test_a_redis_store_s_colonies_each_get_their_index(redis_server, tmp_path, monkeypatch, capsys):
+    """Two colonies on one Redis server (two key prefixes): each prefix's documents go to an
+    index of their own under .newsforagers/index/, which search --store finds again."""
+    from newsforagers.index import default_index_path
+    from newsforagers.store import open_store
+
+    monkeypatch.chdir(tmp_path)
+    for prefix, word in (("news:", "lighthouse"), ("other:", "windmill")):
+        store = open_store(redis_server.url, prefix=prefix)
+        store.claim(["url:http://s/1"], DocumentRecord(
+            "http://s/1", f"The {word}", "2024-03-04T09:00:00+00:00", "2024-03-04T10:00:00+00:00", "f1",
+            100.0, text=f"A {word} by the sea."))
+        store.close()
+        assert cli.main(["index", "--store", redis_server.url, "--prefix", prefix]) == 0
+        assert capsys.readouterr().out.startswith("1 document(s) indexed into .newsforagers/index/redis-")
+        assert default_index_path(redis_server.url, prefix).is_file()
+    assert cli.main(["search", "windmill", "--store", redis_server.url, "--prefix", "other:", "--json"]) == 0
+    assert "windmill" in capsys.readouterr().out
+    assert cli.main(["search", "windmill", "--store", redis_server.url, "--prefix", "news:"]) == 0
+    assert "no document matches" in capsys.readouterr().err
