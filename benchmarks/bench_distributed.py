@@ -47,7 +47,7 @@ PAID = re.compile(r"'newsforagers/agent/rewarded': (\d+)")
 
 def run(name: str, *, replay_url: str, requests: Path, directory: Path, seconds: float,
         foragers: int, store: str, spawner: str = "inprocess", nodes: list | None = None,
-        rate: float = 0.0, prefix: str = "") -> dict:
+        rate: float = 0.0, prefix: str = "", extra: dict | None = None) -> dict:
     """One colony run; its row."""
     directory.mkdir(parents=True)
     log = directory / "run.log"
@@ -59,6 +59,7 @@ def run(name: str, *, replay_url: str, requests: Path, directory: Path, seconds:
                 "TELNETCONSOLE_ENABLED": False}
     if prefix:
         settings["FORAGERS_REDIS_PREFIX"] = prefix
+    settings.update(extra or {})
     if nodes:
         settings["FORAGERS_SCRAPYD_URLS"] = ",".join(node.url for node in nodes)
     argv = [sys.executable, "-m", "scrapy", "crawl", "forager", "-a", f"seeds={replay_url}",
@@ -113,7 +114,10 @@ def main(argv=None) -> int:
     parser.add_argument("--seconds", type=float, default=30.0, help="of crawl per run")
     parser.add_argument("--rate", type=float, default=10.0, help="the budget rows' FORAGERS_HOST_RATE")
     parser.add_argument("--only", choices=("throughput", "scrapyd", "budget"), default=None)
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a setting for every run's colony (repeatable)")
     args = parser.parse_args(argv)
+    extra = dict(item.split("=", 1) for item in args.set)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="bench17-"))
@@ -133,7 +137,7 @@ def main(argv=None) -> int:
                 n += 1
                 if kwargs.get("store") == "redis":
                     kwargs["store"], kwargs["prefix"] = redis.url, f"run{n}:"
-                rows.append(run(name, directory=work / f"run{n}", **common, **kwargs))
+                rows.append(run(name, directory=work / f"run{n}", extra=extra, **common, **kwargs))
 
             if args.only in (None, "throughput"):
                 colony("SQLite, one process", foragers=4, store=f"sqlite:///{work}/one.db")

@@ -107,6 +107,7 @@ class ForagersConfig:
     explore_steps: int = _default("explore_steps")
     explore_patience: int = _default("explore_patience")
     conditional: bool = _default("conditional")
+    url_records: bool = _default("url_records")
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> "ForagersConfig":

@@ -222,6 +222,13 @@ FORAGERS_EXPLORE_PATIENCE = 3
 # a 304 is a visit that showed nothing new, and nothing is read again. False: plain GETs (the
 # benchmark's control).
 FORAGERS_CONDITIONAL = True
+# Every page a forager reads is reported to the colony's URL records (the i-Bot broker: its
+# status, validators, language and links; docs/pages.md). A page's report is one store call of
+# about 1 ms (memory), 6 ms (SQLite) or 10 ms (Redis) for 400 links: nothing at a polite host
+# budget, a third of the pages a second of a colony crawling a loopback site without one
+# (docs/benchmarks.md). False: no URL records, and no conditional revisits (their validators
+# live there).
+FORAGERS_URL_RECORDS = True
 
 # Scrapy settings the add-on sets (at add-on priority: the project and command line still win).
 # Items processed in parallel per response (Scrapy's default: 100); see addon.py.

@@ -13,18 +13,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from newsforagers import defaults
+from newsforagers.commands.arguments import add_store_arguments
 
 HELP = "write every novel document a colony store holds, as JSON lines"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", required=True, metavar="URL",
-                        help="the colony store (FORAGERS_STORE), e.g. sqlite:///.newsforagers/colony.db "
-                        "or redis://host:6379/0")
-    parser.add_argument("--prefix", default=defaults.FORAGERS_REDIS_PREFIX, metavar="P",
-                        help="with a redis:// store: the colony's key prefix (FORAGERS_REDIS_PREFIX, "
-                        f"default {defaults.FORAGERS_REDIS_PREFIX!r})")
+    add_store_arguments(parser, required=True)
     parser.add_argument("-o", "--output", metavar="FILE", default=None,
                         help="write here (atomically) instead of standard output")
 

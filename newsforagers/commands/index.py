@@ -16,18 +16,13 @@ import argparse
 import sys
 
 from newsforagers import defaults
-from newsforagers.commands.arguments import positive
+from newsforagers.commands.arguments import add_store_arguments, positive
 
 HELP = "index a colony store's documents for newsforagers search (once, or following it)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", required=True, metavar="URL",
-                        help="the colony store (FORAGERS_STORE), e.g. sqlite:///.newsforagers/colony.db "
-                        "or redis://host:6379/0")
-    parser.add_argument("--prefix", default=defaults.FORAGERS_REDIS_PREFIX, metavar="P",
-                        help="with a redis:// store: the colony's key prefix (FORAGERS_REDIS_PREFIX, "
-                        f"default {defaults.FORAGERS_REDIS_PREFIX!r})")
+    add_store_arguments(parser, required=True)
     parser.add_argument("--index", metavar="PATH", default=None,
                         help="the index file (default: the one the colony keeps for this store, "
                         "e.g. colony.index.sqlite beside colony.db)")

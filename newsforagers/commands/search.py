@@ -21,7 +21,7 @@ import sys
 from datetime import datetime, timezone
 
 from newsforagers import defaults
-from newsforagers.commands.arguments import at_least_one
+from newsforagers.commands.arguments import add_prefix_argument, at_least_one
 
 HELP = "search the documents a colony paid for (the index kept beside its store)"
 
@@ -51,9 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="the colony store whose index to read (the file the colony keeps beside "
                        f"it; default: {defaults.FORAGERS_STORE}'s)")
     where.add_argument("--index", metavar="PATH", default=None, help="the index file to read")
-    parser.add_argument("--prefix", default=defaults.FORAGERS_REDIS_PREFIX, metavar="P",
-                        help="with a redis:// store: the colony's key prefix (FORAGERS_REDIS_PREFIX, "
-                        f"default {defaults.FORAGERS_REDIS_PREFIX!r})")
+    add_prefix_argument(parser)
     parser.add_argument("--since", type=moment, default=None, metavar="DATE|DATETIME",
                         help="only documents found since then (YYYY-MM-DD or an ISO 8601 time; UTC "
                         "unless it says otherwise)")

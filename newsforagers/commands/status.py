@@ -15,7 +15,7 @@ import argparse
 import sys
 
 from newsforagers import defaults
-from newsforagers.commands.arguments import positive
+from newsforagers.commands.arguments import add_store_arguments, positive
 
 HELP = "show a colony's foragers (scores, documents found, efficiency)"
 
@@ -24,12 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_dir", nargs="?", metavar="RUN_DIR",
                         help="a run directory (FORAGERS_RUN_DIR; default: the newest under "
                         ".newsforagers/runs/, or none when --store is given)")
-    parser.add_argument("--store", metavar="URL", default=None,
-                        help="read scores and documents found per forager from this colony store "
-                        "(sqlite:///PATH or redis://host:port/db), instead of or in addition to RUN_DIR")
-    parser.add_argument("--prefix", default=defaults.FORAGERS_REDIS_PREFIX, metavar="P",
-                        help="with a redis:// store: the colony's key prefix (FORAGERS_REDIS_PREFIX, "
-                        f"default {defaults.FORAGERS_REDIS_PREFIX!r})")
+    add_store_arguments(parser, help="read scores and documents found per forager from this colony "
+                        "store (sqlite:///PATH or redis://host:port/db), instead of or in addition to RUN_DIR")
     parser.add_argument("--live", action="store_true",
                         help="redraw the table every --interval seconds until Ctrl-C")
     parser.add_argument("--interval", type=positive, default=2.0, metavar="S",

@@ -15,7 +15,7 @@ import ipaddress
 import logging
 import sys
 
-from newsforagers import defaults
+from newsforagers.commands.arguments import add_store_arguments
 
 HELP = "serve a dashboard: search the documents found, the latest discoveries, the colony"
 
@@ -36,12 +36,8 @@ def _port(value: str) -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", metavar="URL", default=None,
-                        help="the colony store (FORAGERS_STORE): sqlite:///PATH or "
+    add_store_arguments(parser, help="the colony store (FORAGERS_STORE): sqlite:///PATH or "
                         "redis://host:port/db; it may not exist yet (a crawl about to start)")
-    parser.add_argument("--prefix", default=defaults.FORAGERS_REDIS_PREFIX, metavar="P",
-                        help="with a redis:// store: the colony's key prefix (FORAGERS_REDIS_PREFIX, "
-                        f"default {defaults.FORAGERS_REDIS_PREFIX!r})")
     parser.add_argument("--index", metavar="PATH", default=None,
                         help="the document index to search (default: the one the colony keeps "
                         "beside --store)")

@@ -294,9 +294,10 @@ class ForagerSpider(scrapy.Spider):
 
     @property
     def broker(self) -> UrlBroker | None:
-        """This forager's reports to the colony's URL records (None before it is assembled)."""
+        """This forager's reports to the colony's URL records (None before it is assembled, or
+        with ``FORAGERS_URL_RECORDS`` off: then no conditional revisit either)."""
         store = getattr(self.forager_driver, "store", None)
-        if self._broker is None and store is not None:
+        if self._broker is None and store is not None and self.config.url_records:
             self._broker = UrlBroker(store, self.crawler.stats, self.forager_id)
         return self._broker
 

@@ -139,7 +139,8 @@ def test_a_revisit_is_conditional_and_its_304_is_a_visit_that_showed_nothing_new
 
 
 def test_without_a_record_or_with_the_setting_off_a_revisit_is_a_plain_get(forager_spider):
-    for settings, etag in (({}, None), ({"FORAGERS_CONDITIONAL": "false"}, '"v1"')):
+    for settings, etag in (({}, None), ({"FORAGERS_CONDITIONAL": "false"}, '"v1"'),
+                           ({"FORAGERS_URL_RECORDS": "false"}, '"v1"')):
         spider = forager_spider(**settings)
         mind = spider.forager_driver.forager
         first = mind.next_fetch(T0)
@@ -186,3 +187,11 @@ def test_a_step_page_names_its_links_kind_and_copies_not_downloaded_now_are_not_
     step(HOME + "z/", flags=["shared"])  # another forager's download: reported by it
     assert store.get_url_record(HOME + "s.html")["in_links"] == 1
     assert store.get_url_record(HOME + "y/") is None and store.get_url_record(HOME + "z/") is None
+
+
+def test_without_url_records_nothing_is_reported(forager_spider):
+    spider = forager_spider(FORAGERS_URL_RECORDS="false")
+    store, mind = spider.forager_driver.store, spider.forager_driver.forager
+    visit(spider, mind.next_fetch(T0), body=listing("/a.html"), ETag='"v1"')
+    assert store.get_url_record(HOME) is None and store.get_url_record(HOME + "a.html") is None
+    assert spider.broker is None
