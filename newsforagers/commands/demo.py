@@ -242,3 +242,6 @@ def _where(result) -> None:
     print(f"  request log           : {result['requests']} (a JSON line per request the site served; each demo run appends)")
     store_url = f"sqlite:///{result['store']}"
     print(f"  export what was found : newsforagers export --store {shlex.quote(store_url)} -o found.jsonl")
+    print(f"  search what was found : newsforagers search --store {shlex.quote(store_url)} 'WORDS'")
+    print(f"  see it in a browser   : newsforagers web --store {shlex.quote(store_url)} "
+          f"--run {shlex.quote(str(result['colony_dir']))}")

@@ -61,11 +61,11 @@ def test_recall_says_what_it_counts(demo):
 @pytest.mark.timeout(SECONDS + 180)
 def test_last_lines_say_where_the_results_are_and_the_export_command_works(demo):
     cwd, run = demo
-    last = run.stdout.rstrip("\n").splitlines()[-5:]
+    last = run.stdout.rstrip("\n").splitlines()[-7:]
     assert last[0] == "results", run.stdout[-2000:]
     fields = dict(line.strip().split(" : ", 1) for line in last[1:])
     assert list(fields) == ["run directory        ", "colony store (SQLite)", "request log          ",
-                            "export what was found"]
+                            "export what was found", "search what was found", "see it in a browser  "]
     run_dir = Path(fields["run directory        "].split(" (")[0])
     store = Path(fields["colony store (SQLite)"])
     requests = Path(fields["request log          "].split(" (")[0])
@@ -83,6 +83,18 @@ def test_last_lines_say_where_the_results_are_and_the_export_command_works(demo)
     assert len(exported) == output  # every document the demo printed, from the store
     printed = sum(" found '" in line for line in run.stdout.splitlines())
     assert printed == output
+
+    # the search command, with a word of a found document's title, finds it (the colony kept
+    # the index beside its store)
+    command = shlex.split(fields["search what was found"])
+    assert command[:4] == ["newsforagers", "search", "--store", f"sqlite:///{store}"]
+    word = max(exported[0]["title"].split(), key=len).strip(".,:;!?'\"")
+    found = newsforagers(*command[1:-1], "--json", word, cwd=cwd)
+    assert found.returncode == 0, found.stderr
+    assert exported[0]["url"] in [json.loads(line)["url"] for line in found.stdout.splitlines()]
+    web = shlex.split(fields["see it in a browser  "])
+    assert web[:4] == ["newsforagers", "web", "--store", f"sqlite:///{store}"]
+    assert web[4] == "--run" and (cwd / web[5] / "events.jsonl").is_file()
 
 
 @pytest.mark.timeout(SECONDS + 180)
