@@ -26,6 +26,7 @@ setup(
         "htmldate>=1.9",
         "trafilatura>=2.0",
         "py3langid>=0.3",
+        "feedparser>=6.0",
         "joblib>=1.3",
         "lxml>=5",
         "markdown>=3.5",

@@ -3,7 +3,8 @@ the ``scheduled`` forager, under equal request budgets, on a large news site wit
 "latest" list.
 
     .venv/bin/python benchmarks/bench_sim_strategies.py [--days 3] [--sections 90] [--rate 21]
-        [--budgets 2,5,10] [--seeds 1,2,3] [--json FILE]
+        [--budgets 2,5,10] [--seeds 1,2,3] [--crawlers adaptive,scheduled]
+        [--set FORAGERS_SCHEDULE_SCARCE_FLOOR=0] [--json FILE]
 
 The site (:class:`newsforagers.sim.world.NewsWorld`): ``--sections`` section fronts with Zipf
 popularity, ``--rate`` stories per simulated hour (Poisson), the home page linking every front,
@@ -26,6 +27,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from newsforagers.config import ForagersConfig  # noqa: E402
 from newsforagers.learning import ScorePolicy  # noqa: E402
 from newsforagers.sim.colony import run_colony  # noqa: E402
 from newsforagers.sim.strategies import run_adaptive, run_scheduled  # noqa: E402
@@ -42,12 +44,14 @@ def measure(found, downloads, published) -> dict:
             "download_efficiency": len(found) / max(downloads, 1), "downloads": downloads}
 
 
-def run(crawler: str, world: NewsWorld, duration: float, budget: float, seed: int) -> dict:
+def run(crawler: str, world: NewsWorld, duration: float, budget: float, seed: int,
+        settings: dict | None = None) -> dict:
     rng = np.random.default_rng(1000 + seed)
     if crawler == "adaptive":
         result = run_adaptive(world, duration, budget)
     elif crawler == "scheduled":
-        result = run_scheduled(world, duration, budget, rng)
+        config = ForagersConfig.from_settings({"FORAGERS_N_CLUSTERS": world.k, **(settings or {})})
+        result = run_scheduled(world, duration, budget, rng, config=config)
     else:
         n = 1 if crawler == "paper forager" else 4
         result = run_colony(world, duration, rng, budget=budget,
@@ -71,8 +75,14 @@ def main(argv=None) -> int:
     parser.add_argument("--rate", type=float, default=21.0)
     parser.add_argument("--budgets", default="2,5,10", help="requests per simulated minute")
     parser.add_argument("--seeds", default="1,2,3")
+    parser.add_argument("--crawlers", default=",".join(CRAWLERS),
+                        help="comma-separated, from " + ",".join(CRAWLERS))
+    parser.add_argument("--set", dest="settings", action="append", default=[], metavar="KEY=VALUE",
+                        help="a FORAGERS_* setting of the scheduled forager (repeatable)")
     parser.add_argument("--json")
     args = parser.parse_args(argv)
+    settings = dict(item.split("=", 1) for item in args.settings)
+    crawlers = [c for c in CRAWLERS if c in args.crawlers.split(",")]
     began = time.perf_counter()
     duration = args.days * 86400.0
     budgets = [float(b) for b in args.budgets.split(",")]
@@ -82,9 +92,9 @@ def main(argv=None) -> int:
         for seed in seeds:
             world = NewsWorld(duration, n_sections=args.sections, rate_per_hour=args.rate,
                               rng=np.random.default_rng(seed))
-            for crawler in CRAWLERS:
+            for crawler in crawlers:
                 results.setdefault(f"{budget:g}", {}).setdefault(crawler, []).append(
-                    run(crawler, world, duration, budget / 60.0, seed))
+                    run(crawler, world, duration, budget / 60.0, seed, settings))
     print(f"NewsWorld: {args.days:g} days, {args.sections} sections, {args.rate:g} stories/h; "
           f"seeds {args.seeds}; wall {time.perf_counter() - began:.1f} s")
     print()

@@ -103,11 +103,14 @@ class ForagersConfig:
     schedule_in_flight: int = _default("schedule_in_flight")
     schedule_poll_share: float = _default("schedule_poll_share")
     schedule_poll_yield: float = _default("schedule_poll_yield")
+    schedule_scarce_floor: float = _default("schedule_scarce_floor")
+    schedule_rhythm: bool = _default("schedule_rhythm")
     explore_share: float = _default("explore_share")
     explore_steps: int = _default("explore_steps")
     explore_patience: int = _default("explore_patience")
     conditional: bool = _default("conditional")
     url_records: bool = _default("url_records")
+    feeds: bool = _default("feeds")
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> "ForagersConfig":
@@ -247,6 +250,8 @@ class ForagersConfig:
              "in [0, 1] (0: the threshold alone)")
         need(self.schedule_poll_yield >= 0, "schedule_poll_yield", self.schedule_poll_yield,
              ">= 0 novel documents per visit (0: no bound)")
+        need(0 <= self.schedule_scarce_floor <= 1, "schedule_scarce_floor",
+             self.schedule_scarce_floor, "in [0, 1] (0: a scarce budget never raises the threshold)")
         need(0 <= self.explore_share < 1, "explore_share", self.explore_share, "in [0, 1)")
         need(self.explore_steps >= 1, "explore_steps", self.explore_steps, "at least 1")
         need(self.explore_patience >= 1, "explore_patience", self.explore_patience, "at least 1")

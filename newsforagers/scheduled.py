@@ -27,9 +27,15 @@ used differently (DESIGN.md, "Where the papers fall short"):
   ones) from a weblog entry along the highest ``w·s``, with a TD(0) step (Alg. 4) on every step
   (profit: the reward of a fresh article not sent before, minus the send cost, plus one per
   listing the step added to the schedule); their job is to find listings the weblog lacks.
+- **Feeds and sitemaps** (``FORAGERS_FEEDS``) are listings like any other: the spider reads one
+  as a listing whose every entry is dated, and hands over the feeds a site announces
+  (:meth:`ScheduledForager.add_feeds`), which join the schedule with the optimistic prior.
 - **Conditional revisits.** A listing unchanged since the colony's last copy answers a revisit
   ``304 Not Modified`` (``FORAGERS_CONDITIONAL``; the spider asks with the URL's validators):
   :meth:`ScheduledForager.on_not_modified` counts it a visit that showed no new link.
+- **Rhythms** (``FORAGERS_SCHEDULE_RHYTHM``). The dates of listed items and fetched articles,
+  each story once, feed the schedule's hour-of-week publication profile
+  (:class:`~newsforagers.learning.rhythm.RhythmProfile`): rates become levels × p(t).
 - **Idle when nothing is due.** :meth:`ScheduledForager.next_fetch` returns None and
   :attr:`ScheduledForager.wait` says for how many simulated seconds.
 
@@ -43,7 +49,7 @@ import heapq
 import itertools
 import logging
 import math
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Callable, Iterable, Mapping, Sequence
@@ -61,6 +67,17 @@ logger = logging.getLogger(__name__)
 
 KINDS = ("listing", "harvest", "candidate", "explore")
 _PAGE_LINKS = 2_000  # pages whose links are remembered as starting points of exploration
+_BACKLOG = 3  # the harvest queue's last tier, stories dated before the forager began: see _push
+# A story of the backlog older than this (simulated seconds) waits while a listing is due.
+_BACKLOG_AGE = 3 * 3600.0
+# The site's stories per hour (_story_rate): those published in the last this many simulated
+# seconds, as the forager met them (at most _STORY_DATES remembered).
+_STORY_SPAN = 6 * 3600.0
+_STORY_DATES = 20_000
+HOUR_SECONDS = 3600.0
+# feeds and sitemaps added from one announcement at most (a sitemap index may list thousands;
+# the rest wait for its next visit)
+_FEEDS_PER_PAGE = 20
 
 
 @dataclass(frozen=True)
@@ -83,6 +100,9 @@ class ScheduledCounters(ForagerCounters):
     old_listed: int = 0  # listed items dated beyond the novelty window: never fetched
     given_up: int = 0  # listings never read that failed FORAGERS_START_FAILURES times in a row
     successors: int = 0  # listings that took another's place on a listing (see _read_listing)
+    deferred: int = 0  # listing visits made before the backlog waiting in the harvest queue
+    feeds_added: int = 0  # feeds and sitemaps the site announced, added to the schedule (add_feeds)
+    old_feeds: int = 0  # announced sitemaps last updated beyond the novelty window: not added
 
 
 class _Recent:
@@ -140,6 +160,9 @@ class ScheduledForager:
         self.in_flight = 0
         # heap of (tier, key, order, fetch, value, published): see _push
         self._harvest: list[tuple[int, float, int, Fetch, float, float | None]] = []
+        # (published, url) of the dated backlog in the harvest queue, the oldest first: when it
+        # must go (_backlog_urgent)
+        self._backlog_dates: list[tuple[float, str]] = []
         self._began: float | None = None  # simulated time of the first next_fetch()
         # harvest and exploration requests not answered yet: a checkpoint puts them back in
         # the harvest queue (the colony store says they were queued: nobody else fetches them)
@@ -147,6 +170,10 @@ class ScheduledForager:
         self._order = itertools.count()
         self._articles = _Recent(memory_size)  # fetched articles: never fetched again
         self._seen = _Recent(memory_size)  # URLs this forager queued or fetched
+        self._dated = _Recent(memory_size)  # stories met (a listing dated them, or fetched)
+        # publication times of the stories met, as met: the site's stories per hour
+        self._story_dates: deque[float] = deque(maxlen=_STORY_DATES)
+        self._story_rate: tuple[float, float] | None = None  # (computed at, stories per hour)
         self._fetched = _Recent(memory_size)  # URLs requested outside listing visits
         self._states: OrderedDict[str, np.ndarray] = OrderedDict()  # states of read pages
         self._state_cache_size = max(1, config.state_cache_size)
@@ -199,9 +226,18 @@ class ScheduledForager:
         if self._began is None:
             self._began = now
         while self._harvest:
-            fetch = heapq.heappop(self._harvest)[3]
-            if fetch.url in self._articles or (fetch.url in self._fetched and fetch.url not in self.schedule):
+            tier, fetch, published = self._harvest[0][0], self._harvest[0][3], self._harvest[0][5]
+            if self._done_with(fetch.url):
+                heapq.heappop(self._harvest)
                 continue  # an article (or a page in flight) is never fetched twice
+            if tier == _BACKLOG and now - published > _BACKLOG_AGE and not self._backlog_urgent(now):
+                # a story of the backlog hours old waits while a listing is due: what a visit
+                # shows now is news
+                url, _ = self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now))
+                if url is not None:
+                    self.counters.deferred += 1
+                    return self._visit(url, now)
+            heapq.heappop(self._harvest)
             return self._begin(fetch)
         if self._explore_due():
             fetch = self._try_candidate()
@@ -211,11 +247,34 @@ class ScheduledForager:
                     fetch = self._explore_step(now)
             if fetch is not None:
                 return self._begin(fetch)
-        url, wait = self.schedule.next_due(now, self._visit_budget())
+        url, wait = self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now))
         if url is None:
             self.wait = wait
             self.counters.idle += 1
             return None
+        return self._visit(url, now)
+
+    def _done_with(self, url: str) -> bool:
+        return url in self._articles or (url in self._fetched and url not in self.schedule)
+
+    def _backlog_urgent(self, now: float) -> bool:
+        """Whether the backlog must go now to be fetched in time: its oldest dated story would
+        leave the novelty window before the backlog, fetched at the budget's pace
+        (``poll_rate`` over ``FORAGERS_SCHEDULE_POLL_SHARE`` requests an hour), is done —
+        twice over, for the visits in between. Without a known budget it never is: a forager
+        without one is not short of requests."""
+        while self._backlog_dates and self._done_with(self._backlog_dates[0][1]):
+            heapq.heappop(self._backlog_dates)
+        share = self.config.schedule_poll_share
+        if not self._backlog_dates or self.poll_rate is None or share <= 0:
+            return False
+        spacing = HOUR_SECONDS * share / self.poll_rate  # simulated seconds per request
+        pending = sum(1 for entry in self._harvest if entry[0] == _BACKLOG)
+        deadline = self._backlog_dates[0][0] + self.config.novelty_window
+        return now + 2.0 * pending * spacing >= deadline
+
+    def _visit(self, url: str, now: float) -> Fetch:
+        """Begin a visit of the listing ``url`` (the schedule said it is due)."""
         self.schedule.begin(url, now)
         visit = next(self._visit_ids)
         self._visits[visit] = (url, False)
@@ -283,6 +342,7 @@ class ScheduledForager:
             self._page_links.popitem(last=False)
         if published is not None:
             self._articles.add(fetch.url)
+            self._observe_dates({fetch.url: published}, now)
         if fetch.kind == "listing":
             if published is not None:
                 # a dated page is an article, not a listing: it leaves the weblog
@@ -309,6 +369,35 @@ class ScheduledForager:
         if fetch.kind == "explore":
             self._explored(fetch, now, text, links, published, state, added)
 
+    def add_feeds(self, urls: Sequence[str], now: float,
+                  updated: Mapping[str, datetime] | None = None) -> int:
+        """Feeds and sitemaps the site announces (a page's ``<link rel="alternate">``, the
+        ``Sitemap:`` lines of robots.txt, a sitemap index's sitemaps) join the schedule as
+        listings with the optimistic prior: each is read when next due (at once), then polled at
+        the rate it shows. A URL this forager met before, or that the colony holds (``claim``),
+        is left alone; a sitemap whose ``updated`` time (its index's ``<lastmod>``) lies beyond
+        the novelty window holds no news and is not added. At most ``_FEEDS_PER_PAGE`` a call,
+        the most recently updated first. Returns how many were added."""
+        updated = updated or {}
+        oldest = now - self.config.novelty_window
+        fresh = []
+        for url in dict.fromkeys(urls):
+            if url in self._seen or url in self.schedule or url in self._articles:
+                continue
+            if url in updated and updated[url].timestamp() < oldest:
+                self._seen.add(url)
+                self.counters.old_feeds += 1
+                continue
+            fresh.append(url)
+        # the most recently updated first, then the undated in their order (the sort is stable)
+        fresh.sort(key=lambda url: -updated[url].timestamp() if url in updated else math.inf)
+        fresh = fresh[:_FEEDS_PER_PAGE]
+        added = sum(self.schedule.add(url) for url in self._claim_all(fresh))
+        for url in fresh:
+            self._seen.add(url)
+        self.counters.feeds_added += added
+        return added
+
     def on_not_modified(self, fetch: Fetch, now: float) -> None:
         """The site answered ``fetch`` (a conditional revisit of a listing) 304 Not Modified at
         simulated time ``now``: the page is the copy the colony read last, so the visit showed
@@ -322,7 +411,8 @@ class ScheduledForager:
             return
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
         self._visits[fetch.visit] = (listing, False)
-        self.schedule.visited(fetch.url, 0, listed_rate(self._listed.get(fetch.url, ()), now), now=now)
+        self.schedule.visited(fetch.url, 0, listed_rate(self._listed.get(fetch.url, ()), now, self._hours()),
+                              now=now)
 
     def on_failed(self, fetch: Fetch) -> None:
         self.in_flight = max(0, self.in_flight - 1)
@@ -375,6 +465,7 @@ class ScheduledForager:
         # an item the listing dates beyond the novelty window cannot be novel: not fetched
         oldest = now - self.config.novelty_window
         listed = listed or {}
+        self._observe_dates(listed, now, listing=True)
         old = {u for u in new if u in listed and listed[u].timestamp() < oldest}
         for url in old:
             self._seen.add(url)
@@ -422,7 +513,8 @@ class ScheduledForager:
         self._listed.move_to_end(fetch.url)
         while len(self._listed) > self.schedule.capacity:
             self._listed.popitem(last=False)
-        self.schedule.visited(fetch.url, len(new), listed_rate(listed.values(), now), now=now)
+        self.schedule.visited(fetch.url, len(new), listed_rate(listed.values(), now, self._hours()), now=now,
+                              overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0)
 
     def _claim_all(self, urls: list[str]) -> list[str]:
         """The URLs of ``urls`` this forager may queue (claimed now, for the whole colony), in
@@ -520,28 +612,94 @@ class ScheduledForager:
         values += 1e-9 * self.rng.random(len(values))  # ties broken at random
         return options[int(np.argmax(values))]
 
-    def _visit_budget(self) -> float | None:
+    def _visit_budget(self, now: float | None = None) -> float | None:
         """The listing visits per simulated hour the budget allows (``poll_rate``), at most as
         many as expect ``FORAGERS_SCHEDULE_POLL_YIELD`` novel documents each on average
-        (``HubSchedule.novelty`` over that yield): a larger budget buys polls only while they
-        still pay."""
+        (``HubSchedule.novelty`` over that yield, at ``now``'s rates with the rhythm): a larger
+        budget buys polls only while they still pay."""
         rate, floor = self.poll_rate, self.config.schedule_poll_yield
         if rate is None or floor <= 0:
             return rate
-        return min(rate, self.schedule.novelty() / floor) or None
+        return min(rate, self.schedule.novelty(now) / floor) or None
+
+    def _hours(self) -> Callable[[float, float], float] | None:
+        # with the rhythm, a listing's own dates tell a level (stories per average hour)
+        return self.schedule.hours if self.schedule.profile is not None else None
+
+    def _observe_dates(self, dates: Mapping[str, datetime], now: float, listing: bool = False) -> None:
+        """Every dated story is a sample of the site's publishing rhythm (issue 19): each story
+        once, whether a listing dated it or it was fetched; a listing's dates are its window
+        (see :meth:`~newsforagers.learning.rhythm.RhythmProfile.observe_listing`)."""
+        if not dates:
+            return
+        first = [d.timestamp() for u, d in dates.items() if u not in self._dated]
+        for url in dates:
+            self._dated.add(url)
+        self._story_dates.extend(first)
+        profile = self.schedule.profile
+        if profile is None:
+            return
+        if listing:
+            profile.observe_listing(first, [d.timestamp() for d in dates.values()], now)
+        else:
+            for stamp in first:
+                profile.observe(stamp, now)
+
+    def _stories_per_hour(self, now: float | None) -> float:
+        """The site's stories per simulated hour as this forager meets them: the distinct
+        stories (a listing dated them, or fetched) published in the last ``_STORY_SPAN``, over
+        it; computed at most once a simulated minute."""
+        if now is None or not self._story_dates:
+            return 0.0
+        if self._story_rate is not None and 0.0 <= now - self._story_rate[0] < 60.0:
+            return self._story_rate[1]
+        since = now - _STORY_SPAN
+        rate = sum(1 for t in self._story_dates if since <= t <= now) * HOUR_SECONDS / _STORY_SPAN
+        self._story_rate = (now, rate)
+        return rate
+
+    def _scarce_rate(self, now: float | None = None) -> float | None:
+        """Listing visits per simulated hour the budget leaves once the stories the listings
+        are expected to show are fetched (crawl against recrawl, by what each request is
+        expected to bring): ``B·(1 − explore share) − Λ``, ``Λ`` the stories per hour to
+        fetch: the site's distinct stories per hour as the forager meets them
+        (:meth:`_stories_per_hour`), or the listings' credited rates when those say more (a
+        story on five listings is one story: their own dates would count it five times) with
+        ``B`` this forager's
+        requests per hour (``poll_rate`` over ``FORAGERS_SCHEDULE_POLL_SHARE``), at least
+        ``FORAGERS_SCHEDULE_SCARCE_FLOOR`` of ``B``. Where the budget is plentiful it is far
+        above what the threshold asks and changes nothing; where it is scarce the threshold
+        rises until visits fit in it: fewer visits, each showing more stories, so the budget
+        goes to stories rather than to looking for them. None without a budget."""
+        share, floor = self.config.schedule_poll_share, self.config.schedule_scarce_floor
+        if self.poll_rate is None or share <= 0 or floor <= 0:
+            return None
+        budget = self.poll_rate / share
+        # levels, not the rates of this hour: a peak's stories are fetched over the quiet
+        # hours after it too, so the budget is shared out over the day
+        stories = max(self.schedule.novelty(), self._stories_per_hour(now))
+        spare = budget * (1.0 - self.config.explore_share) - stories
+        return max(spare, floor * budget)
 
     def _push(self, fetch: Fetch, value: float, published: float | None = None) -> None:
         """Queue ``fetch`` for harvest. First in line: what must go next (``value`` infinite:
         a teleport, a request in flight at a checkpoint). Then news: stories a listing dates
         at or after the forager began (``published``), the oldest first, so none waits
-        behind the backlog a listing's first visit shows or behind newer news. Then the rest,
-        the highest TD value ``w·s`` first."""
+        behind the backlog a listing's first visit shows or behind newer news. Then what no
+        listing dates (a listing without item times: its new links may be news), the highest
+        TD value ``w·s`` first. Last the *backlog*, stories dated before the forager began,
+        the highest ``w·s`` first; a story of it more than ``_BACKLOG_AGE`` old waits while a
+        listing is due, unless the backlog's oldest story would leave the novelty window
+        before it is done (:meth:`next_fetch`, :meth:`_backlog_urgent`)."""
         if value == math.inf:
             tier, key = 0, 0.0
         elif published is not None and self._began is not None and published >= self._began:
             tier, key = 1, published
-        else:
+        elif published is None:
             tier, key = 2, -value
+        else:
+            tier, key = _BACKLOG, -value
+            heapq.heappush(self._backlog_dates, (published, fetch.url))
         heapq.heappush(self._harvest, (tier, key, next(self._order), fetch, value, published))
 
     def _value(self, state: np.ndarray | None, default: float = 0.0) -> float:
@@ -635,16 +793,21 @@ def continues(listing: str, url: str) -> bool:
     return a.netloc == b.netloc and a.path == b.path and a.query != b.query
 
 
-def listed_rate(dates: Iterable[datetime], now: float) -> float | None:
+def listed_rate(dates: Iterable[datetime], now: float,
+                hours: Callable[[float, float], float] | None = None) -> float | None:
     """Stories per simulated hour a listing's own dates show, whoever found them first: the
     ``n − 1`` stories that came after the oldest it dates, over the time from that one to
     ``now`` (None when it dates none; 0 for one story: one date says nothing of a rate). A
-    front showing its latest 21 stories of the past week publishes about 20 a week."""
+    front showing its latest 21 stories of the past week publishes about 20 a week. ``hours``:
+    the schedule's average hours between two times (``HubSchedule.hours``; with the rhythm, a
+    level: stories per average hour)."""
     stamps = [d.timestamp() for d in dates]
     if not stamps:
         return None
     span = max(now - min(stamps), 60.0) / 3600.0
-    return (len(stamps) - 1) / span
+    if hours is not None:
+        span = hours(now - span * 3600.0, now)
+    return (len(stamps) - 1) / span if span > 0 else 0.0
 
 
 def schedule_from_config(config: ForagersConfig, seeds: Iterable[str] = (),
@@ -654,7 +817,7 @@ def schedule_from_config(config: ForagersConfig, seeds: Iterable[str] = (),
                       min_interval=config.schedule_min_interval, max_interval=config.schedule_max_interval,
                       threshold=config.schedule_threshold, barren_after=config.schedule_barren_after,
                       window=config.novelty_window, priority=config.schedule_priority,
-                      give_up_after=config.start_failures)
+                      give_up_after=config.start_failures, rhythm=config.schedule_rhythm)
     if saved is not None:
         return HubSchedule.from_dict(saved, **parameters)
     return HubSchedule.from_seeds(seeds, **parameters)

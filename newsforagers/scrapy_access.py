@@ -15,11 +15,17 @@ checks every one against the installed Scrapy and fails loudly, naming what move
   colony and host.
 - :func:`engine_running`: ``crawler.engine`` raises ``RuntimeError`` before the engine is
   made (Scrapy 2.13+); its ``running`` is public.
+- :class:`NewsSitemap`: ``Sitemap._process_sitemap_element``, which turns one ``<url>`` of a
+  sitemap into a dict of its children's texts. A news sitemap nests an entry's publication
+  date (``<news:news><news:publication_date>``), which that dict loses (it keeps the text of
+  ``<news:news>``, blank); the element is cleared once read, so only a hook before that sees it.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from scrapy.utils.sitemap import Sitemap
 
 #: Request meta key that marks a forager's requests (shared with the scheduler).
 FORAGER_META = "forager_kind"
@@ -60,6 +66,33 @@ def requests_in_flight(crawler: Any, meta_key: str = FORAGER_META) -> bool:
     if scraper_slot is not None and not scraper_slot.is_idle():
         return True
     return any(meta_key in r.meta for r in getattr(engine.downloader, "active", ()))
+
+
+class NewsSitemap(Sitemap):
+    """Scrapy's :class:`~scrapy.utils.sitemap.Sitemap` (its safe lxml parser: no entities
+    resolved, streamed, each entry cleared once read), whose entries also carry what a news
+    sitemap nests in ``<news:news>``: ``news_publication_date`` and ``news_title``, when given."""
+
+    __slots__ = ()
+
+    def _process_sitemap_element(self, elem: Any) -> dict[str, Any] | None:
+        nested = {}
+        for child in elem:
+            if _local_name(child) != "news":
+                continue
+            for field in child:
+                name = _local_name(field)
+                if name in ("publication_date", "title") and field.text:
+                    nested[f"news_{name}"] = field.text.strip()
+        entry = super()._process_sitemap_element(elem)
+        if entry is not None:
+            entry.update(nested)
+        return entry
+
+
+def _local_name(element: Any) -> str:
+    tag = element.tag
+    return tag.rpartition("}")[2] if isinstance(tag, str) else ""
 
 
 def share_robots_parsers(middleware: Any, shared: dict) -> None:

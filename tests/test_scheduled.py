@@ -226,7 +226,7 @@ def test_news_is_harvested_before_the_backlog_the_oldest_first():
     visit = forager.next_fetch(at(0))  # the forager begins at minute 0
     backlog = [HOME + f"old{i}/" for i in range(2)]
     forager.on_page(visit, at(0), text="c1", links=backlog, published=None,
-                    listed={u: dated(60 + i, at(0)) for i, u in enumerate(backlog)})
+                    listed={u: dated(240 + i, at(0)) for i, u in enumerate(backlog)})
     # before the backlog is fetched, a listing shows two stories published since it began
     section = HOME + "sec/"
     forager.schedule.add(section)
@@ -469,7 +469,9 @@ def test_a_visit_begun_before_the_clock_was_known_counts_as_begun_when_it_arrive
 
 
 def test_a_seed_s_first_visit_harvests_its_whole_navigation_later_visits_do_not():
-    forager = make(FORAGERS_EXPLORE_SHARE=0.5, FORAGERS_SCHEDULE_MIN_INTERVAL=0.0,
+    # (a minute between visits: the story, dated before the forager began, is backlog, which
+    # a due listing would go before)
+    forager = make(FORAGERS_EXPLORE_SHARE=0.5, FORAGERS_SCHEDULE_MIN_INTERVAL=60.0,
                    FORAGERS_SCHEDULE_THRESHOLD=0.0)
     visit = forager.next_fetch(at(0))
     story, old, front, today = HOME + "story/", HOME + "old/", HOME + "section/b/", HOME + "archive/today/"
@@ -492,7 +494,7 @@ def test_a_seed_s_first_visit_harvests_its_whole_navigation_later_visits_do_not(
 def _home_with_an_archive(monday: str, held: bool):
     """A forager whose seed's first visit showed a story and Monday's archive (held in its
     weblog, or given away as a split would) and a section front."""
-    forager = make(FORAGERS_EXPLORE_SHARE=0.5, FORAGERS_SCHEDULE_MIN_INTERVAL=0.0,
+    forager = make(FORAGERS_EXPLORE_SHARE=0.5, FORAGERS_SCHEDULE_MIN_INTERVAL=60.0,
                    FORAGERS_SCHEDULE_THRESHOLD=0.0)
     story, front = HOME + "story-1/", HOME + "section/a/"
     visit = forager.next_fetch(at(0))
@@ -611,3 +613,87 @@ def test_a_304_is_a_visit_that_showed_nothing_new_at_the_rate_of_the_last_read()
     assert not entry.in_flight and forager.in_flight == 0 and entry.rate == rate * (1 - forager.schedule.beta)
     assert entry.listed_rate == pytest.approx(listed_rate(stories.values(), at(120)))
     assert forager.counters.downloaded == 1 and forager.counters.start_failures == 0
+
+
+# -- feeds and sitemaps (issue 19; docs/algorithms.md, "Feeds and sitemaps") ------------------
+
+
+def test_announced_feeds_join_the_schedule_as_listings_due_at_once():
+    feed, news, archive, taken = (HOME + p for p in ("feed.xml", "news.xml", "2019.xml", "taken.xml"))
+    forager = make(claimed={taken})
+    now = at(0)
+    added = forager.add_feeds([feed, news, archive, taken, feed], now,
+                              updated={news: dated(5, now), archive: dated(60 * 24 * 30, now)})
+    # the colony holds one already (claimed), and a sitemap unchanged for a month holds no news
+    assert added == 2 and (forager.counters.feeds_added, forager.counters.old_feeds) == (2, 1)
+    assert feed in forager.schedule and news in forager.schedule
+    assert archive not in forager.schedule and taken not in forager.schedule
+    # each is due at once, as a new listing is (the optimistic prior)
+    first = [forager.next_fetch(now) for _ in range(3)]
+    assert {f.url for f in first} == {HOME, feed, news} and {f.kind for f in first} == {"listing"}
+    # announced again (every page of a section links its feed): left alone, no claim asked
+    assert forager.add_feeds([feed, news, archive, taken], at(1)) == 0
+    # a checkpoint keeps them as listings, and what the weblog holds is never added twice
+    other = make()
+    other.restore(forager.to_state())
+    assert feed in other.schedule and other.add_feeds([feed], at(2)) == 0
+
+
+def test_an_announcement_adds_twenty_feeds_at_most_the_most_recently_updated_first():
+    forager = make()
+    now = at(0)
+    sitemaps = [HOME + f"sitemap-{i}.xml" for i in range(30)]  # sitemap-0 is the newest
+    updated = {url: dated(i, now) for i, url in enumerate(sitemaps)}
+    assert forager.add_feeds(sitemaps[::-1] + [HOME + "undated.xml"], now, updated) == 20
+    assert [url for url in sitemaps if url in forager.schedule] == sitemaps[:20]
+    # the rest at the index's next visit
+    assert forager.add_feeds(sitemaps + [HOME + "undated.xml"], at(1), updated) == 11
+
+
+def test_a_feed_is_a_listing_whose_fresh_items_are_harvested_and_credited_to_it():
+    forager = make()
+    now = at(0)
+    feed = HOME + "feed.xml"
+    forager.add_feeds([feed], now)
+    visit = next(f for f in (forager.next_fetch(now), forager.next_fetch(now)) if f.url == feed)
+    fresh, older, stale = HOME + "fresh/", HOME + "older/", HOME + "stale/"
+    # a feed dates every item it shows
+    listed = {fresh: dated(10, now), older: dated(60 * 20, now), stale: dated(60 * 30, now)}
+    forager.on_page(visit, now, text="c1 feed", links=[fresh, older, stale], published=None, listed=listed)
+    harvest = [forager.next_fetch(now) for _ in range(2)]
+    assert {f.url for f in harvest} == {fresh, older} and forager.counters.old_listed == 1
+    assert all(f.kind == "harvest" and f.visit == visit.visit for f in harvest)
+    assert forager.next_fetch(now) is None  # the stale item is never fetched
+    for fetch in harvest:
+        forager.on_page(fetch, now, text="c2 story", links=[HOME], published=listed[fetch.url])
+    forager.on_reward(harvest[0].visit, 99.0, True)
+    entry = forager.schedule.entry(feed)
+    assert (entry.visits, entry.paid) == (1, 1) and entry.rate > 0
+
+
+def test_with_the_rhythm_every_dated_story_feeds_the_profile_once():
+    """FORAGERS_SCHEDULE_RHYTHM (issue 19): the weblog keeps a publication profile, fed with
+    the dates of listed items and fetched articles, each story once; a listing's own dates
+    tell a level (stories per average hour); a checkpoint keeps the profile."""
+    assert make().schedule.profile is None or ForagersConfig.from_settings({}).schedule_rhythm
+    forager = make(FORAGERS_SCHEDULE_RHYTHM=True)
+    profile = forager.schedule.profile
+    visit = forager.next_fetch(at(0))
+    old = {f"{HOME}old{i}/": dated(60 * i + 30, at(0)) for i in range(3)}  # before the start
+    forager.on_page(visit, at(0), text="c1", links=list(old), published=None, listed=old)
+    assert profile.start == at(0) and profile.stories == 2  # the two after the oldest, in its window
+    story = HOME + "new/"
+    forager.on_page(Fetch(story, "explore"), at(1), text="c2", links=[], published=dated(0.5, at(1)))
+    assert profile.stories == 3  # a fetched article dated after the start
+    forager.schedule.begin(HOME, at(5))
+    listed = old | {story: dated(0.5, at(1)), HOME + "newer/": dated(1, at(5))}
+    forager.on_page(Fetch(HOME, "listing", 9), at(5), text="c1", links=list(listed), published=None,
+                    listed=listed)
+    assert profile.stories == 4  # only the story not seen before
+    entry = forager.schedule.entry(HOME)
+    span = forager.schedule.hours(min(d.timestamp() for d in listed.values()), at(5))
+    assert entry.listed_rate == pytest.approx(4 / span) and not profile.estimate(at(5)).flat
+    restored = make(FORAGERS_SCHEDULE_RHYTHM=True)
+    restored.restore(forager.to_state())
+    assert restored.schedule.profile.stories == 4
+    assert np.array_equal(restored.schedule.profile.estimate(at(5)).hourly, profile.estimate(at(5)).hourly)

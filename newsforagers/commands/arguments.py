@@ -19,6 +19,17 @@ def positive(value: str) -> float:
     return number
 
 
+def share(value: str) -> float:
+    """A number from 0 to 1 (a share of something)."""
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number") from None
+    if not 0.0 <= number <= 1.0:  # NaN too
+        raise argparse.ArgumentTypeError(f"{value!r} must be a share between 0 and 1")
+    return number
+
+
 def at_least_one(value: str) -> int:
     """A whole number of at least 1 (repeats, clusters)."""
     try:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from newsforagers.commands.arguments import positive
+from newsforagers.commands.arguments import positive, share
 
 HELP = "serve a corpus as a live news site on 127.0.0.1 with an accelerated clock"
 
@@ -39,7 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--retime", type=positive, default=None, metavar="RATE",
                         help="re-space the articles to RATE per simulated day")
     parser.add_argument("--seed", type=int, default=0,
-                        help="seed of the retimed schedule and the 'most read' boxes")
+                        help="seed of the retimed schedule, the 'most read' boxes and the sections "
+                        "with a feed")
+    parser.add_argument("--feeds", type=share, default=0.0, metavar="SHARE",
+                        help="give this share of the sections (0 to 1, drawn with --seed) an RSS "
+                        "feed, and the site a news sitemap of them and a sitemap index named in "
+                        "robots.txt (default 0: none)")
     parser.add_argument("--host", default="127.0.0.1", help="loopback address (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8080,
                         help="port; 0 picks a free one (default 8080)")
@@ -66,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         corpus = load_corpus(args.corpus)
         site = ReplaySite(corpus, profile=args.profile, speed=args.speed, start=args.start,
-                          retime=args.retime, log_path=args.log, seed=args.seed)
+                          retime=args.retime, log_path=args.log, seed=args.seed, feeds=args.feeds)
     except (CorpusError, ValueError) as exc:
         print(f"replay: {exc}", file=sys.stderr)
         return 2

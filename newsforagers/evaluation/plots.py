@@ -16,7 +16,14 @@ Plots (a plot with nothing to draw — no colony among the crawlers — is not w
 - ``colony.png``: each colony's population and its foragers' scores over simulated time (the
   first successful repeat), with splits and retirements marked;
 - ``compartments.png``: the colony's one-forager share per window, beside the share of the
-  same visits with forager labels shuffled (chance).
+  same visits with forager labels shuffled (chance);
+- ``sweep.png`` (``--sweep``): each crawler's median and p90 lag against its download
+  efficiency and its requests, a point per value of its cost knob;
+- ``budgets.png`` (``--budgets``): median lag and recall against requests per published
+  story, a point per budget.
+
+The first four draw each crawler at its defaults (a sweep's other variants are in the last
+two).
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from newsforagers.evaluation.bench.config import COLONIES
 
 COLOURS = {"scheduled": "tab:purple", "wlrl": "tab:red", "wl": "tab:orange", "rl": "tab:pink", "bfs": "tab:gray",
            "hubs": "tab:olive", "adaptive": "tab:blue", "random": "tab:brown",
-           "oracle": "tab:green"}
+           "oracle": "tab:green", "feeds": "tab:cyan"}
 
 
 def _pyplot():
@@ -42,7 +49,9 @@ def _pyplot():
 
 
 def _ok_runs(results: Mapping[str, Any], crawler: str) -> list[Mapping[str, Any]]:
-    return [r for r in results.get("runs", []) if r.get("crawler") == crawler
+    """The crawler's successful runs at its defaults (a sweep's other variants are drawn by
+    :func:`plot_sweep` and :func:`plot_budgets`)."""
+    return [r for r in results.get("runs", []) if (r.get("key") or r.get("crawler")) == crawler
             and r.get("status") == "ok" and r.get("series")]
 
 
@@ -198,8 +207,79 @@ def plot_compartments(results: Mapping[str, Any], path: Path) -> Path | None:
     return _save(fig, path)
 
 
+def _curve(ax, points, x: str, y: str, crawler: str, *, logx: bool = False) -> None:
+    usable = [p for p in points if p.get(x) is not None and p.get(y) is not None]
+    if logx:
+        usable = [p for p in usable if p[x] > 0]
+    if not usable:
+        return
+    usable.sort(key=lambda p: p[x])
+    colour = COLOURS.get(crawler)
+    xs, ys = [p[x] for p in usable], [p[y] for p in usable]
+    errors = [p.get(f"{y}_std") or 0.0 for p in usable]
+    if len(usable) == 1:
+        ax.errorbar(xs, ys, yerr=errors, fmt="*", ms=12, color=colour, label=crawler)
+    else:
+        ax.errorbar(xs, ys, yerr=errors, fmt="o-", ms=4, capsize=2, color=colour, label=crawler)
+    for p in usable:
+        if p.get("default") and len(usable) > 1:
+            ax.plot([p[x]], [p[y]], "s", ms=9, mfc="none", color=colour)
+
+
+def plot_sweep(results: Mapping[str, Any], path: Path) -> Path | None:
+    """``sweep.png``: each crawler's median and p90 lag against its download efficiency and
+    against its requests, one point per knob value (mean ± std over the repeats; the default
+    boxed; a crawler without a knob, the oracle, as a star). Only for ``--sweep``."""
+    curves = results.get("curves")
+    settings = results.get("settings", {})
+    if not curves or settings.get("budgets"):
+        return None
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8))
+    for crawler, points in curves.items():
+        _curve(axes[0], points, "download_efficiency", "lag_median", crawler)
+        _curve(axes[1], points, "download_efficiency", "lag_p90", crawler)
+        _curve(axes[2], points, "requests", "lag_median", crawler)
+    for ax, xlabel, ylabel in ((axes[0], "download efficiency", "median lag (simulated min)"),
+                               (axes[1], "download efficiency", "p90 lag (simulated min)"),
+                               (axes[2], "requests in the window", "median lag (simulated min)")):
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_yscale("symlog", linthresh=1.0)
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle("lag against cost, each crawler at several values of its knob\n" + _title(results),
+                 fontsize=9)
+    return _save(fig, path)
+
+
+def plot_budgets(results: Mapping[str, Any], path: Path) -> Path | None:
+    """``budgets.png``: each crawler's median lag and recall against the requests it made per
+    article published in the window, one point per budget (``--budgets``)."""
+    curves = results.get("curves")
+    if not curves or not results.get("settings", {}).get("budgets"):
+        return None
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.8))
+    for crawler, points in curves.items():
+        _curve(axes[0], points, "requests_per_story", "lag_median", crawler, logx=True)
+        _curve(axes[1], points, "requests_per_story", "recall", crawler, logx=True)
+    axes[0].set_ylabel("median lag (simulated min)")
+    axes[0].set_yscale("symlog", linthresh=1.0)
+    axes[1].set_ylabel("recall")
+    for ax in axes:
+        ax.set_xscale("log")
+        ax.set_xlabel("requests per published story")
+        ax.grid(alpha=0.3, which="both")
+    axes[0].legend(fontsize=8)
+    fig.suptitle("scarce budgets: lag and recall against requests per story\n" + _title(results),
+                 fontsize=9)
+    return _save(fig, path)
+
+
 PLOTS = (("efficiency.png", plot_efficiency), ("lags.png", plot_lags),
-         ("colony.png", plot_colony), ("compartments.png", plot_compartments))
+         ("colony.png", plot_colony), ("compartments.png", plot_compartments),
+         ("sweep.png", plot_sweep), ("budgets.png", plot_budgets))
 
 
 def plot_results(results: Mapping[str, Any], out: Path | str) -> list[str]:
@@ -212,5 +292,5 @@ def plot_results(results: Mapping[str, Any], out: Path | str) -> list[str]:
     return written
 
 
-__all__ = ["PLOTS", "plot_colony", "plot_compartments", "plot_efficiency", "plot_lags",
-           "plot_results"]
+__all__ = ["PLOTS", "plot_budgets", "plot_colony", "plot_compartments", "plot_efficiency",
+           "plot_lags", "plot_results", "plot_sweep"]

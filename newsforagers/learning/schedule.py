@@ -54,6 +54,15 @@ goes to the listings that pay, in the proportions that minimise the mean lag, in
 idling; a scarce budget keeps the configured threshold. Foragers sharing one budget split it in
 proportion to their :meth:`HubSchedule.demand`, which gives all of them the same threshold.
 
+Daily and weekly rhythms (``rhythm``, issue 19; :mod:`newsforagers.learning.rhythm`): the
+schedule keeps the site's hour-of-week publication profile ``p`` (:attr:`HubSchedule.profile`,
+fed by the forager with the dates it sees) and ``rate`` is a *level*: stories per average hour,
+the rate at ``t`` being ``rate·p(t)``. Intervals are counted in average hours (``∫ p``): a visit
+observes ``n / ∫_a^b p``; the expected return is ``rate·∫_{last}^{t} p`` and the waiting lag
+``rate·∫_{last}^{t} p(s)(t − s) ds``; the budget's threshold and the yield bound use the rates of
+the hour; the floor counts hours of ``√p``. Without a profile, or with a flat one (no dated story
+yet), every number is the constant-rate one above.
+
 Pure: times are numbers (simulated seconds) passed in; random choices take an explicit
 ``numpy.random.Generator``.
 """
@@ -70,6 +79,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from newsforagers import defaults
+from newsforagers.learning.rhythm import Rhythm, RhythmProfile
 
 HOUR = 3600.0
 PRIORITIES = ("return", "lag")
@@ -118,6 +128,7 @@ class HubSchedule:
         window: float = defaults.FORAGERS_NOVELTY_WINDOW,
         priority: str = defaults.FORAGERS_SCHEDULE_PRIORITY,
         give_up_after: int = defaults.FORAGERS_START_FAILURES,
+        rhythm: bool = defaults.FORAGERS_SCHEDULE_RHYTHM,
     ):
         if not isinstance(capacity, int) or capacity < 1:
             raise ValueError(f"schedule capacity ({capacity!r}) must be an integer of at least 1.")
@@ -146,13 +157,48 @@ class HubSchedule:
         self.priority = priority
         self.give_up_after = give_up_after
         self._entries: dict[str, Entry] = {}
+        # the floor's stretch under a scarce budget (next_due sets it; 1: max_interval as set)
+        self._stretch = 1.0
         self._shapes: dict[str, list[int]] = {}  # shape -> [barren entries, paying entries]
+        # the site's publication profile (issue 19): rates are levels × p(t); None: constant
+        self.profile: RhythmProfile | None = RhythmProfile() if rhythm else None
+        self._floors: dict[str, tuple[tuple, float]] = {}  # url -> (what its floor was computed from, floor)
 
     def _parameters(self) -> dict:
         return dict(capacity=self.capacity, beta=self.beta, min_interval=self.min_interval,
                     max_interval=self.max_interval, threshold=self.threshold,
                     barren_after=self.barren_after, window=self.window, priority=self.priority,
-                    give_up_after=self.give_up_after)
+                    give_up_after=self.give_up_after, rhythm=self.profile is not None)
+
+    # -- the rhythm (issue 19) -------------------------------------------------------------
+
+    def _curve(self, now: float | None) -> Rhythm | None:
+        # the profile (estimated again at ``now`` when due; None: the one in use), or None
+        # when rates are constant (no profile, or a flat one: then every number is computed
+        # exactly as without a profile)
+        if self.profile is None:
+            return None
+        curve = self.profile.curve(now)
+        return None if curve.flat else curve
+
+    def hours(self, start: float, end: float) -> float:
+        """Average hours from ``start`` to ``end`` (POSIX seconds): ``∫ p`` with the rhythm,
+        plain hours without one. A level times it is the stories expected."""
+        curve = self._curve(end)
+        if curve is None:
+            return max(0.0, end - start) / HOUR
+        return curve.integral(start, end)
+
+    def rate_at(self, url: str, now: float) -> float | None:
+        """``λ(now) = ℓ·p(now)``: the novelty rate of ``url`` at ``now`` (None before a visit)."""
+        entry = self._entries.get(url)
+        if entry is None or entry.rate is None:
+            return None
+        return entry.rate * self._scale(now)
+
+    def _scale(self, now: float | None) -> float:
+        curve = self._curve(now) if now is not None else None
+        return 1.0 if curve is None else curve.at(now)
 
     # -- membership ------------------------------------------------------------------------
 
@@ -235,44 +281,58 @@ class HubSchedule:
 
     # -- the schedule ----------------------------------------------------------------------
 
-    def demand(self) -> float:
+    def demand(self, now: float | None = None) -> float:
         """``Σ √rate_i`` (``lag``) or ``Σ rate_i`` (``return``) over the live listings: visits
         spent in proportion to it give several schedules one threshold (a colony's foragers
-        share the host budget this way)."""
+        share the host budget this way). With the rhythm and ``now``: the rates at ``now``,
+        ``λ_i(now) = ℓ_i·p(now)``; without ``now``: the levels (the week's average rates)."""
         if self.priority == "lag":
-            return sum(math.sqrt(r) for r in self._live_rates())
-        return self.novelty()
+            return sum(math.sqrt(r) for r in self._live_rates()) * math.sqrt(self._scale(now))
+        return self.novelty(now)
 
-    def novelty(self) -> float:
+    def novelty(self, now: float | None = None) -> float:
         """``Σ rate_i`` over the live listings: novel documents per simulated hour they are
-        expected to show (a story on two listings counts twice)."""
-        return sum(self._live_rates())
+        expected to show (a story on two listings counts twice); at ``now`` with the rhythm."""
+        return sum(self._live_rates()) * self._scale(now)
 
     def _live_rates(self) -> Iterator[float]:
         return (e.rate for e in self._entries.values() if not e.barren and e.rate)
 
-    def budget_threshold(self, poll_rate: float) -> float:
+    def budget_threshold(self, poll_rate: float, now: float | None = None) -> float:
         """The threshold at which visits due by it come at ``poll_rate`` per simulated hour
-        (see the module docstring); ``math.inf`` when no listing has paid yet."""
+        (see the module docstring; with the rhythm, at the rates of ``now``); ``math.inf``
+        when no listing has paid yet."""
         if poll_rate <= 0:
             raise ValueError(f"poll_rate ({poll_rate!r}) must be > 0 visits per hour.")
-        demand = self.demand()
+        demand = self.demand(now)
         if demand <= 0:
             return math.inf
         if self.priority == "lag":
             return demand ** 2 / (2.0 * poll_rate * poll_rate)
         return demand / poll_rate
 
-    def next_due(self, now: float, poll_rate: float | None = None) -> tuple[str | None, float]:
+    def next_due(self, now: float, poll_rate: float | None = None,
+                 scarce_rate: float | None = None) -> tuple[str | None, float]:
         """``(url, 0)`` of the entry to visit now, or ``(None, seconds)`` until one is due
         (``math.inf`` when the schedule is empty). ``poll_rate``: visits per simulated hour
-        the budget allows, which may lower the threshold (:meth:`budget_threshold`)."""
+        the budget allows, which may lower the threshold (:meth:`budget_threshold`);
+        ``scarce_rate``: visits per simulated hour a scarce budget leaves after fetching what
+        the listings show, which may raise it (fewer, fuller visits)."""
         threshold = self.threshold
         if poll_rate is not None:
-            threshold = min(threshold, self.budget_threshold(poll_rate))
+            threshold = min(threshold, self.budget_threshold(poll_rate, now))
+        self._stretch = 1.0
+        if scarce_rate is not None and scarce_rate > 0:
+            scarce = self.budget_threshold(scarce_rate, now)
+            if math.isfinite(scarce):
+                threshold = max(threshold, scarce)
+            # the floor's visits (every live listing each max_interval) must fit in it too
+            floor_visits = len(self) * HOUR / self.max_interval
+            self._stretch = max(1.0, floor_visits / scarce_rate)
         best: Entry | None = None
         best_key: tuple = (-1,)
         wait = math.inf
+        curve = self._curve(now)
         for entry in self._entries.values():
             if entry.barren or entry.in_flight:
                 continue
@@ -291,6 +351,8 @@ class HubSchedule:
                     key = (0, elapsed)  # the floor: overdue, whatever it is expected to hold
                 else:
                     key = None
+                if key is None and best is not None and curve is not None:
+                    continue  # something is due: (with the rhythm, costly) due times are not needed
                 due_in = 0.0 if key is not None else self._until_due(entry, now, threshold)
                 if entry.rate is not None or not entry.failures:  # (a failed first visit: at once)
                     due_in = max(due_in, self.min_interval - elapsed)  # never polled faster
@@ -309,9 +371,18 @@ class HubSchedule:
         self._shapes.setdefault(shape(entry.url), [0, 0])[0] += 1
 
     def _due_measure(self, entry: Entry, now: float) -> float:
+        curve = self._curve(now)
+        if curve is None:
+            if self.priority == "lag":
+                return entry.waiting_lag(now)
+            return entry.expected(now)
+        if entry.rate is None or entry.last is None:
+            return math.inf
+        # the value of a poll over the interval since the last visit: ℓ·∫ p(s)(t − s) ds
+        # (document-hours) or ℓ·∫ p (documents)
         if self.priority == "lag":
-            return entry.waiting_lag(now)
-        return entry.expected(now)
+            return entry.rate * curve.lag_integral(entry.last, now)
+        return entry.rate * curve.integral(entry.last, now)
 
     def _floor(self, entry: Entry) -> float:
         # A listing that has never paid waits as long as its own dates say one new story takes
@@ -319,20 +390,47 @@ class HubSchedule:
         # nothing, twice as long after each visit; up to the novelty window (a visit a window
         # apart still finds every story it lists in time): hundreds of sub-listings (authors,
         # tags, older pages) must not take the budget.
+        stories = False
         if entry.paid:
-            return self.max_interval
-        if entry.listed_rate is not None:
+            span = min(self.window, self.max_interval * self._stretch)
+        elif entry.listed_rate is not None:
             if entry.listed_rate <= 0:
                 return self.window
-            return min(self.window, max(self.max_interval, HOUR / entry.listed_rate))
-        if entry.visits <= 1:
-            return self.max_interval
-        return min(self.window, self.max_interval * 2.0 ** (entry.visits - 1))
+            span = min(self.window, max(self.max_interval, HOUR / entry.listed_rate))
+            stories = span > self.max_interval  # the time one story takes
+        elif entry.visits <= 1:
+            span = min(self.window, self.max_interval * self._stretch)
+        else:
+            span = min(self.window, self.max_interval * self._stretch * 2.0 ** (entry.visits - 1))
+        curve = self._curve(None)
+        if curve is None or span >= self.window:
+            return span
+        # With the rhythm the floor is in average hours, never beyond the window: the time one
+        # story takes (listed_rate is a level) in hours of p; the floor's polls in hours of √p
+        # (shorter at the peak, longer at night, as many a week: spread in proportion to √λ,
+        # the spread that minimises the mean lag for a number of polls)
+        if not stories:
+            curve = curve.root
+        key = (entry.last, span, curve)
+        cached = self._floors.get(entry.url)
+        if cached is None or cached[0] != key:  # the same until the next visit or estimate
+            if len(self._floors) >= 2 * self.capacity:
+                self._floors.clear()
+            floor = curve.reach(entry.last, 1.0, span / HOUR, self.window, lag=False)
+            cached = self._floors[entry.url] = (key, floor)
+        return cached[1]
 
     def _until_due(self, entry: Entry, now: float, threshold: float) -> float:
         elapsed = now - entry.last
         until = self._floor(entry) - elapsed
-        if entry.rate and entry.rate > 0:
+        curve = self._curve(now)
+        if entry.rate and entry.rate > 0 and curve is not None:
+            # ℓ·∫_last^{last+Δ} p(s)(last + Δ − s) ds = threshold (or ℓ·∫ p = threshold), searched
+            # no further than the floor, which comes first beyond it
+            limit = elapsed + max(0.0, until)
+            due_at = curve.reach(entry.last, entry.rate, threshold, limit, lag=self.priority == "lag")
+            until = min(until, due_at - elapsed)
+        elif entry.rate and entry.rate > 0:
             if self.priority == "lag":  # rate·Δ²/2 = threshold (document-hours)
                 due_at = math.sqrt(2.0 * threshold / entry.rate) * HOUR
             else:  # rate·Δ = threshold (documents)
@@ -344,15 +442,26 @@ class HubSchedule:
         """A visit of ``url`` is requested at ``now``."""
         entry = self._entries[url]
         entry.in_flight = True
-        entry.interval = None if entry.visits == 0 else max(now - entry.last, 1.0) / HOUR
+        curve = self._curve(now)
+        if entry.visits == 0:
+            entry.interval = None
+        elif curve is None:
+            entry.interval = max(now - entry.last, 1.0) / HOUR
+        else:  # average hours: n novel documents over it observe the level ℓ = n / ∫ p
+            entry.interval = max(curve.integral(entry.last, now), 1.0 / HOUR)
         entry.last = now
 
     def visited(self, url: str, new_links: int, listed_rate: float | None = None,
-                now: float | None = None) -> None:
+                now: float | None = None, overflowed: bool = False) -> None:
         """The page of the visit begun earlier arrived (at ``now``) and showed ``new_links``
         links not seen before; novel documents among them come later, through :meth:`credit`.
         ``listed_rate``: stories per hour the page's own dates show (None: it dates none). A
-        visit begun "after" ``now`` (the site's clock was not known yet) counts as begun now."""
+        visit begun "after" ``now`` (the site's clock was not known yet) counts as begun now.
+        ``overflowed``: every item the page dates was new at a visit after its first, so more
+        came since the last visit than the page shows: what the credits will count is a lower
+        bound, and the rate is raised to at least ``listed_rate`` (a busy front polled too
+        rarely would otherwise learn a rate from what fits on one page, be polled more rarely
+        still, and lose more)."""
         entry = self._entries.get(url)
         if entry is None:
             return
@@ -373,6 +482,8 @@ class HubSchedule:
             entry.rate = 0.0  # the first visit: n / window, credited piece by piece
         else:
             entry.rate *= 1.0 - self.beta
+            if overflowed and listed_rate:
+                entry.rate = max(entry.rate, listed_rate)
 
     def credit(self, url: str, novel: int = 1) -> None:
         """``novel`` novel documents were found through the last visit of ``url``."""
@@ -384,7 +495,11 @@ class HubSchedule:
         entry.paid += novel
         entry.credited += novel
         if entry.interval is None:
-            entry.rate += novel * HOUR / self.window
+            curve = self._curve(None)
+            if curve is None or entry.last is None:
+                entry.rate += novel * HOUR / self.window
+            else:  # n fresh documents over the window before the visit: ℓ = n / ∫ p over it
+                entry.rate += novel / max(curve.integral(entry.last - self.window, entry.last), 1.0 / HOUR)
         else:
             entry.rate += self.beta * novel / entry.interval
 
@@ -415,6 +530,8 @@ class HubSchedule:
         live = [u for u, e in self._entries.items() if not e.barren]
         moved = set(rng.permutation(len(live))[: len(live) // 2].tolist())
         child = HubSchedule(**self._parameters())
+        if self.profile is not None:  # the site is the same: the child starts from a copy
+            child.profile = self.profile.copy()
         for index, url in enumerate(live):
             if index in moved:
                 child._entries[url] = self._entries.pop(url)
@@ -435,11 +552,16 @@ class HubSchedule:
     # -- persistence -----------------------------------------------------------------------
 
     def to_dict(self) -> dict:
-        return {"entries": [_fields(e) | {"in_flight": False} for e in self._entries.values()]}
+        data = {"entries": [_fields(e) | {"in_flight": False} for e in self._entries.values()]}
+        if self.profile is not None:
+            data["rhythm"] = self.profile.to_dict()
+        return data
 
     @classmethod
     def from_dict(cls, data: dict, **kwargs) -> "HubSchedule":
         schedule = cls(**kwargs)
+        if schedule.profile is not None and data.get("rhythm"):
+            schedule.profile = RhythmProfile.from_dict(data["rhythm"], **schedule.profile.parameters())
         for fields in data.get("entries", []):
             entry = Entry(**{k: fields[k] for k in _FIELDS if k in fields})
             schedule._entries[entry.url] = entry

@@ -15,7 +15,7 @@ The modules, one concern each (the names below are the package's API, imported f
 
 - :mod:`~newsforagers.pages.read`: :func:`read_page`, :func:`read_response`, whether a page is
   a document;
-- :mod:`~newsforagers.pages.page`: :class:`Page`, :class:`NotHTML`;
+- :mod:`~newsforagers.pages.page`: :class:`Page`, :class:`NotHTML`, :class:`NotAFeed`;
 - :mod:`~newsforagers.pages.dates`: the publication date, :func:`date_window`;
 - :mod:`~newsforagers.pages.links`: links, ``<base href>``, session ids;
 - :mod:`~newsforagers.pages.listings`: a listing's dated items;
@@ -23,12 +23,14 @@ The modules, one concern each (the names below are the package's API, imported f
 - :mod:`~newsforagers.pages.piece`: bounded work on huge pages (``PIECE_*``);
 - :mod:`~newsforagers.pages.charset`: :func:`charset_trouble`;
 - :mod:`~newsforagers.pages.policy`: Alg. 5's send policy, :func:`is_candidate` and
-  :class:`SentMemory`.
+  :class:`SentMemory`;
+- :mod:`~newsforagers.pages.feeds`: feeds and sitemaps, :func:`~newsforagers.pages.feeds.read_feed`
+  (not imported here: it imports Scrapy's sitemap reader, and the minds import this package).
 """
 
 from newsforagers.pages.charset import charset_trouble
 from newsforagers.pages.dates import DATE_FUTURE_REACH, DATE_PAST_REACH, date_window
-from newsforagers.pages.page import NotHTML, Page
+from newsforagers.pages.page import NotAFeed, NotHTML, Page
 from newsforagers.pages.piece import PIECE_CHARS, PIECE_DEPTH, PIECE_ELEMENTS
 from newsforagers.pages.policy import (
     DEFAULT_FUTURE_SKEW, DEFAULT_SENT_MEMORY_SIZE, SentMemory, is_candidate,
@@ -41,6 +43,7 @@ __all__ = [
     "DEFAULT_FUTURE_SKEW",
     "DEFAULT_SENT_MEMORY_SIZE",
     "DOCUMENT_MIN_WORDS",
+    "NotAFeed",
     "NotHTML",
     "PIECE_CHARS",
     "PIECE_DEPTH",

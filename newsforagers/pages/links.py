@@ -1,6 +1,7 @@
 """A page's links: its hrefs resolved against its ``<base href>``, kept when they are http(s)
 links, without fragment and without session ids (a crawler trap), deduplicated in document
-order and read under the ``max_links`` cap."""
+order and read under the ``max_links`` cap; and the feeds it announces (``<link
+rel="alternate">`` of type RSS or Atom), resolved the same way."""
 
 from __future__ import annotations
 
@@ -72,6 +73,32 @@ def read_links(base: str, root: Any,
     return tuple(links), session_ids, capped, resolved
 
 
+#: The ``type`` of a ``<link rel="alternate">`` that announces a feed the crawler reads.
+FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml"})
+
+
+def feed_links(base: str, root: Any, max_feeds: int = 0) -> tuple[str, ...]:
+    """The feeds the page announces: ``href`` of its ``<link rel="alternate">`` (``rel`` may
+    hold other words too) whose ``type`` is RSS or Atom (:data:`FEED_TYPES`), resolved
+    against ``base`` as links are, deduplicated in document order, the first ``max_feeds``
+    (0: all)."""
+    if root is None:
+        return ()
+    feeds: dict[str, None] = {}
+    for element in root.iter("link"):
+        href = element.get("href")
+        if href is None or "alternate" not in (element.get("rel") or "").lower().split():
+            continue
+        if (element.get("type") or "").split(";", 1)[0].strip().lower() not in FEED_TYPES:
+            continue
+        link = resolve_link(base, href)[0]
+        if link is not None:
+            feeds[link] = None
+            if max_feeds and len(feeds) >= max_feeds:
+                break
+    return tuple(feeds)
+
+
 def resolve_link(base: str, href: str) -> tuple[str | None, bool]:
     """The link ``href`` stands for (None: not an http(s) link), and whether a session id
     was removed from it."""
@@ -126,4 +153,4 @@ def _absolute_link(base: str, href: str) -> str | None:
         return None
 
 
-__all__ = ["base_url", "read_links", "resolve_link"]
+__all__ = ["FEED_TYPES", "base_url", "feed_links", "read_links", "resolve_link"]

@@ -1,6 +1,7 @@
 """What reading a page gives: :class:`Page` (its title, text, links and publication date, a
-listing's items, whether it is a document of its own, what the caps left unread), and
-:class:`NotHTML`, raised for a body that is not an HTML page."""
+listing's items, the feeds it points to, whether it is a document of its own, what the caps left
+unread), :class:`NotHTML`, raised for a body that is not an HTML page, and :class:`NotAFeed`,
+raised for one that was to be read as a feed or sitemap and is none."""
 
 from __future__ import annotations
 
@@ -20,6 +21,21 @@ class NotHTML(ValueError):
         self.reason = reason
 
 
+class NotAFeed(NotHTML):
+    """The body was to be read as a feed or a sitemap (its ``Content-Type`` or its first
+    element said so) and is none: XML of another kind, XML too broken to give one entry, a
+    gzip body that does not hold a sitemap.
+
+    A :class:`NotHTML` too (a caller that only knows pages skips it as one); the spider counts
+    it apart (``newsforagers/skipped/bad_feed``).
+    """
+
+    def __init__(self, url: str, reason: str) -> None:
+        ValueError.__init__(self, f"{url}: not a feed or sitemap ({reason})")
+        self.url = url
+        self.reason = reason
+
+
 @dataclass(frozen=True, slots=True)
 class Page:
     """What a forager reads from one page.
@@ -28,7 +44,9 @@ class Page:
     ``published`` is a timezone-aware UTC datetime, or None when the page carries no
     plausible publication date. ``date_source`` tells where it came from: ``"meta"``,
     ``"json-ld"``, ``"time"`` (explicit full timestamps), ``"htmldate"`` or ``"url"``; a page
-    with several dated items and no page-level date is a listing (``"listing"``, undated).
+    with several dated items and no page-level date is a listing (``"listing"``, undated). A
+    feed (RSS, Atom) or a sitemap read by :func:`~newsforagers.pages.feeds.read_feed` is a
+    listing too, undated, whose ``date_source`` says which: ``"feed"`` or ``"sitemap"``.
     """
 
     url: str
@@ -59,6 +77,13 @@ class Page:
     #: or the walk that reads it stopped after :data:`PIECE_ELEMENTS` elements: the page has
     #: more text than was read.
     text_capped: bool = False
+    #: The feeds and sitemaps the page points to, absolute http(s) URLs, deduplicated in
+    #: document order: an HTML page's ``<link rel="alternate">`` of type RSS or Atom, a sitemap
+    #: index's sitemaps. Never in ``links``.
+    feeds: tuple[str, ...] = ()
+    #: ``(feed, time)`` of the ``feeds`` the page dates: a sitemap index's ``<lastmod>`` of its
+    #: sitemaps (a sitemap last changed a week ago holds no news of today).
+    feeds_listed: tuple[tuple[str, datetime], ...] = ()
 
 
-__all__ = ["NotHTML", "Page"]
+__all__ = ["NotAFeed", "NotHTML", "Page"]

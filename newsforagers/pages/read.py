@@ -3,8 +3,8 @@ Scrapy ``TextResponse``, or any object with ``url``, ``text`` and ``headers``) c
 HTML, put together what the other modules read (the date, :mod:`~newsforagers.pages.dates`; the
 links, :mod:`~newsforagers.pages.links`; a listing's items, :mod:`~newsforagers.pages.listings`;
 the title and text, :mod:`~newsforagers.pages.text`; from a bounded piece of a huge page,
-:mod:`~newsforagers.pages.piece`) and decide whether the page is a document of its own, which
-may be sent (:data:`DOCUMENT_MIN_WORDS`)."""
+:mod:`~newsforagers.pages.piece`; the feeds it announces) and decide whether the page is a
+document of its own, which may be sent (:data:`DOCUMENT_MIN_WORDS`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from w3lib.encoding import html_to_unicode
 
 from newsforagers import defaults
 from newsforagers.pages.dates import Window, date_window, publication_date
-from newsforagers.pages.links import base_url, read_links
+from newsforagers.pages.links import base_url, feed_links, read_links
 from newsforagers.pages.listings import listed_items
 from newsforagers.pages.page import NotHTML, Page
 from newsforagers.pages.piece import bounded_piece
@@ -164,6 +164,8 @@ def _read(url: str, selector: Selector, html: str, window: Window, max_links: in
         document=_is_document(piece, published, source),
         links_capped=links_capped,
         text_capped=text_capped,
+        # from the piece: <link rel="alternate"> sits in the <head>
+        feeds=feed_links(base, piece.root, max_links),
     )
 
 

@@ -21,7 +21,7 @@ from .retime import rewrite_path_date, site_offset
 
 # Paths the site itself owns; an article whose corpus path falls here is moved under /story.
 RESERVED_PREFIXES = ("/section/", "/author/", "/archive/", "/search", "/story/")
-RESERVED_PATHS = ("/", "/robots.txt", "/favicon.ico")
+RESERVED_PATHS = ("/", "/robots.txt", "/favicon.ico", "/sitemap.xml", "/sitemap-news.xml")
 MOST_READ = 5  # size of the "most read" box on article pages
 
 

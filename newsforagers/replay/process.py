@@ -34,7 +34,8 @@ class ReplayProcess:
     def __init__(self, corpus: str | Path, *, profile: str = "hard", speed: float = 600.0,
                  start: str | None = None, retime: float | None = None,
                  log_path: str | Path | None = None, truth_path: str | Path | None = None,
-                 seed: int = 0, extra_args: list[str] | None = None, startup_timeout: float = 60.0):
+                 seed: int = 0, feeds: float = 0.0, extra_args: list[str] | None = None,
+                 startup_timeout: float = 60.0):
         self.argv = [sys.executable, "-m", "newsforagers.cli", "replay", str(corpus),
                      "--port", "0", "--profile", profile, "--speed", repr(speed),
                      "--seed", str(seed)]
@@ -46,6 +47,8 @@ class ReplayProcess:
             self.argv += ["--log", str(log_path)]
         if truth_path is not None:
             self.argv += ["--truth", str(truth_path)]
+        if feeds:
+            self.argv += ["--feeds", repr(feeds)]
         self.argv += list(extra_args or [])
         self.startup_timeout = startup_timeout
         self.process: subprocess.Popen | None = None

@@ -218,5 +218,7 @@ def not_found_main(path: str) -> str:
             '<p><a href="/">Back to the home page</a></p>')
 
 
-def robots_txt() -> str:
-    return "User-agent: *\nDisallow: /search\n"
+def robots_txt(sitemap: str | None = None) -> str:
+    """robots.txt; ``sitemap``: the absolute URL of a sitemap (index) to announce."""
+    text = "User-agent: *\nDisallow: /search\n"
+    return text + f"\nSitemap: {sitemap}\n" if sitemap else text

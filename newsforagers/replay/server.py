@@ -52,21 +52,25 @@ class ReplaySite:
     clock built from ``start``/``speed``/``wall`` (tests pass one driven by a
     :class:`~newsforagers.replay.clock.ManualWall`). ``log_path`` receives the JSON-lines
     request log. ``prerender`` renders article bodies in the reactor's idle time, ahead of
-    their publication, so that a first visit costs no more than a repeat one.
+    their publication, so that a first visit costs no more than a repeat one. ``feeds`` (0 to
+    1; 0: none, the default) is the share of sections with an RSS feed, listed in a news
+    sitemap and a sitemap index that robots.txt announces (docs/replay.md, "Feeds and
+    sitemaps"); ``seed`` draws them.
     """
 
     def __init__(self, corpus: Corpus | Iterable[Article] | str | Path, profile: str = "hard",
                  speed: float = 600.0, start: datetime | None = None,
                  retime: float | None = None, clock: SimClock | None = None,
                  log_path: str | Path | None = None, seed: int = 0,
-                 wall: Callable[[], float] = time.time, prerender: bool = True):
+                 wall: Callable[[], float] = time.time, prerender: bool = True,
+                 feeds: float = 0.0):
         if isinstance(corpus, (str, Path)):
             corpus = load_corpus(corpus)
         self.corpus = corpus
         self.index = SiteIndex(corpus, retime=retime, seed=seed)
         self.articles: list[ReplayArticle] = self.index.articles
         self.profile = profile
-        self.pages = PageBuilder(self.index, profile)
+        self.pages = PageBuilder(self.index, profile, feeds=feeds)
         self._own_clock = clock is None
         if clock is None:
             clock = SimClock(start or self.articles[0].published - START_LEAD, speed, wall)

@@ -21,6 +21,7 @@ import re
 import time
 import weakref
 import zlib
+from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from typing import Callable
@@ -32,6 +33,10 @@ from twisted.web.http import datetimeToString
 from . import render
 from .clock import SimClock
 from .conditional import last_modified_value, not_modified
+from .feeds import (
+    FEED_ITEMS, NEWS_MAX, NEWS_SITEMAP_PATH, NEWS_WINDOW, RSS_TYPE, SITEMAP_INDEX_PATH, XML_TYPE,
+    alternate_link, feed_path, feed_sections, news_sitemap, rss_feed, sitemap_index,
+)
 from .index import Front, ReplayArticle, SiteIndex
 from .log import RequestLog
 
@@ -50,6 +55,8 @@ GZIP_LEVEL = 6
 
 _ARCHIVE = re.compile(r"^/archive/(\d{4})/(\d{2})/(\d{2})/$")
 _GZIP = re.compile(rb"(?:^|[\s,])gzip(?:$|[\s,;])")
+# A Host header the feeds may name in their absolute URLs: a name or an address, and a port.
+_HOST = re.compile(r"(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
 _HTML = b"text/html; charset=utf-8"
 
 
@@ -81,11 +88,25 @@ class Page:
 
 
 class PageBuilder:
-    """Every page of the site at a given simulated time, cached."""
+    """Every page of the site at a given simulated time, cached.
 
-    def __init__(self, index: SiteIndex, profile: str = "hard", site_name: str | None = None):
+    ``feeds`` (a share of the sections, 0 to 1; 0: none) gives that many sections, drawn with
+    the index's seed, an RSS feed, and the site a news sitemap of those sections and a sitemap
+    index, announced in robots.txt (see :mod:`.feeds`).
+    """
+
+    def __init__(self, index: SiteIndex, profile: str = "hard", site_name: str | None = None,
+                 feeds: float = 0.0):
         if profile not in PROFILES:
             raise ValueError(f"profile ({profile!r}) must be one of {', '.join(PROFILES)}.")
+        self.feeds = feeds
+        #: The section fronts that have a feed (``feeds`` of them, drawn with the index's seed).
+        self.feed_fronts: list[Front] = feed_sections(index.sections, feeds, index.seed)
+        self._feed_by_path = {feed_path(f): f for f in self.feed_fronts}
+        self._alternates = {f.name: alternate_link(f) for f in self.feed_fronts}
+        # The stories of the feed sections in publication order: the news sitemap's candidates.
+        self._news_ids = sorted({i for f in self.feed_fronts for i in f.members})
+        self._news_ts = [index.ts[i] for i in self._news_ids]
         self.index = index
         self.profile = profile
         self.site_name = site_name or f"{index.host} (replay)"
@@ -108,8 +129,10 @@ class PageBuilder:
 
     # -- entry point ------------------------------------------------------------------------
 
-    def get(self, uri: str, now: float) -> Page:
-        """The page at ``uri`` (path and query, as sent) at simulated time ``now``."""
+    def get(self, uri: str, now: float, host: str = "127.0.0.1") -> Page:
+        """The page at ``uri`` (path and query, as sent) at simulated time ``now``; ``host``
+        (the request's ``Host``) is the authority of the absolute URLs of robots.txt, feeds and
+        sitemaps."""
         if uri.startswith(("http://", "https://")):  # absolute-form request target
             uri = "/" + uri.split("/", 3)[3] if uri.count("/") >= 3 else "/"
         i = self.index.by_path.get(uri)
@@ -125,12 +148,19 @@ class PageBuilder:
             front = self.index.fronts.get(path)
             if front is not None:
                 return self._front(uri, front, query, now)
+            front = self._feed_by_path.get(path)
+            if front is not None:
+                return self._feed(uri, front, query, now, f"http://{host}")
         elif path.startswith("/archive/"):
             return self._archive(uri, path, query, now)
         elif path == "/search":
             return self._search(uri, query, now)
         elif path == "/robots.txt" and not query:
-            return self._robots
+            return self._robots_for(host) if self.feeds else self._robots
+        elif path == NEWS_SITEMAP_PATH and self.feeds and not query:
+            return self._news_sitemap(uri, now, f"http://{host}")
+        elif path == SITEMAP_INDEX_PATH and self.feeds and not query:
+            return self._sitemap_index(uri, f"http://{host}")
         return self.not_found(uri)
 
     def body_html(self, i: int) -> str:
@@ -251,6 +281,7 @@ class PageBuilder:
             a.title, a.published, a.summary, body, index.authors_of(a), index.sections_of(a),
             combos, related, most_read, day_link)
         head = render.article_head(a.title, a.published, a.authors, a.sections, a.path, a.summary)
+        head += self._feed_links(a.sections)
         # A link to a later article that has appeared since, and a section entering the
         # navigation, are the only changes an article page ever sees
         modified = max([a.ts, self._nav_since(now)] + [index.ts[j] for j in links])
@@ -285,8 +316,10 @@ class PageBuilder:
         main = render.front_main(heading, [self._story(i) for i in ids], newer, older, subs,
                                  sub_heading)
         title = heading if number == 1 else f"{heading} (page {number})"
+        head = self._feed_links([front.name]) if front.kind == "section" else ""
         # every story published in the front moves every one of its pages
-        return Page(200, self._html(title, main, now), max(front.ts[visible - 1], self._nav_since(now)))
+        return Page(200, self._html(title, main, now, head),
+                    max(front.ts[visible - 1], self._nav_since(now)))
 
     def _home(self, uri: str, query: str, now: float) -> Page:
         if query:
@@ -383,6 +416,60 @@ class PageBuilder:
         main = render.search_main(q, number, more)
         return Page(200, self._html(f"Search {q}", main, now))
 
+    # -- feeds and sitemaps (feeds > 0) -----------------------------------------------------------
+
+    def _feed_links(self, sections) -> str:
+        """The ``<link rel="alternate">`` of the feeds of ``sections`` (names), for a ``<head>``."""
+        return "".join(self._alternates[s] for s in sections if s in self._alternates)
+
+    def _robots_for(self, host: str) -> Page:
+        # The Sitemap line is an absolute URL (the robots.txt protocol wants one): one
+        # robots.txt per Host.
+        return self._cached(f"http://{host}/robots.txt", ("r",), lambda: Page(
+            200, render.robots_txt(f"http://{host}{SITEMAP_INDEX_PATH}").encode(),
+            content_type=b"text/plain; charset=utf-8"))
+
+    def _feed(self, uri: str, front: Front, query: str, now: float, base: str) -> Page:
+        visible = front.visible(now)
+        if query or visible == 0:  # like the section's front, nothing before its first story
+            return self.not_found(uri)
+        return self._cached(base + uri, ("rss", visible),
+                            lambda: self._render_feed(front, visible, base))
+
+    def _render_feed(self, front: Front, visible: int, base: str) -> Page:
+        stories = [self.index.articles[i]
+                   for i in front.members[max(0, visible - FEED_ITEMS):visible][::-1]]
+        body = rss_feed(base, self.site_name, front,
+                        [(a.path, a.title, a.published, a.summary) for a in stories],
+                        stories[0].published)
+        # the feed changes exactly when its section publishes, as the front does
+        return Page(200, body.encode("utf-8"), front.ts[visible - 1], RSS_TYPE)
+
+    def _news_sitemap(self, uri: str, now: float, base: str) -> Page:
+        # the feed sections' stories published in (now - NEWS_WINDOW, now], the newest
+        # NEWS_MAX of them
+        hi = bisect_right(self._news_ts, now)
+        dropped = bisect_right(self._news_ts, now - NEWS_WINDOW)  # [0, dropped) are too old
+        lo = max(dropped, hi - NEWS_MAX)
+        return self._cached(base + uri, ("news", lo, hi),
+                            lambda: self._render_news(lo, hi, dropped, base))
+
+    def _render_news(self, lo: int, hi: int, dropped: int, base: str) -> Page:
+        stories = [self._story(self._news_ids[k]) for k in range(hi - 1, lo - 1, -1)]
+        body = news_sitemap(base, self.site_name, stories)
+        # It changes when a story is published, and when one leaves the window (unless the
+        # NEWS_MAX newest had pushed it out already); never changed: since the first story.
+        changes = [self._news_ts[hi - 1]] if hi else [self.index.ts[0]]
+        if dropped and dropped > hi - NEWS_MAX:
+            changes.append(self._news_ts[dropped - 1] + NEWS_WINDOW)
+        return Page(200, body.encode("utf-8"), max(changes), XML_TYPE)
+
+    def _sitemap_index(self, uri: str, base: str) -> Page:
+        # It never changes; it exists since the site's first story.
+        return self._cached(base + uri, ("index",), lambda: Page(
+            200, sitemap_index(base, [NEWS_SITEMAP_PATH]).encode("utf-8"), self.index.ts[0],
+            XML_TYPE))
+
     def vocabulary(self) -> list[str]:
         if self._vocabulary is None:
             words = {w.lower() for a in self.index.articles[:2000]
@@ -413,7 +500,8 @@ class ReplayResource(resource.Resource):
             request.setResponseCode(405)
             request.setHeader(b"allow", b"GET, HEAD")
             return b""
-        page = self.pages.get(request.uri.decode("utf-8", "replace"), now)
+        host = _authority(request) if self.pages.feeds else "127.0.0.1"
+        page = self.pages.get(request.uri.decode("utf-8", "replace"), now, host)
         request.setResponseCode(page.status)
         if page.status != 200:
             # conditions are evaluated only for a response that would be a 2xx (RFC 9110 13.2.1)
@@ -441,6 +529,19 @@ class ReplayResource(resource.Resource):
             request.setHeader(b"content-encoding", b"gzip")
             return page.gzipped()
         return page.body
+
+
+def _authority(request: server.Request) -> str:
+    """The request's ``Host`` (the site as the client names it), or the address it reached
+    when the header is missing or is no host and port."""
+    value = request.getHeader(b"host")
+    if value is not None:
+        host = value.decode("latin-1").strip()
+        if _HOST.fullmatch(host):
+            return host
+    address = request.getHost()
+    name = f"[{address.host}]" if ":" in address.host else address.host
+    return f"{name}:{address.port}"
 
 
 class ReplayHTTPSite(server.Site):

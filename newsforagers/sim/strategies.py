@@ -164,9 +164,12 @@ def run_scheduled(world: NewsWorld, duration: float, budget: float, rng: np.rand
             profit = (config.reward if novel else 0.0) - config.send_cost
             forager.on_reward(fetch.visit, profit, novel)
     counters = forager.counters
-    return crawl.result(explored=counters.explored, listings_found=counters.listings_found,
-                        schedule=len(forager.schedule), listings=counters.listings,
-                        harvested=counters.harvested, old_listed=counters.old_listed)
+    extra = dict(explored=counters.explored, listings_found=counters.listings_found,
+                 schedule=len(forager.schedule), listings=counters.listings,
+                 harvested=counters.harvested, old_listed=counters.old_listed)
+    if forager.schedule.profile is not None:  # the learned rhythm (FORAGERS_SCHEDULE_RHYTHM)
+        extra["rhythm"] = tuple(forager.schedule.profile.curve(crawl.t).hourly.tolist())
+    return crawl.result(**extra)
 
 
 def _when(seconds: float) -> datetime:

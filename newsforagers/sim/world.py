@@ -1,6 +1,8 @@
 """A small in-memory news site in simulated time, for the demo and fast experiments.
 
-Sections with Zipf popularity receive articles by a Poisson process; the home page links to
+Sections with Zipf popularity receive articles by a Poisson process (optionally with a daily
+and weekly rhythm, :func:`news_rhythm`: quiet nights, a morning peak, slower weekends); the
+home page links to
 every section front; a front lists its latest ``front_size`` articles; an article links to its
 front, the home page and a few older articles chosen by preferential attachment. Every page
 has a ``k``-dimensional state vector in [−1, 1] standing in for the PrTFIDF state: pages of a
@@ -11,12 +13,29 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 
 from newsforagers import defaults
+from newsforagers.learning.rhythm import HOUR, WEEK_HOURS, Rhythm, hour_of_week
 
 HOST = "http://news.sim"
+
+#: stories per hour of a weekday relative to one another, from midnight (site time = UTC):
+#: a quiet night, a morning peak, a busy day thinning out in the evening
+WEEKDAY_HOURS = (0.15, 0.15, 0.15, 0.15, 0.15, 0.3, 0.8, 2.2, 2.6, 2.4, 1.9, 1.7,
+                 1.5, 1.5, 1.4, 1.3, 1.2, 1.1, 1.0, 0.9, 0.8, 0.6, 0.4, 0.25)
+
+
+def news_rhythm(weekend: float = 0.5, day: Sequence[float] = WEEKDAY_HOURS) -> np.ndarray:
+    """A news site's publishing rhythm over the UTC week (168 values, Monday 00:00 first, mean
+    1): ``day``'s shape every day, Saturday and Sunday at ``weekend`` of a weekday."""
+    if len(day) != 24 or weekend <= 0:
+        raise ValueError("a rhythm needs 24 hourly values and a weekend factor > 0.")
+    week = np.tile(np.asarray(day, dtype=np.float64), 7)
+    week[5 * 24:] *= weekend
+    return week / week.mean()
 
 
 @dataclass(frozen=True)
@@ -38,6 +57,7 @@ class NewsWorld:
         related: int = 3,
         k: int = defaults.FORAGERS_N_CLUSTERS,
         rng: np.random.Generator | None = None,
+        rhythm: Sequence[float] | None = None,
     ):
         if duration <= 0 or n_sections < 1 or rate_per_hour <= 0:
             raise ValueError("a news world needs duration > 0, n_sections >= 1 and rate > 0.")
@@ -47,8 +67,15 @@ class NewsWorld:
         self.n_sections = n_sections
         popularity = 1.0 / np.arange(1, n_sections + 1)
         popularity /= popularity.sum()
-        n_articles = int(rng.poisson(rate_per_hour * duration / 3600.0))
-        times = np.sort(rng.uniform(0.0, duration, size=n_articles))
+        # ``rhythm``: stories per hour of the week relative to the week's mean (time 0 is
+        # POSIX 0, a Thursday 00:00 UTC); None: the same rate at every hour
+        self.rhythm = None if rhythm is None else Rhythm(rhythm)
+        if self.rhythm is None:
+            n_articles = int(rng.poisson(rate_per_hour * duration / 3600.0))
+            times = np.sort(rng.uniform(0.0, duration, size=n_articles))
+        else:
+            times = self._rhythmic_times(rng, duration, rate_per_hour)
+            n_articles = len(times)
         sections = rng.choice(n_sections, size=n_articles, p=popularity)
         self.articles = [
             SimArticle(f"{HOST}/section/{s}/article/{i}/", int(s), float(t))
@@ -89,6 +116,16 @@ class NewsWorld:
             concentration[clusters[s]] = 6.0
             self._states[self.front_url(s)] = squashed(concentration)
         self._states[self.home_url] = squashed(np.full(k, 1.0))
+
+    def _rhythmic_times(self, rng: np.random.Generator, duration: float, rate_per_hour: float) -> np.ndarray:
+        # a Poisson process of intensity rate·p(t): uniform draws mapped through the inverse of
+        # Λ(t) = ∫_0^t p, which is piecewise linear between the hours
+        knots = np.minimum(np.arange(0.0, duration + HOUR, HOUR), duration)
+        hourly = np.array([self.rhythm.hourly[int(hour_of_week(t)) % WEEK_HOURS] for t in knots[:-1]])
+        cumulative = np.concatenate(([0.0], np.cumsum(hourly * np.diff(knots) / HOUR)))
+        n_articles = int(rng.poisson(rate_per_hour * cumulative[-1]))
+        draws = np.sort(rng.uniform(0.0, cumulative[-1], size=n_articles))
+        return np.interp(draws, cumulative, knots)
 
     home_url = f"{HOST}/"
 

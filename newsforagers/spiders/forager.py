@@ -43,8 +43,9 @@ from newsforagers.downloadhandlers import ClosingIgnoreRequest
 from newsforagers.driver import ForagerDriver
 from newsforagers.errors import ForagersUsageError, report_usage_errors_in_one_line
 from newsforagers.forager import MODES
-from newsforagers.pages import NotHTML, charset_trouble, read_response
+from newsforagers.pages import NotAFeed, NotHTML, charset_trouble, read_response
 from newsforagers.pages.document import detect_language
+from newsforagers.pages.feeds import is_feed, read_feed, robots_sitemaps
 from newsforagers.spiders.broker import NOT_MODIFIED, UrlBroker
 from newsforagers.store import open_store
 
@@ -61,6 +62,9 @@ STALE_FLAGS = frozenset({"cached", "shared"})
 #: Requests of the scheduled strategy that read a page's links as they are now (listing
 #: visits, exploration steps): never answered from Scrapy's HTTP cache.
 FRESH_KINDS = frozenset({"listing", "explore"})
+
+#: ``Page.date_source`` of a feed and of a sitemap (:func:`~newsforagers.pages.feeds.read_feed`).
+FEED_SOURCES = frozenset({"feed", "sitemap"})
 
 
 #: What a forager is in its colony: the one that starts it and hosts its feed, or a member.
@@ -200,9 +204,25 @@ class ForagerSpider(scrapy.Spider):
         return spider
 
     async def start(self):
-        # The first step comes from the weblog, through the scheduler.
-        return
-        yield  # pragma: no cover - makes this an async generator
+        # The first step comes from the weblog, through the scheduler. The scheduled strategy's
+        # root forager also asks the seeds' hosts for their sitemaps (robots.txt), once per colony.
+        for request in self._robots_requests():
+            yield request
+
+    def _robots_requests(self) -> list[scrapy.Request]:
+        """The robots.txt of each seed's host, read for its ``Sitemap:`` lines (docs/pages.md,
+        *Feeds and sitemaps*): by the root forager of a scheduled colony with ``FORAGERS_FEEDS``
+        (the colony's other foragers get its sitemaps in their share of its weblog). Requests of
+        the spider's own, through Scrapy's queue and the colony's budget like any other."""
+        config, colony = self.config, self.colony
+        if config is None or config.strategy != "scheduled" or not config.feeds or \
+                not getattr(colony, "hosting", False) or getattr(colony, "root", None) is not self.crawler:
+            return []
+        hosts = dict.fromkeys(f"{parts.scheme}://{parts.netloc}" for parts in map(urlsplit, self.seeds))
+        # not held by the robots.txt middleware until it has read the very same file
+        return [scrapy.Request(f"{host}/robots.txt", callback=self.parse_robots, errback=self.robots_failed,
+                               headers={"X-Forager": self.forager_id}, meta={"dont_obey_robotstxt": True})
+                for host in hosts]
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -252,8 +272,11 @@ class ForagerSpider(scrapy.Spider):
 
     # -- callbacks ---------------------------------------------------------------------------
 
-    def _read(self, response, on_failure, now: datetime | None = None, kind: str | None = None):
+    def _read(self, response, on_failure, now: datetime | None = None, kind: str | None = None,
+              feeds: bool = False):
         """The page of a response, or None (counted, and reported to the forager) if not HTML.
+        With ``feeds``, a feed or sitemap (:func:`~newsforagers.pages.feeds.is_feed`) is read as a
+        listing of its entries; one that cannot be read is a skip counted apart (``bad_feed``).
 
         ``now`` is the site's clock (``site_now``): a publication date is plausible around it,
         not around the system's (a replay of 1987 is dated 1987). None: the system clock.
@@ -266,18 +289,31 @@ class ForagerSpider(scrapy.Spider):
         article when dated, else a listing) and its links, or a fetch with no page."""
         url = response.meta["forager_url"]
         try:
-            page = read_response(response, now, max_links=self.config.max_links,
-                                 max_text=self.config.max_text)
+            if feeds and is_feed(response.body, response.headers):
+                page = read_feed(url, response.body, headers=response.headers, now=now,
+                                 max_items=self.config.max_links, max_text=self.config.max_text)
+            else:
+                page = read_response(response, now, max_links=self.config.max_links,
+                                     max_text=self.config.max_text)
+        except NotAFeed as exc:
+            self._trouble("skipped/bad_feed", "%s: skipped", exc)
+            self._report(response, url, now)
+            on_failure(url)
+            return None
         except NotHTML as exc:
             self._trouble("skipped/not_html", "%s: skipped", exc)
             self._report(response, url, now)
             on_failure(url)
             return None
-        charset = charset_trouble(response.headers.get(b"Content-Type"), response.body, response.text)
-        if charset is not None:
-            self._trouble(f"pages/charset/{charset}", "page %s: charset %s (read with %s)",
-                          url, charset, getattr(response, "encoding", "?"))
-        if not (page.title or page.text or page.links):
+        if page.date_source in FEED_SOURCES:
+            # XML declares its own encoding (a gzip sitemap has no text at all)
+            self.crawler.stats.inc_value(f"newsforagers/feeds/read/{page.date_source}")
+        else:
+            charset = charset_trouble(response.headers.get(b"Content-Type"), response.body, response.text)
+            if charset is not None:
+                self._trouble(f"pages/charset/{charset}", "page %s: charset %s (read with %s)",
+                              url, charset, getattr(response, "encoding", "?"))
+        if not (page.title or page.text or page.links or page.feeds):
             self._trouble("pages/empty", "page %s gave no title, no text and no link (%d bytes)",
                           url, len(response.body))
         if page.session_ids:
@@ -375,9 +411,12 @@ class ForagerSpider(scrapy.Spider):
         if response.status == NOT_MODIFIED:
             self._not_modified(response, fetch, now)
             return
-        page = self._read(response, lambda _url: forager.on_failed(fetch), now)
+        page = self._read(response, lambda _url: forager.on_failed(fetch), now, feeds=self.config.feeds)
         if page is None:
             return
+        if self.config.feeds and page.feeds:
+            # first: a feed the page also links to is then a listing, not a story to harvest
+            self._add_feeds(page.feeds, dict(page.feeds_listed))
         links = [link for link in page.links if self._on_site(link) and self._robots_allow(link)]
         forager.on_page(fetch, self.site_clock.now(), text=f"{page.title}\n{page.text}",
                         links=links, published=page.published, listed=dict(page.listed))
@@ -387,6 +426,29 @@ class ForagerSpider(scrapy.Spider):
         if fetch.kind != "listing" and self._sendable(fetch.url, page) \
                 and forager.should_send(fetch.url, page.published, now):
             yield self._send_item(fetch.url, page, now, fetch.visit, 0, response.text)
+
+    def _add_feeds(self, feeds, updated=None) -> None:
+        """Hand the feeds and sitemaps a page or robots.txt announces to the scheduled forager,
+        which adds those it lacks to its weblog as listings (``ScheduledForager.add_feeds``)."""
+        feeds = [url for url in feeds if self._on_site(url) and self._robots_allow(url)]
+        if feeds:
+            self.forager_driver.forager.add_feeds(feeds, self.site_clock.now(), updated)
+
+    def parse_robots(self, response) -> None:
+        """A seed host's robots.txt (:meth:`_robots_requests`): its ``Sitemap:`` lines become
+        listings of the forager's weblog."""
+        self.site_now(response)  # a first answer tells the site's clock, as any other
+        sitemaps = robots_sitemaps(response.url, response.body, max_items=self.config.max_links)
+        self.crawler.stats.inc_value("newsforagers/feeds/robots_sitemaps", len(sitemaps))
+        logger.info("forager %s: %s lists %d sitemap(s)", self.forager_id, response.url, len(sitemaps))
+        self._add_feeds(sitemaps)
+
+    def robots_failed(self, failure) -> None:
+        # no robots.txt (404) is routine: no sitemap to add, and the robots middleware decides
+        # alone what may be fetched
+        self.crawler.stats.inc_value("newsforagers/feeds/robots_failed")
+        logger.debug("forager %s: robots.txt %s not read for sitemaps: %s", self.forager_id,
+                     failure.request.url, failure.getErrorMessage())
 
     def _not_modified(self, response, fetch, now: datetime) -> None:
         """A conditional revisit answered 304: the colony's copy stands. Nothing is read; the

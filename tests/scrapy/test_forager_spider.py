@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from scrapy import Request
 from scrapy.downloadermiddlewares.httpcache import HttpCacheMiddleware
-from scrapy.http import HtmlResponse, Response
+from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
 from scrapy.spidermiddlewares.httperror import HttpError, HttpErrorMiddleware
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
@@ -195,3 +195,141 @@ def test_without_url_records_nothing_is_reported(forager_spider):
     visit(spider, mind.next_fetch(T0), body=listing("/a.html"), ETag='"v1"')
     assert store.get_url_record(HOME) is None and store.get_url_record(HOME + "a.html") is None
     assert spider.broker is None
+
+
+# -- feeds and sitemaps (issue 19; docs/pages.md, "Feeds and sitemaps") -----------------------
+
+FEED = HOME + "world/feed.xml"
+
+
+def rss(*items: tuple[str, float]) -> bytes:
+    entries = "".join(f"<item><title>Story {path}</title><link>{path}</link>"
+                      f"<pubDate>{datetimeToString(when).decode()}</pubDate></item>" for path, when in items)
+    return (f'<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>World</title>'
+            f"{entries}</channel></rss>").encode()
+
+
+def xml_answer(request: Request, body: bytes, at: float = T0, kind=XmlResponse,
+               content_type: str = "application/rss+xml; charset=utf-8") -> Response:
+    return kind(request.url, body=body, request=request,
+                headers={"Date": datetimeToString(at), "Content-Type": content_type})
+
+
+def test_a_feed_a_page_announces_is_read_as_a_listing_whose_stories_are_harvested(forager_spider):
+    spider = forager_spider()
+    store, mind, stats = spider.forager_driver.store, spider.forager_driver.forager, spider.crawler.stats
+    home = (b'<html><head><title>Front</title><link rel="alternate" type="application/rss+xml" href="/world/feed.xml">'
+            b'<link rel="alternate" type="application/rss+xml" href="http://elsewhere.example/feed.xml">'
+            b'</head><body><a href="/about.html">About</a></body></html>')
+    visit(spider, mind.next_fetch(T0), body=home)
+    assert FEED in mind.schedule and "http://elsewhere.example/feed.xml" not in mind.schedule
+    assert mind.counters.feeds_added == 1
+    mind.on_failed(mind.next_fetch(T0))  # the harvest of /about.html, out of the way
+    feed_visit = mind.next_fetch(T0)
+    assert feed_visit == Fetch(FEED, "listing", 2)
+    body = rss(("/world/fresh.html", T0 - 600), ("/world/stale.html", T0 - 3 * 86400))
+    assert list(spider.parse_fetch(xml_answer(spider.make_fetch_request(feed_visit), body))) == []
+    assert stats.get_value("newsforagers/feeds/read/feed") == 1
+    assert not stats.get_value("newsforagers/skipped/not_html") and not stats.get_value("newsforagers/pages/empty")
+    assert store.get_url_record(FEED)["state"] == 200  # reported as any listing
+    harvest = mind.next_fetch(T0)
+    assert harvest == Fetch(HOME + "world/fresh.html", "harvest", 2) and mind.next_fetch(T0) is None
+    items = visit(spider, harvest, body=article(T0 - 600), at=T0 + 1)
+    assert [item["url"] for item in items] == [HOME + "world/fresh.html"]  # sent, through the feed's visit
+    assert items[0]["forager_path"] == 2
+
+
+def test_a_gzip_sitemap_is_read_and_a_sitemap_index_adds_its_sitemaps(forager_spider):
+    import gzip
+
+    spider = forager_spider()
+    mind, stats = spider.forager_driver.forager, spider.crawler.stats
+    index, news = HOME + "sitemap.xml", HOME + "news.xml.gz"
+    mind.add_feeds([index], T0)
+    mind.on_failed(mind.next_fetch(T0))  # the seed, out of the way
+    body = (b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>/news.xml.gz</loc>'
+            b"<lastmod>2024-01-01T11:00:00Z</lastmod></sitemap><sitemap><loc>/2019.xml</loc>"
+            b"<lastmod>2019-01-01</lastmod></sitemap></sitemapindex>")
+    index_visit = mind.next_fetch(T0)
+    assert index_visit.url == index
+    list(spider.parse_fetch(xml_answer(spider.make_fetch_request(index_visit), body,
+                                       content_type="application/xml")))
+    assert news in mind.schedule and HOME + "2019.xml" not in mind.schedule and mind.counters.old_feeds == 1
+    # (dated since the forager began at T0: news, which no due listing goes before)
+    urls = (b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>/a.html</loc>'
+            b"<lastmod>2024-01-01T12:00:00Z</lastmod></url></urlset>")
+    news_visit = mind.next_fetch(T0)
+    assert news_visit.url == news
+    list(spider.parse_fetch(xml_answer(spider.make_fetch_request(news_visit), gzip.compress(urls),
+                                       kind=Response, content_type="application/x-gzip")))
+    assert stats.get_value("newsforagers/feeds/read/sitemap") == 2
+    assert mind.next_fetch(T0) == Fetch(HOME + "a.html", "harvest", news_visit.visit)
+
+
+@pytest.mark.parametrize("body, content_type", [
+    (b"<rss version='2.0'><channel><title>Broken<item><ti", "application/rss+xml"),
+    (b"<?xml version='1.0'?><note>not a feed</note>", "text/xml"),
+])
+def test_a_bad_feed_is_a_counted_skip_and_a_failed_visit(forager_spider, body, content_type):
+    spider = forager_spider()
+    mind, stats = spider.forager_driver.forager, spider.crawler.stats
+    mind.add_feeds([FEED], T0)
+    mind.on_failed(mind.next_fetch(T0))  # the seed, out of the way
+    fetch = mind.next_fetch(T0)
+    assert fetch.url == FEED
+    assert list(spider.parse_fetch(xml_answer(spider.make_fetch_request(fetch), body,
+                                              content_type=content_type))) == []
+    assert stats.get_value("newsforagers/skipped/bad_feed") == 1
+    assert not stats.get_value("newsforagers/skipped/not_html")
+    assert mind.schedule.entry(FEED).failures == 1 and mind.in_flight == 0
+
+
+def test_with_feeds_off_nothing_is_discovered_and_a_feed_is_skipped_as_not_html(forager_spider):
+    spider = forager_spider(FORAGERS_FEEDS="false")
+    mind, stats = spider.forager_driver.forager, spider.crawler.stats
+    home = b'<html><head><title>Front</title><link rel="alternate" type="application/rss+xml" href="/world/feed.xml">'
+    visit(spider, mind.next_fetch(T0), body=home + b"</head><body><a href='/a.html'>A</a></body></html>")
+    assert FEED not in mind.schedule and mind.counters.feeds_added == 0
+    mind.on_failed(mind.next_fetch(T0))
+    mind.schedule.add(FEED)
+    fetch = mind.next_fetch(T0)
+    list(spider.parse_fetch(xml_answer(spider.make_fetch_request(fetch), rss(("/x.html", T0)))))
+    assert stats.get_value("newsforagers/skipped/not_html") == 1 and not stats.get_value("newsforagers/feeds/read/feed")
+    # and no robots.txt is asked for its sitemaps
+    spider.colony = SimpleNamespace(hosting=True, root=spider.crawler)
+    assert spider._robots_requests() == []
+
+
+def test_the_paper_strategy_still_skips_a_feed_as_not_html():
+    spider = ForagerSpider(seeds=HOME)
+    spider._set_crawler(get_crawler(ForagerSpider))
+    spider.config = ForagersConfig.from_settings({"FORAGERS_STRATEGY": "paper", "FORAGERS_URL_RECORDS": "false"})
+    request = Request(FEED, meta={"forager_url": FEED})
+    failed = []
+    assert spider._read(xml_answer(request, rss(("/x.html", T0))), failed.append, kind="probe") is None
+    assert failed == [FEED] and spider.crawler.stats.get_value("newsforagers/skipped/not_html") == 1
+    spider.colony = SimpleNamespace(hosting=True, root=spider.crawler)
+    assert spider._robots_requests() == []
+
+
+def test_the_root_reads_the_sitemaps_its_seeds_robots_txt_lists(forager_spider):
+    spider = forager_spider()
+    mind, stats = spider.forager_driver.forager, spider.crawler.stats
+    spider.seeds = [HOME, HOME + "world/", "https://other.example/"]
+    assert spider._robots_requests() == []  # not the root of a colony (a member, a split's child)
+    spider.colony = SimpleNamespace(hosting=True, root=spider.crawler)
+    requests = spider._robots_requests()
+    spider.colony = None
+    assert [r.url for r in requests] == [HOME + "robots.txt", "https://other.example/robots.txt"]
+    assert all(r.meta["dont_obey_robotstxt"] and r.callback == spider.parse_robots for r in requests)
+    robots = (b"User-agent: *\nDisallow: /search\nSitemap: " + HOME.encode() + b"sitemap.xml\n"
+              b"Sitemap: /sitemap-news.xml\nSitemap: http://elsewhere.example/sitemap.xml\n")
+    spider.parse_robots(TextResponse(requests[0].url, body=robots, request=requests[0],
+                                     headers={"Date": datetimeToString(T0), "Content-Type": "text/plain"}))
+    assert stats.get_value("newsforagers/feeds/robots_sitemaps") == 3
+    assert HOME + "sitemap.xml" in mind.schedule and HOME + "sitemap-news.xml" in mind.schedule
+    assert "http://elsewhere.example/sitemap.xml" not in mind.schedule  # off the colony's sites
+    gone = Failure(HttpError(answer(requests[1], status=404)))
+    gone.request = requests[1]
+    spider.robots_failed(gone)
+    assert stats.get_value("newsforagers/feeds/robots_failed") == 1

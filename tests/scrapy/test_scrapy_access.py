@@ -73,3 +73,17 @@ def test_the_robots_middleware_s_parser_cache():
 def test_the_engine_is_not_set_before_the_crawl():
     crawler = get_crawler(Spider)
     assert scrapy_access.engine_of(crawler) is None and not scrapy_access.engine_running(crawler)
+
+
+def test_the_sitemap_s_element_hook_sees_a_news_entry_before_it_is_cleared():
+    from scrapy.utils.sitemap import Sitemap
+
+    assert callable(getattr(Sitemap, "_process_sitemap_element", None)), "Sitemap._process_sitemap_element moved"
+    body = (b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+            b'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"><url><loc>http://site.test/a</loc>'
+            b"<lastmod>2024-03-05</lastmod><news:news><news:publication_date>2024-03-05T14:30:00Z"
+            b"</news:publication_date><news:title>Storm</news:title></news:news></url></urlset>")
+    entries = list(scrapy_access.NewsSitemap(body))
+    assert entries == [{"loc": "http://site.test/a", "lastmod": "2024-03-05", "news": "",
+                        "news_publication_date": "2024-03-05T14:30:00Z", "news_title": "Storm"}], \
+        "Scrapy's Sitemap no longer hands each entry to _process_sitemap_element"

@@ -63,3 +63,29 @@ def test_a_bad_budget_or_share_is_refused(world):
     with pytest.raises(ValueError, match="FORAGERS_EXPLORE_SHARE"):
         run_scheduled(world, DAYS, BUDGET, np.random.default_rng(0),
                       config=ForagersConfig.from_settings({"FORAGERS_EXPLORE_SHARE": 1.0}))
+
+
+def test_a_site_with_a_rhythm_and_the_scheduled_forager_that_learns_it():
+    """Issue 19: the world publishes in a daily and weekly rhythm; the scheduled forager with
+    FORAGERS_SCHEDULE_RHYTHM runs on it, learns quiet nights and a busy morning, and is
+    deterministic for a seed (the comparison itself: benchmarks/bench_sim_rhythm.py)."""
+    from newsforagers.learning.rhythm import hour_of_week
+    from newsforagers.sim.world import news_rhythm
+
+    days = 2 * 86400.0
+    flat = NewsWorld(days, n_sections=12, rate_per_hour=21, rng=np.random.default_rng(3))
+    assert flat.rhythm is None and flat.articles == NewsWorld(
+        days, n_sections=12, rate_per_hour=21, rng=np.random.default_rng(3)).articles
+    world = NewsWorld(days, n_sections=12, rate_per_hour=21, rng=np.random.default_rng(3), rhythm=news_rhythm())
+    hours = np.array([int(a.published // 3600) % 24 for a in world.articles])
+    assert np.sum((hours >= 7) & (hours < 10)) > 5 * np.sum(hours < 3)  # a morning peak, a quiet night
+    assert news_rhythm().mean() == pytest.approx(1.0) and news_rhythm()[5 * 24 + 9] == pytest.approx(
+        news_rhythm()[9] / 2)  # Saturday at half a weekday
+    config = ForagersConfig.from_settings({"FORAGERS_N_CLUSTERS": world.k, "FORAGERS_SCHEDULE_RHYTHM": True})
+    first = run_scheduled(world, days, BUDGET, np.random.default_rng(5), config=config)
+    again = run_scheduled(world, days, BUDGET, np.random.default_rng(5), config=config)
+    assert first.found == again.found and first.downloads == again.downloads and first.extra == again.extra
+    assert len(first.found) > 0.9 * len(world.published_between(0.0, days))
+    learned = np.array(first.extra["rhythm"])  # Thursday and Friday seen
+    friday = int(hour_of_week(86400.0))
+    assert learned[friday + 8] > 3 * learned[friday + 2]

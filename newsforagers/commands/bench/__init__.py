@@ -21,11 +21,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from newsforagers.commands.arguments import at_least_one, positive
+from newsforagers.commands.arguments import at_least_one, positive, share
 
 HELP = "benchmark the colonies against the baselines on a replay (recall, lag, efficiency...)"
 
-CRAWLER_NAMES = ("wlrl", "wl", "rl", "scheduled", "bfs", "hubs", "adaptive", "random", "oracle")
+CRAWLER_NAMES = ("wlrl", "wl", "rl", "scheduled", "bfs", "hubs", "adaptive", "feeds", "random",
+                 "oracle")
+#: What runs without --crawlers: every crawler but ``feeds``, which needs a site with feeds.
+DEFAULT_CRAWLERS = tuple(name for name in CRAWLER_NAMES if name != "feeds")
 
 
 def _crawlers(value: str) -> tuple[str, ...]:
@@ -53,6 +56,23 @@ def _iso(value: str) -> str:
     return moment.isoformat()
 
 
+def _numbers(value: str) -> tuple[float, ...]:
+    try:
+        numbers = tuple(float(part) for part in value.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a comma-separated list of numbers") from None
+    if not numbers:
+        raise argparse.ArgumentTypeError("no number given")
+    return numbers
+
+
+def _sweep_values(value: str) -> tuple[str, tuple[float, ...]]:
+    crawler, sep, numbers = value.partition("=")
+    if not sep or not crawler.strip():
+        raise argparse.ArgumentTypeError(f"{value!r} is not CRAWLER=V1,V2,...")
+    return crawler.strip(), _numbers(numbers)
+
+
 def _setting(value: str) -> tuple[str, str]:
     key, sep, setting = value.partition("=")
     if not sep or not key.strip() or not key.strip().replace("_", "").isalnum():
@@ -61,7 +81,10 @@ def _setting(value: str) -> tuple[str, str]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--corpus", required=True, metavar="PATH",
+    parser.add_argument("--merge", nargs="+", default=None, metavar="DIR",
+                        help="run nothing: judge the runs of these benchmarks of one site again and "
+                        "summarise, table and plot them together into --out")
+    parser.add_argument("--corpus", metavar="PATH",
                         help="a .jsonl or .jsonl.gz corpus (docs/replay.md)")
     parser.add_argument("--out", required=True, metavar="DIR",
                         help="where results.json, results.md, the plots and every run's files go")
@@ -80,8 +103,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="requests per second to the site, for every crawler (default 20)")
     parser.add_argument("--repeats", type=at_least_one, default=3, metavar="N",
                         help="runs of each crawler (default 3)")
-    parser.add_argument("--crawlers", type=_crawlers, default=CRAWLER_NAMES, metavar="LIST",
-                        help="comma-separated, from " + ",".join(CRAWLER_NAMES) + " (default: all)")
+    parser.add_argument("--crawlers", type=_crawlers, default=DEFAULT_CRAWLERS, metavar="LIST",
+                        help="comma-separated, from " + ",".join(CRAWLER_NAMES)
+                        + " (default: all but feeds)")
+    parser.add_argument("--sweep", action="store_true",
+                        help="run each crawler at several values of its cost knob (scheduled: "
+                        "poll yield; adaptive, feeds: interval scale; hubs: interval) and draw "
+                        "lag against efficiency (sweep.png)")
+    parser.add_argument("--sweep-values", dest="sweep_values", type=_sweep_values, action="append",
+                        default=[], metavar="CRAWLER=V1,V2",
+                        help="the knob values one crawler runs at (repeatable; implies a sweep "
+                        "of that crawler)")
+    parser.add_argument("--budgets", type=_numbers, default=(), metavar="B1,B2,...",
+                        help="run each crawler at each of these budgets (requests/s) and draw lag "
+                        "and recall against requests per published story (budgets.png)")
+    parser.add_argument("--feeds", type=share, default=0.0, metavar="SHARE",
+                        help="the replay's --feeds: the share of sections with an RSS feed and in "
+                        "the news sitemap (default 0: none; the feeds crawler needs some)")
     parser.add_argument("--seed", type=int, default=1,
                         help="the replay's seed and the crawlers' base seed: repeat r seeds its "
                         "crawler with SEED + r (default 1)")
@@ -145,12 +183,18 @@ def run(args: argparse.Namespace) -> int:
 
     # each run's own log is in its directory; here the progress line is enough
     logging.getLogger().setLevel(logging.WARNING)
+    if args.merge:
+        return _merge(args)
+    if not args.corpus:
+        return _error("--corpus is required (unless --merge)")
     config = BenchConfig(
         corpus=str(Path(args.corpus).resolve()), out=str(Path(args.out).resolve()),
         profile=args.profile, retime=args.retime, speed=args.speed, start=args.start,
         duration=args.duration, budget=args.budget, repeats=args.repeats,
         crawlers=tuple(args.crawlers), seed=args.seed, settings=tuple(args.settings),
-        grace=args.grace, model=str(Path(args.model).resolve()) if args.model else None)
+        grace=args.grace, model=str(Path(args.model).resolve()) if args.model else None,
+        sweep=args.sweep, sweep_values=tuple(args.sweep_values), budgets=tuple(args.budgets),
+        feeds=args.feeds)
     try:
         config.validate()
     except BenchError as exc:
@@ -186,6 +230,26 @@ def run(args: argparse.Namespace) -> int:
     if failed:
         print(f"{failed} run(s) failed; see the 'Failed runs' section of {md_path}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _merge(args: argparse.Namespace) -> int:
+    """``--merge DIR... --out DIR``: several benchmarks of one site judged and shown as one."""
+    from newsforagers.evaluation.bench.config import BenchError
+    from newsforagers.evaluation.bench.merge import merge_benchmarks
+    from newsforagers.evaluation.bench.report import write_results
+
+    try:
+        results, _ = merge_benchmarks(args.merge, args.out, _command_line())
+    except BenchError as exc:
+        return _error(str(exc))
+    plots: list[str] = []
+    if not args.no_plots:
+        from newsforagers.evaluation.plots import plot_results
+
+        plots = plot_results(results, args.out)
+    json_path, md_path = write_results(args.out, results, plots)
+    print(f"results: {md_path} and {json_path}" + (f"; plots: {', '.join(plots)}" if plots else ""))
+    return 0
 
 
 def _command_line() -> list[str]:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from newsforagers.evaluation.bench.config import BenchConfig
 from newsforagers.evaluation.bench.evaluate import evaluate_files
 from newsforagers.evaluation.bench.plan import (
-    PlannedRun, crawl_argv, plan_runs, replay_kwargs, show_argv,
+    PlannedRun, crawl_argv, plan_runs, replay_kwargs, run_identity, show_argv,
 )
 from newsforagers.evaluation.bench.report import write_results
 from newsforagers.evaluation.bench.site import Site
@@ -56,7 +56,7 @@ def run_one(config: BenchConfig, run: PlannedRun, site: Site, *,
     run_dir.mkdir(parents=True, exist_ok=True)
     for stale in ("requests.jsonl", "truth.jsonl", "items.jsonl", "crawl.log", "colony.db"):
         (run_dir / stale).unlink(missing_ok=True)
-    record: dict[str, Any] = {"crawler": run.crawler, "repeat": run.repeat, "seed": run.seed,
+    record: dict[str, Any] = {**run_identity(config, run),
                               "run_dir": str(Path("runs") / run.name), "status": "ok",
                               "returncode": None, "wall_seconds": None, "argv": None}
     problems = []
@@ -83,7 +83,7 @@ def run_one(config: BenchConfig, run: PlannedRun, site: Site, *,
         problems.append(f"the replay failed: {exc}")
     record["wall_seconds"] = round(time.monotonic() - began, 1)
     try:
-        evaluated = evaluate_files(config, run, run_dir, site.changes)
+        evaluated = evaluate_files(config, run, run_dir, site.changes, site.pages)
     except Exception as exc:  # garbage beyond what the readers tolerate
         logger.exception("bench: cannot evaluate run %s", run.name)
         evaluated = {"metrics": None, "window": None, "counts": None, "series": {},
@@ -119,7 +119,7 @@ def run_bench(config: BenchConfig, site: Site, *,
             record = runner(config, run, site)
         except Exception as exc:  # a runner must not raise; if it does, the run failed
             logger.exception("bench: run %s", run.name)
-            record = {"crawler": run.crawler, "repeat": run.repeat, "seed": run.seed,
+            record = {**run_identity(config, run),
                       "status": "failed", "problems": [f"the run raised {exc!r}"], "metrics": None}
         records.append(record)
         results = summarise(config, site.describe(), records, command)

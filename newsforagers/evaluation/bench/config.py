@@ -11,13 +11,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from newsforagers.evaluation.bench.sweep import KNOBS
 from newsforagers.evaluation.metrics import as_time
 
 COLONY_MODES = ("wlrl", "wl", "rl")
 #: Colonies: the papers' three modes and the ``scheduled`` strategy (issue 7, mode wlrl).
 COLONIES = COLONY_MODES + ("scheduled",)
-BASELINES = ("bfs", "hubs", "adaptive", "random", "oracle")
+BASELINES = ("bfs", "hubs", "adaptive", "feeds", "random", "oracle")
 CRAWLERS = COLONIES + BASELINES
+#: A benchmark's crawlers when none are named: all but ``feeds``, which needs a site with feeds.
+DEFAULT_CRAWLERS = tuple(c for c in CRAWLERS if c != "feeds")
 PROFILES = ("hard", "easy")
 
 #: Wall seconds a crawl may take beyond ``duration`` (start-up, a colony's orderly shutdown)
@@ -42,11 +45,18 @@ class BenchConfig:
     duration: float = 180.0
     budget: float = 20.0
     repeats: int = 3
-    crawlers: tuple[str, ...] = CRAWLERS
+    crawlers: tuple[str, ...] = DEFAULT_CRAWLERS
     seed: int = 1
     settings: tuple[tuple[str, str], ...] = ()  # extra Scrapy settings for every crawl
     grace: float = DEFAULT_GRACE
     model: str | None = None  # a state encoder (newsforagers train) for the colonies
+    # issue 19: each crawler at several values of its cost knob (evaluation/bench/sweep.py),
+    # the values a crawler is given instead of its knob's ((crawler, values), ...), or each
+    # crawler at several budgets (requests/s)
+    sweep: bool = False
+    sweep_values: tuple[tuple[str, tuple[float, ...]], ...] = ()
+    budgets: tuple[float, ...] = ()
+    feeds: float = 0.0  # the replay's --feeds: share of sections with a feed (0: none)
 
     def validate(self) -> "BenchConfig":
         """Raise :class:`BenchError` for the first bad value; return ``self``."""
@@ -75,12 +85,34 @@ class BenchConfig:
         for key, _ in self.settings:
             if not key or not key.replace("_", "").isalnum():
                 raise BenchError(f"--set ({key!r}) must be KEY=VALUE with a Scrapy setting name.")
+        for budget in self.budgets:
+            if not _finite(budget) or not budget > 0:
+                raise BenchError(f"--budgets ({budget!r}) must be numbers higher than 0.")
+        if len(set(self.budgets)) != len(self.budgets):
+            raise BenchError(f"--budgets ({','.join(f'{b:g}' for b in self.budgets)}) names a budget twice.")
+        if self.budgets and (self.sweep or self.sweep_values):
+            raise BenchError("--budgets and --sweep are two benchmarks: choose one.")
+        for crawler, values in self.sweep_values:
+            if crawler not in KNOBS:
+                raise BenchError(f"--sweep-values: {crawler!r} has no cost knob; "
+                                 f"these have: {', '.join(KNOBS)}.")
+            if crawler not in self.crawlers:
+                raise BenchError(f"--sweep-values: {crawler!r} is not among --crawlers.")
+            if not values or any(not _finite(v) or v < 0 for v in values):
+                raise BenchError(f"--sweep-values: {crawler}'s values must be numbers of 0 or more.")
+        if not _finite(self.feeds) or not 0.0 <= self.feeds <= 1.0:
+            raise BenchError(f"--feeds ({self.feeds!r}) must be a share between 0 and 1.")
+        if "feeds" in self.crawlers and not self.feeds:
+            raise BenchError("the feeds crawler reads only feeds and sitemaps: give the replay "
+                             "some with --feeds SHARE.")
         return self
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["crawlers"] = list(self.crawlers)
         data["settings"] = {key: value for key, value in self.settings}
+        data["sweep_values"] = {crawler: list(values) for crawler, values in self.sweep_values}
+        data["budgets"] = list(self.budgets)
         return data
 
     @classmethod
@@ -89,6 +121,9 @@ class BenchConfig:
         data = dict(data)
         data["crawlers"] = tuple(data["crawlers"])
         data["settings"] = tuple((str(k), str(v)) for k, v in dict(data.get("settings") or {}).items())
+        data["sweep_values"] = tuple((str(k), tuple(float(x) for x in v))
+                                     for k, v in dict(data.get("sweep_values") or {}).items())
+        data["budgets"] = tuple(float(b) for b in data.get("budgets") or ())
         return cls(**data)
 
     @property
@@ -103,5 +138,6 @@ def _finite(value: Any) -> bool:
 
 __all__ = [
     "BASELINES", "BenchConfig", "BenchError", "COLONIES", "COLONY_MODES", "CRAWLERS",
+    "DEFAULT_CRAWLERS",
     "DEFAULT_GRACE", "PROFILES",
 ]

@@ -18,6 +18,7 @@ from newsforagers.colony.status import parse_jsonl
 from newsforagers.evaluation.bench.config import COLONIES, BenchConfig
 from newsforagers.evaluation.bench.plan import PlannedRun
 from newsforagers.evaluation.compartments import Visit, window_table
+from newsforagers.evaluation.lagsplit import lag_split
 from newsforagers.evaluation.metrics import (
     as_time, classify_items, run_metrics, run_window, truth_times,
 )
@@ -155,9 +156,11 @@ def compartment_series(log: Sequence[Mapping], window: tuple[datetime, datetime]
 
 
 def evaluate_files(config: BenchConfig, run: PlannedRun, run_dir: Path | str,
-                   changes: Mapping[str, Sequence[float]]) -> dict[str, Any]:
+                   changes: Mapping[str, Sequence[float]], pages: Any = None) -> dict[str, Any]:
     """The measures and series of one run from the files in its directory (no subprocess):
-    ``{"metrics", "window", "series", "problems", "bad_lines"}``."""
+    ``{"metrics", "window", "series", "problems", "bad_lines"}``, and with the replay's
+    ``pages`` (:class:`~newsforagers.replay.site.PageBuilder`) ``"lag_split"``: where its lag
+    comes from (:func:`~newsforagers.evaluation.lagsplit.lag_split`)."""
     run_dir = Path(run_dir)
     truth, bad_truth = read_jsonl(run_dir / "truth.jsonl")
     log, bad_log = read_jsonl(run_dir / "requests.jsonl")
@@ -202,6 +205,8 @@ def evaluate_files(config: BenchConfig, run: PlannedRun, run_dir: Path | str,
                                          _sim_clock(log, config.speed), start)
         series["compartments"] = compartment_series(log, window, width, run.seed)
     record["series"] = series
+    if pages is not None:
+        record["lag_split"] = lag_split(pages, log, novel, window)
     return record
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from newsforagers.evaluation.bench.config import COLONIES, COLONY_MODES, BenchConfig
+from newsforagers.evaluation.bench.sweep import Variant, variants
 
 #: Wall seconds between two snapshots of a colony (its population and scores over time).
 SNAPSHOT_INTERVAL = 1.0
@@ -21,25 +22,57 @@ SNAPSHOT_INTERVAL = 1.0
 
 @dataclass(frozen=True)
 class PlannedRun:
-    """One crawler, one repeat: its place in the plan and the seed its crawler gets."""
+    """One crawler (one variant of it: a knob value or a budget of a sweep), one repeat: its
+    place in the plan and the seed its crawler gets."""
 
     index: int
     crawler: str
     repeat: int
     seed: int
+    variant: Variant | None = None  # None: the crawler at its defaults
+
+    @property
+    def key(self) -> str:
+        """The crawler's name at its defaults, ``crawler@knob=value`` for another variant."""
+        return self.variant.key if self.variant is not None else self.crawler
 
     @property
     def name(self) -> str:
-        return f"{self.crawler}-r{self.repeat}"
+        return f"{self.key}-r{self.repeat}"
+
+
+def run_identity(config: BenchConfig, run: PlannedRun) -> dict[str, Any]:
+    """What a run's record says of the run: crawler, variant (key, label, knob and its value,
+    budget), repeat and seed."""
+    variant = run.variant
+    return {"crawler": run.crawler, "key": run.key, "variant": variant.label if variant else "",
+            "knob": variant.knob if variant else None,
+            "knob_value": variant.value if variant else None,
+            "budget": variant.budget if variant and variant.budget is not None else config.budget,
+            "repeat": run.repeat, "seed": run.seed}
+
+
+def config_variants(config: BenchConfig, crawler: str) -> list[Variant]:
+    """The variants of ``crawler`` this benchmark runs (:func:`~newsforagers.evaluation.bench.
+    sweep.variants` with the config's ``--sweep``, ``--sweep-values`` and ``--budgets``)."""
+    return variants(crawler, sweep=config.sweep, values=dict(config.sweep_values),
+                    budgets=config.budgets, budget=config.budget)
+
+
+def run_keys(config: BenchConfig) -> list[str]:
+    """Every variant's key, in the plan's order (the results' crawlers)."""
+    return [v.key for crawler in config.crawlers for v in config_variants(config, crawler)]
 
 
 def plan_runs(config: BenchConfig) -> list[PlannedRun]:
-    """Every run, repeat-major: repeat 0 of every crawler, then repeat 1... Repeat ``r`` seeds
-    its crawler with ``config.seed + r``."""
+    """Every run, repeat-major: repeat 0 of every crawler (each of its variants in turn), then
+    repeat 1... Repeat ``r`` seeds its crawler with ``config.seed + r``."""
     runs = []
     for repeat in range(config.repeats):
         for crawler in config.crawlers:
-            runs.append(PlannedRun(len(runs), crawler, repeat, config.seed + repeat))
+            for variant in config_variants(config, crawler):
+                runs.append(PlannedRun(len(runs), crawler, repeat, config.seed + repeat,
+                                       variant if variant.key != crawler else None))
     return runs
 
 
@@ -57,6 +90,8 @@ def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | s
                python: str = sys.executable) -> list[str]:
     """The ``scrapy crawl`` command of one run against the replay at ``url``."""
     run_dir = Path(run_dir)
+    variant = run.variant
+    budget = variant.budget if variant is not None and variant.budget is not None else config.budget
     common = ["-O", str(run_dir / "items.jsonl"),
               "-s", f"CLOSESPIDER_TIMEOUT={config.duration:g}",
               "-s", f"LOG_FILE={run_dir / 'crawl.log'}", "-s", "LOG_LEVEL=INFO",
@@ -67,19 +102,24 @@ def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | s
         argv = [python, "-m", "scrapy", "crawl", "forager", "-a", f"seeds={url}",
                 "-a", f"mode={mode}", "-a", f"speed={config.speed:g}", *common,
                 *colony_settings(strategy, run_dir / "colony.db", run_dir / "colony", run.seed,
-                                 config.budget, config.speed),
+                                 budget, config.speed),
                 "-s", f"FORAGERS_SNAPSHOT_INTERVAL={SNAPSHOT_INTERVAL:g}"]
         if config.model:
             argv += ["-a", f"model={config.model}"]
     else:
         argv = [python, "-m", "scrapy", "crawl", run.crawler, "-a", f"start={url}",
-                "-a", f"speed={config.speed:g}", "-a", f"rate={config.budget:g}", *common]
+                "-a", f"speed={config.speed:g}", "-a", f"rate={budget:g}", *common]
         if run.crawler == "oracle":
             argv += ["-a", f"truth={run_dir / 'truth.jsonl'}"]
         if run.crawler == "random":
             argv += ["-a", f"seed={run.seed}"]
     for key, value in config.settings:
         argv += ["-s", f"{key}={value}"]
+    if variant is not None:  # after --set: the sweep's knob wins
+        for key, value in variant.args:
+            argv += ["-a", f"{key}={value}"]
+        for key, value in variant.settings:
+            argv += ["-s", f"{key}={value}"]
     return argv
 
 
@@ -87,9 +127,12 @@ def replay_kwargs(config: BenchConfig, start: str, run_dir: Path | str) -> dict[
     """The :class:`~newsforagers.replay.process.ReplayProcess` arguments of one run: every run
     gets the same site (corpus, profile, retime, site seed) and the same window."""
     run_dir = Path(run_dir)
-    return {"corpus": config.corpus, "profile": config.profile, "speed": config.speed,
-            "start": start, "retime": config.retime, "seed": config.seed,
-            "log_path": run_dir / "requests.jsonl", "truth_path": run_dir / "truth.jsonl"}
+    kwargs = {"corpus": config.corpus, "profile": config.profile, "speed": config.speed,
+              "start": start, "retime": config.retime, "seed": config.seed,
+              "log_path": run_dir / "requests.jsonl", "truth_path": run_dir / "truth.jsonl"}
+    if config.feeds:
+        kwargs["feeds"] = config.feeds
+    return kwargs
 
 
 def show_argv(argv: Sequence[str], url: str, out: Path | str) -> str:
@@ -107,8 +150,11 @@ def describe_plan(config: BenchConfig, start: str) -> str:
     from newsforagers.replay.process import ReplayProcess
 
     out = Path(config.out)
-    lines = [f"bench plan: {config.repeats} repeat(s) x {len(config.crawlers)} crawler(s) = "
-             f"{config.repeats * len(config.crawlers)} runs of {config.duration:g} s "
+    keys = run_keys(config)
+    shown = f"{len(config.crawlers)} crawler(s)" if len(keys) == len(config.crawlers) else \
+        f"{len(keys)} variant(s) of {len(config.crawlers)} crawler(s)"
+    lines = [f"bench plan: {config.repeats} repeat(s) x {shown} = "
+             f"{config.repeats * len(keys)} runs of {config.duration:g} s "
              f"({config.sim_seconds / 60:g} simulated minutes) from {start}",
              f"corpus {config.corpus}, profile {config.profile}, retime "
              f"{'off' if config.retime is None else f'{config.retime:g}/day'}, speed "
@@ -116,13 +162,13 @@ def describe_plan(config: BenchConfig, start: str) -> str:
     for run in plan_runs(config):
         run_dir = out / "runs" / run.name
         replay = ReplayProcess(**replay_kwargs(config, start, run_dir))
-        lines.append(f"run {run.index + 1}: {run.crawler} repeat {run.repeat} seed {run.seed}")
+        lines.append(f"run {run.index + 1}: {run.key} repeat {run.repeat} seed {run.seed}")
         lines.append("  replay: " + show_argv(replay.argv, "$REPLAY", out))
         lines.append("  crawl:  " + show_argv(crawl_argv(config, run, "$REPLAY", run_dir), "$REPLAY", out))
     return "\n".join(lines) + "\n"
 
 
 __all__ = [
-    "PlannedRun", "SNAPSHOT_INTERVAL", "colony_settings", "crawl_argv", "describe_plan",
-    "plan_runs", "replay_kwargs", "show_argv",
+    "PlannedRun", "SNAPSHOT_INTERVAL", "colony_settings", "config_variants", "crawl_argv",
+    "describe_plan", "plan_runs", "replay_kwargs", "run_identity", "run_keys", "show_argv",
 ]

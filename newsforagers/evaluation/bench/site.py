@@ -6,7 +6,7 @@ every run's replay (:func:`prepare_site`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ from newsforagers.corpus import CorpusError, load_corpus
 from newsforagers.evaluation.bench.config import BenchConfig, BenchError
 from newsforagers.evaluation.metrics import article_changes, as_time
 from newsforagers.replay.index import SiteIndex
+from newsforagers.replay.site import PageBuilder
 
 
 def default_start(published: Sequence[datetime]) -> datetime:
@@ -46,6 +47,9 @@ class Site:
     articles: int
     first: str
     last: str
+    #: The replay's pages (the same model every run's replay serves), to render again what a
+    #: page showed when a run fetched it (the lag split); None: no split
+    pages: Any = field(default=None, repr=False, compare=False)
 
     def describe(self) -> dict[str, Any]:
         """The site as ``results.json`` records it (the changes counted, not listed)."""
@@ -70,7 +74,8 @@ def prepare_site(config: BenchConfig) -> Site:
     start = as_time(config.start) if config.start else default_start(published)
     return Site(start=start.isoformat(), changes=article_changes(index),
                 articles=len(index.articles), first=published[0].isoformat(),
-                last=published[-1].isoformat())
+                last=published[-1].isoformat(),
+                pages=PageBuilder(index, config.profile, feeds=config.feeds))
 
 
 __all__ = ["Site", "default_start", "prepare_site"]

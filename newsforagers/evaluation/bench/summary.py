@@ -10,6 +10,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from newsforagers.evaluation.bench.config import BenchConfig
+from newsforagers.evaluation.bench.plan import run_keys
+from newsforagers.evaluation.bench.sweep import cross_table, curves, sweep_targets
+from newsforagers.evaluation.lagsplit import SPLIT_KEYS
 from newsforagers.evaluation.metrics import RESULT_KEYS, aggregate
 
 #: Every crawler's entry in ``results.json`` maps these to ``{"mean", "std", "n"}``.
@@ -27,13 +30,16 @@ def summarise(config: BenchConfig, site: Mapping[str, Any] | None, records: Sequ
     over its successful runs, the targets, the failures and every run's raw record. A pure
     function of its arguments: the same records give the same bytes."""
     crawlers: dict[str, Any] = {}
-    for name in config.crawlers:
-        mine = [r for r in records if r.get("crawler") == name]
+    for name in run_keys(config):
+        mine = [r for r in records if record_key(r) == name]
         ok = [r["metrics"] for r in mine if r.get("status") == "ok" and r.get("metrics")]
         summary = aggregate(ok, METRIC_KEYS + EXTRA_KEYS)
         summary["runs"] = {"ok": len(ok), "failed": len(mine) - len(ok)}
+        splits = [r["lag_split"] for r in mine if r.get("status") == "ok" and r.get("lag_split")]
+        if splits:
+            summary["lag_split"] = aggregate(splits, SPLIT_KEYS)
         crawlers[name] = summary
-    failures = [{"crawler": r.get("crawler"), "repeat": r.get("repeat"),
+    failures = [{"crawler": record_key(r), "repeat": r.get("repeat"),
                  "problems": list(r.get("problems") or [])}
                 for r in records if r.get("status") != "ok"]
     results = {
@@ -45,7 +51,17 @@ def summarise(config: BenchConfig, site: Mapping[str, Any] | None, records: Sequ
         "failures": {"count": len(failures), "runs": failures},
         "runs": list(records),
     }
+    if config.sweep or config.sweep_values or config.budgets:
+        found = curves(records, crawlers)
+        results["curves"] = found
+        results["at_efficiency"] = cross_table(found)
+        results["targets"] += sweep_targets(found, config.profile)
     return results
+
+
+def record_key(record: Mapping[str, Any]) -> str | None:
+    """A run record's variant key (a record written before sweeps: its crawler)."""
+    return record.get("key") or record.get("crawler")
 
 
 def _mean(crawlers: Mapping[str, Any], name: str, key: str) -> float | None:
@@ -92,4 +108,4 @@ def targets(profile: str, crawlers: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 
-__all__ = ["EXTRA_KEYS", "METRIC_KEYS", "TARGET_CRAWLERS", "summarise", "targets"]
+__all__ = ["EXTRA_KEYS", "METRIC_KEYS", "TARGET_CRAWLERS", "record_key", "summarise", "targets"]

@@ -92,6 +92,12 @@ def test_bench_end_to_end(corpus, tmp_path):
     assert results["command"].startswith("newsforagers bench --corpus")
     text = (out / "results.md").read_text()
     assert "| `oracle` | 1/1 |" in text and "## Targets" in text
+    # where the lag comes from: the colony saw its stories on pages it fetched; the oracle
+    # fetches stories by their URLs, seen on no page first
+    split = runs["wlrl"]["lag_split"]
+    assert split["n"] >= 1 and split["discovery_median"] >= 0 and split["fetch_median"] >= 0
+    assert runs["oracle"]["lag_split"]["unseen"] >= 0.9 * runs["oracle"]["metrics"]["novel"]
+    assert "## Where the lag comes from" in text
     for png in ("efficiency.png", "lags.png", "colony.png", "compartments.png"):
         assert (out / png).read_bytes()[:4] == b"\x89PNG", png
 
@@ -113,3 +119,44 @@ def test_bench_end_to_end(corpus, tmp_path):
                                                             "compartments.png"])
     assert rewritten[0].read_bytes() == (out / "results.json").read_bytes()
     assert rewritten[1].read_bytes() == (out / "results.md").read_bytes()
+
+
+def test_a_sweep_end_to_end(corpus, tmp_path, capsys):
+    """``--sweep-values``: one crawler at two values of its knob, through the command line; the
+    curve, its table and its plot; ``--budgets`` in the plan."""
+    out = tmp_path / "sweep"
+    argv = [sys.executable, "-m", "newsforagers.cli", "bench", "--corpus", str(corpus),
+            "--out", str(out), "--crawlers", "hubs", "--sweep-values", "hubs=0,900",
+            "--repeats", "1", "--duration", "5", "--speed", "600", "--budget", "40"]
+    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    results = json.loads((out / "results.json").read_text())
+    assert list(results["crawlers"]) == ["hubs", "hubs@interval=900"]
+    points = {p["key"]: p for p in results["curves"]["hubs"]}
+    # a hub polled at most every 15 simulated minutes: far fewer requests than as fast as allowed
+    assert points["hubs@interval=900"]["requests"] < 0.5 * points["hubs"]["requests"]
+    assert "## Curves" in (out / "results.md").read_text()
+    assert (out / "sweep.png").read_bytes()[:4] == b"\x89PNG"
+    assert (out / "runs" / "hubs@interval=900-r0" / "items.jsonl").exists()
+    # --merge: the runs judged again (with the lag split) and pooled; the same benchmark twice
+    # is two repeats of each variant
+    merged = tmp_path / "merged"
+    assert cli.main(["bench", "--merge", str(out), str(out), "--out", str(merged)]) == 0
+    again = json.loads((merged / "results.json").read_text())
+    assert again["crawlers"]["hubs@interval=900"]["runs"] == {"ok": 2, "failed": 0}
+    assert again["crawlers"]["hubs"]["requests"]["std"] == 0.0
+    assert again["crawlers"]["hubs"]["lag_split"]["fetch_median"]["n"] == 2
+    assert (merged / "sweep.png").exists() and "## Where the lag comes from" in (merged / "results.md").read_text()
+    other = json.loads((out / "results.json").read_text())
+    other["settings"]["speed"] = 300.0
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "results.json").write_text(json.dumps(other))
+    capsys.readouterr()
+    assert cli.main(["bench", "--merge", str(out), str(tmp_path / "other"), "--out", str(merged)]) == 2
+    assert "has another speed" in capsys.readouterr().err
+    assert cli.main(["bench", "--corpus", str(corpus), "--out", str(tmp_path / "b"), "--crawlers",
+                     "scheduled,oracle", "--budgets", "20,2", "--repeats", "1", "--dry-run"]) == 0
+    plan = capsys.readouterr().out
+    assert plan.startswith("bench plan: 1 repeat(s) x 4 variant(s) of 2 crawler(s) = 4 runs")
+    assert "run 2: scheduled@budget=2 repeat 0" in plan and "FORAGERS_HOST_RATE=2 " in plan
