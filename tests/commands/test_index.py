@@ -54,7 +54,10 @@ def test_follow_indexes_as_the_store_fills_until_ctrl_c(tmp_path):
         assert sum(int(line.split()[0]) for line in lines) == 4
     finally:
         process.send_signal(signal.SIGINT)
-        out, err = process.communicate(timeout=30)
+        # (in 3 full-suite runs of one session it did not end within 30 s of SIGINT, never alone:
+        # a statement waiting out SQLite's 30-second busy timeout is the suspect; a Ctrl-C that
+        # were ignored would still fail here)
+        out, err = process.communicate(timeout=90)
     assert process.returncode == 0, err
     assert out.startswith("stopped: 6 document(s) indexed") and "Traceback" not in err
     store.close()
