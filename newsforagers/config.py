@@ -54,6 +54,8 @@ class ForagersConfig:
     energy_lb: int = _default("energy_lb")
     energy_ub: int = _default("energy_ub")
     energy_history: int = _default("energy_history")
+    energy_model: str = _default("energy_model")
+    energy_rho: float = _default("energy_rho")
     n_clusters: int = _default("n_clusters")
     tanh_scale: float = _default("tanh_scale")
     tanh_offset: float | None = _default("tanh_offset")
@@ -111,6 +113,10 @@ class ForagersConfig:
     conditional: bool = _default("conditional")
     url_records: bool = _default("url_records")
     feeds: bool = _default("feeds")
+    topic: str = _default("topic")
+    topic_corpus: str = _default("topic_corpus")
+    reward_mode: str = _default("reward_mode")
+    topic_min_relevance: float = _default("topic_min_relevance")
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> "ForagersConfig":
@@ -163,6 +169,9 @@ class ForagersConfig:
         need(1 <= self.min <= self.max, "min", self.min, f"between 1 and FORAGERS_MAX ({self.max})")
         need(self.energy_c > 0, "energy_c", self.energy_c, "> 0")
         need(self.energy_g > 0, "energy_g", self.energy_g, "> 0")
+        need(self.energy_model in ("sigmoid", "original"), "energy_model", self.energy_model,
+             "'sigmoid' or 'original'")
+        need(self.energy_rho > 0, "energy_rho", self.energy_rho, "> 0")
         # Mouton & Marteau: a forager dies below 0 energy and clones above 1; a newborn starts
         # with some energy and must not clone before it has visited anything (the paper's E = 1).
         need(0 < self.energy_init <= 1, "energy_init", self.energy_init,
@@ -255,6 +264,23 @@ class ForagersConfig:
         need(0 <= self.explore_share < 1, "explore_share", self.explore_share, "in [0, 1)")
         need(self.explore_steps >= 1, "explore_steps", self.explore_steps, "at least 1")
         need(self.explore_patience >= 1, "explore_patience", self.explore_patience, "at least 1")
+        need(self.reward_mode in REWARD_MODES, "reward_mode", self.reward_mode,
+             "'novelty', 'topic' or 'topic+novelty' (empty: topic+novelty with a FORAGERS_TOPIC, "
+             "novelty without)")
+        need(self.topic.strip() != "" or self.reward_mode in ("", "novelty"), "reward_mode",
+             self.reward_mode, "'novelty' without a topic: give one with -a topic=\"words\" "
+             "(or FORAGERS_TOPIC)")
+        need(self.topic.strip() != "@", "topic", self.topic, "words, or @PATH of a file holding them")
+        need(0 <= self.topic_min_relevance <= 1, "topic_min_relevance", self.topic_min_relevance,
+             "in [0, 1] (0: output every paid document)")
+
+    @property
+    def paid_for(self) -> str:
+        """The reward mode in effect: ``FORAGERS_REWARD_MODE``, or when empty ``topic+novelty``
+        with a topic and ``novelty`` without."""
+        if self.reward_mode:
+            return self.reward_mode
+        return "topic+novelty" if self.topic.strip() else "novelty"
 
     @property
     def language_codes(self) -> tuple[str, ...]:
@@ -304,6 +330,7 @@ _FALSE = {"0", "false", "no", "off"}
 
 #: Types of the settings whose default is None ("chosen from other settings").
 _KINDS = {"tanh_offset": float}
+REWARD_MODES = ("", "novelty", "topic", "topic+novelty")
 
 
 def _coerce(key: str, raw: Any, kind: type) -> Any:

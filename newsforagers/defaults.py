@@ -48,6 +48,32 @@ FORAGERS_ENERGY_LB = 2
 FORAGERS_ENERGY_UB = 16
 # Relevances the threshold R is read from: 0 = all of them (the paper), N = the last N.
 FORAGERS_ENERGY_HISTORY = 0
+# The energy model: "sigmoid" (the paper's Δe = (G + C)·σ(λ·(r − R)) − C, self-balancing) or
+# "original" (the endogenous fitness model it starts from, InfoSpiders: Δe = ρ·r − C). The
+# paper prints no ρ: its range "depends on the order of the similarity metric", so 1.0 is no
+# recommendation but a scale to set to one's relevances (a page pays when r > C/ρ).
+FORAGERS_ENERGY_MODEL = "sigmoid"
+FORAGERS_ENERGY_RHO = 1.0
+
+# Topical mode (Mouton & Marteau 2008; docs/topics.md). The topic: a few words or a longer
+# text, or "@PATH" of a file holding it (`-a topic=...` sets it); empty: no topic, the news
+# use of the papers.
+FORAGERS_TOPIC = ""
+# A corpus (a newsforagers corpus, .jsonl or .jsonl.gz) whose documents give the topic's idf;
+# empty: the idf of the forager's encoder (a model of `newsforagers train`), else the
+# document frequencies of the pages read so far.
+FORAGERS_TOPIC_CORPUS = ""
+# What the reinforcing agent pays a first sender: "novelty" (the papers: REWARD for a novel
+# same-day document), "topic" (REWARD·r for a document not paid before, whatever its date),
+# "topic+novelty" (REWARD·r for a novel same-day document: "new and about X"). Empty: the
+# last with a topic, the first without.
+FORAGERS_REWARD_MODE = ""
+# With a topic, only documents at least this relevant are output (the others are still
+# judged and paid their relevance). Measured (benchmarks/topic_threshold.py, docs/benchmarks.md
+# "Topical mode"): the best mean F1 of "relevance >= t" against a corpus's own sections over
+# digital.gov's 20 commonest tags (best alone at 0.03) and the synthetic site's 12 sections
+# (best alone from 0.1 on).
+FORAGERS_TOPIC_MIN_RELEVANCE = 0.07
 
 # Text state (PrTFIDF over PDDP clusters).
 FORAGERS_N_CLUSTERS = 50

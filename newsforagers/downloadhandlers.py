@@ -38,7 +38,7 @@ from newsforagers.clock import http_date, plausible_site_time
 from newsforagers.addon import BUDGET_SCHEMES
 from newsforagers.context import context_of
 from newsforagers.scrapy_access import engine_of
-from newsforagers.colony.throttle import GONE_CHECK, BudgetWaitAbandoned, retry_after_seconds
+from newsforagers.colony.throttle import BUDGET_PRIORITY, GONE_CHECK, BudgetWaitAbandoned, retry_after_seconds
 from newsforagers.errors import ForagersUsageError
 
 logger = logging.getLogger(__name__)
@@ -135,7 +135,7 @@ class ColonyBudgetMixin:
             return await super().download_request(request)
         host = urlparse_cached(request).hostname or ""
         try:
-            await colony.budget.acquire(host, self._closing)
+            await colony.budget.acquire(host, self._closing, request.meta.get(BUDGET_PRIORITY, 0))
         except BudgetWaitAbandoned:
             self.colony_crawler.stats.inc_value("newsforagers/host/abandoned_on_close")
             raise ClosingIgnoreRequest(f"{request.url}: the crawler is closing") from None

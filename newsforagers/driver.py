@@ -345,9 +345,13 @@ class ForagerDriver:
 
     def _steps_finished(self) -> None:
         finished, self.forager.finished_steps = self.forager.finished_steps, []
+        relevances = getattr(self.spider, "step_relevance", None)
         for url, profit, value in finished:
+            # the step page's topic relevance (topical mode), None without a topic
+            relevance = relevances.pop(url, None) if relevances else None
             self.crawler.signals.send_catch_log(forager_signals.step_finished, forager=self.name,
-                                               url=url, profit=profit, value=value)
+                                               url=url, profit=profit, value=value,
+                                               relevance=relevance)
 
     def _path_finished(self) -> None:
         path = self.forager.last_path
@@ -565,6 +569,9 @@ class ScheduledDriver(ForagerDriver):
             self._wake.cancel()
         return super().finish()
 
-    def reward_received(self, forager: str, path: int, step: int, profit: float, rewarded: bool, **kwargs) -> None:
+    def reward_received(self, forager: str, path: int, step: int, profit: float, rewarded: bool,
+                        relevance: float | None = None, **kwargs) -> None:
         if forager == self.name:
-            self.forager.on_reward(path, profit, rewarded)
+            # the topical mode: a listing is credited for the documents on the topic it led to
+            on_topic = relevance is None or relevance >= self.forager.config.topic_min_relevance
+            self.forager.on_reward(path, profit, rewarded and on_topic)

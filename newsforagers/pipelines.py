@@ -22,6 +22,14 @@ from a forager that is no live member of the population in the store (unknown, r
 lease ran out: its process stalled or died) is refused and counted
 (``newsforagers/agent/refused/not_member``), neither paid nor charged.
 
+With a topic (``-a topic="words"``, ``FORAGERS_TOPIC``; docs/topics.md) the agent also reads
+each new document's relevance ``r ∈ [0, 1]`` to it (:class:`~newsforagers.text.topic.Topic`,
+the tf·idf cosine of Mouton & Marteau) and pays by ``FORAGERS_REWARD_MODE``: ``REWARD·r`` to
+the first sender of a novel same-day document (``topic+novelty``, the default with a topic)
+or of any document (``topic``). Items carry ``relevance``; only documents at least
+``FORAGERS_TOPIC_MIN_RELEVANCE`` relevant are output (the others are paid their ``r``,
+claimed, and dropped as ``newsforagers/agent/dropped/off_topic``).
+
 With ``FORAGERS_EXPIRE_CLAIMS``, once per simulated hour of sends the agent forgets the claims
 of documents older than the novelty window (stat ``newsforagers/store/claims_expired``): a
 send of such a document is out of the window, so forgetting changes no decision.
@@ -31,6 +39,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from datetime import datetime
 
 from itemadapter import ItemAdapter
@@ -39,7 +48,8 @@ from scrapy.exceptions import DropItem
 from newsforagers import signals as forager_signals
 from newsforagers.config import ForagersConfig
 from newsforagers.context import ForagerContext, context_of
-from newsforagers.learning.reward import in_window, judge_send
+from newsforagers.topics import build_topic
+from newsforagers.learning.reward import in_window, judge_send, judge_topical_send
 from newsforagers.logs import tag_forager_logs
 from newsforagers.pages.document import StructuredDocument, detect_language, structured_document
 from newsforagers.store import DocumentRecord, open_store
@@ -59,6 +69,8 @@ class ReinforcingAgentPipeline:
         self.context = context
         self._owns_store = store is None
         self._expired_at: float | None = None  # the sends' clock at the last expiry
+        self.mode = config.paid_for
+        self.topic = None  # the topic's relevance model, built at open (it may read a corpus)
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -78,6 +90,9 @@ class ReinforcingAgentPipeline:
         if self.store is None:
             self.store = open_store(self.config.store, self.config.url_records_max,
                                     prefix=self.config.redis_prefix, retry=self.config.store_retry)
+        if self.mode != "novelty" and self.topic is None:
+            spider = getattr(self.crawler, "spider", None)
+            self.topic = getattr(spider, "topic", None) or build_topic(self.config, getattr(spider, "encoder", None))
         forager = self.context.name if self.context is not None else None
         if forager is not None and self.store.get_score(forager) is None:
             self.store.set_score(forager, self.rules.score_init)
@@ -110,20 +125,32 @@ class ReinforcingAgentPipeline:
         claimed = False
         reason = "out_of_window"
         record = None
-        if in_window(self.rules, age):
+        relevance = None
+        topical = self.topic is not None
+        # (the topic mode pays a document of any age once, from the moment it was found)
+        if in_window(self.rules, age) or (self.mode == "topic" and age >= -self.rules.future_skew):
             reason = "not_novel"
             keys = [f"url:{adapter.get('canonical_url') or url}"]
             if adapter.get("fingerprint"):
                 keys.append(f"fp:{adapter['fingerprint']}")
             # a document read only when it may be novel (reading costs a few milliseconds)
             if not any(self.store.is_claimed(key) for key in keys):
-                record = self._record(adapter, url, forager)
+                record, text = self._record(adapter, url, forager)
                 if self.languages and record.language not in self.languages:
                     reason = "language"
                 else:
-                    claimed = self.store.claim(keys, record, published.timestamp())
+                    if topical:
+                        relevance = round(self._relevance(f"{record.title}\n{text}"), 6)
+                        # kept with the document: the colony's feed and exports read it there
+                        record = replace(record, reward=self.rules.reward * relevance,
+                                         relevance=relevance)
+                    at = found_at if self.mode == "topic" else published
+                    claimed = self.store.claim(keys, record, at.timestamp())
         self._expire(found_at.timestamp())
-        outcome = judge_send(self.rules, claimed, age)
+        if topical:
+            outcome = judge_topical_send(self.rules, claimed, age, relevance or 0.0, self.mode)
+        else:
+            outcome = judge_send(self.rules, claimed, age)
         if self.store.get_score(forager) is None:
             self.store.set_score(forager, self.rules.score_init)
         score = self.store.add_score(forager, outcome.score_delta)
@@ -132,7 +159,7 @@ class ReinforcingAgentPipeline:
         self.crawler.signals.send_catch_log(
             forager_signals.reward_received, forager=forager, url=url,
             path=adapter.get("forager_path", -1), step=adapter.get("forager_step", -1),
-            profit=outcome.profit, rewarded=outcome.rewarded, score=score,
+            profit=outcome.profit, rewarded=outcome.rewarded, score=score, relevance=relevance,
         )
         if not outcome.rewarded:
             stats.inc_value(f"newsforagers/agent/dropped/{reason}")
@@ -141,10 +168,25 @@ class ReinforcingAgentPipeline:
         if record.language:
             stats.inc_value(f"newsforagers/agent/language/{record.language}")
         output = record.item(self.config.item_text)
+        if topical:
+            if relevance < self.config.topic_min_relevance:
+                stats.inc_value("newsforagers/agent/dropped/off_topic")
+                raise DropItem(f"off topic (relevance {relevance:.3f} < FORAGERS_TOPIC_MIN_RELEVANCE "
+                               f"{self.config.topic_min_relevance:g}): {url}", log_level="DEBUG")
+            stats.inc_value("newsforagers/agent/on_topic")
+            logger.info("novel: %s (%s, relevance %.3f) found by %s", url, output["title"], relevance,
+                        forager)
+            return output
         logger.info("novel: %s (%s) found by %s", url, output["title"], forager)
         return output
 
-    def _record(self, adapter: ItemAdapter, url: str, forager: str) -> DocumentRecord:
+    def _relevance(self, text: str) -> float:
+        """The document's relevance to the topic: its title and main text (the page's text
+        when trafilatura found none)."""
+        self.topic.observe(text)  # (online idf only: a corpus's or encoder's is fixed)
+        return self.topic.relevance(text)
+
+    def _record(self, adapter: ItemAdapter, url: str, forager: str) -> tuple[DocumentRecord, str]:
         """The send as the structured document the colony keeps and outputs: the page read by
         trafilatura (its main text replaces the forager's reading of the page's text; the title
         stays the forager's, which knows a site's title suffixes), its language."""
@@ -157,7 +199,7 @@ class ReinforcingAgentPipeline:
             forager, self.rules.reward, text if with_text else "", description=document.description,
             keywords=document.keywords, authors=document.authors, site_name=document.site_name,
             html=document.html if with_text else "",
-            language=document.language or detect_language(f"{adapter.get('title') or ''}\n{text}"))
+            language=document.language or detect_language(f"{adapter.get('title') or ''}\n{text}")), text
 
     def _expire(self, now: float) -> None:
         if not self.config.expire_claims:
@@ -168,3 +210,4 @@ class ReinforcingAgentPipeline:
             expired = self.store.expire_claims(before)
             if expired:
                 self.crawler.stats.inc_value("newsforagers/store/claims_expired", expired)
+

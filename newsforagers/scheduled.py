@@ -50,7 +50,7 @@ import itertools
 import logging
 import math
 from collections import OrderedDict, deque
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
@@ -73,6 +73,8 @@ _BACKLOG_AGE = 3 * 3600.0
 # The site's stories per hour (_story_rate): those published in the last this many simulated
 # seconds, as the forager met them (at most _STORY_DATES remembered).
 _STORY_SPAN = 6 * 3600.0
+#: A news request's priority (:class:`Fetch`): above every other request of the colony's.
+NEWS_PRIORITY = 1
 _STORY_DATES = 20_000
 HOUR_SECONDS = 3600.0
 # feeds and sitemaps added from one announcement at most (a sitemap index may list thousands;
@@ -83,11 +85,15 @@ _FEEDS_PER_PAGE = 20
 @dataclass(frozen=True)
 class Fetch:
     """One request of the scheduled forager: what to download, why, and the listing visit it
-    came through (``visit``; 0: none) so that rewards can be credited to that listing."""
+    came through (``visit``; 0: none) so that rewards can be credited to that listing.
+    ``priority``: 1 for news (a story dated since the forager began, a teleport, a request
+    resumed in flight), 0 otherwise; it becomes the request's Scrapy priority, by which the
+    colony's host budget lets news go before the listing visits of other foragers."""
 
     url: str
     kind: str
     visit: int = 0
+    priority: int = field(default=0, compare=False)
 
 
 @dataclass
@@ -693,8 +699,10 @@ class ScheduledForager:
         before it is done (:meth:`next_fetch`, :meth:`_backlog_urgent`)."""
         if value == math.inf:
             tier, key = 0, 0.0
+            fetch = replace(fetch, priority=NEWS_PRIORITY)
         elif published is not None and self._began is not None and published >= self._began:
             tier, key = 1, published
+            fetch = replace(fetch, priority=NEWS_PRIORITY)
         elif published is None:
             tier, key = 2, -value
         else:

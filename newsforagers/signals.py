@@ -6,7 +6,8 @@ Handlers are held weakly by Scrapy: connect bound methods, or pass ``weak=False`
 #: The reinforcing agent judged one send. Arguments: ``forager`` (id), ``url``,
 #: ``path`` and ``step`` (where in the forager's walk the send was made), ``profit`` (the
 #: immediate profit: +99/+100 for a reward, −1 otherwise), ``rewarded`` (bool), ``score``
-#: (the forager's score after the send).
+#: (the forager's score after the send), ``relevance`` (the document's relevance to the topic in
+#: the topical mode; None without a topic or when the send was not read).
 reward_received = object()
 
 #: A forager finished a path. Arguments: ``forager``, ``path`` (its number), ``steps``,
@@ -15,5 +16,6 @@ path_finished = object()
 
 #: A forager's step is complete (its probes are in, its TD step taken). Arguments:
 #: ``forager``, ``url`` (the step page), ``profit`` (the step's immediate profit so far),
-#: ``value`` (``w·s`` of the step page, 0 while its state is unknown).
+#: ``value`` (``w·s`` of the step page, 0 while its state is unknown), ``relevance`` (the step
+#: page's relevance to the topic in the topical mode, else None).
 step_finished = object()

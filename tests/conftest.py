@@ -37,3 +37,47 @@ def scrapyd_nodes(tmp_path_factory):
     yield start
     for node in nodes:
         node.stop()
+
+
+
+#: Test modules whose crawls run against the wall clock and judge what they found (recall,
+#: lag, pages per second): under ``pytest -n 2`` (pytest.ini) they run one after the other in
+#: one worker, never beside each other, so a crawl never shares the two cores with another
+#: such crawl (the eras' recall once followed the machine's load). Every other module runs
+#: whole in one worker (its module fixtures once), beside them.
+SERIAL_CRAWLS = frozenset({
+    "tests/integration/test_colony.py", "tests/integration/test_eras.py",
+    "tests/integration/test_resume.py", "tests/integration/test_scheduled.py",
+    "tests/integration/test_hostile.py", "tests/integration/test_hostile_scheduled.py",
+    "tests/integration/test_forager_e2e.py", "tests/integration/test_memory.py",
+    "tests/integration/test_processes.py", "tests/integration/test_baselines.py",
+    "tests/integration/test_feeds.py", "tests/integration/test_feeds_baseline.py",
+    "tests/integration/test_topic.py", "tests/integration/test_best_first.py",
+    "tests/commands/test_demo.py", "tests/commands/bench/test_command.py",
+    # not judged on its pace, but two scrapyd nodes, Redis and their jobs' processes beside
+    # another crawl missed a phase's 60 s once
+    "tests/integration/test_distributed.py",
+    # processes stamping their starts on the wall clock: a loaded machine delays a stamp
+    "tests/store/test_redis.py",
+})
+
+
+def scope_of(nodeid: str) -> str:
+    """The unit of work a test belongs to under ``pytest -n``: the serial crawls together,
+    every other test with its module."""
+    module = nodeid.split("::", 1)[0]
+    return "serial-crawls" if module in SERIAL_CRAWLS else module
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist's scope scheduling over :func:`scope_of` (its ``loadgroup`` marks no
+    longer group anything under pytest 9, whose node ids xdist 3.8 cannot suffix). The
+    largest unit, the serial crawls, starts first."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SerialCrawls(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return scope_of(nodeid)
+
+    return SerialCrawls(config, log)

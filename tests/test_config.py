@@ -156,3 +156,34 @@ def test_setting_errors_are_usage_errors():
     for settings in ({"FORAGERS_WEBLOG_SIZ": 1}, {"FORAGERS_TD_GAMMA": 1}, {"FORAGERS_MIN": "two"}):
         with pytest.raises(ForagersUsageError):
             ForagersConfig.from_settings(settings)
+
+
+def test_every_setting_is_in_the_settings_reference():
+    from pathlib import Path
+
+    from newsforagers.config import setting_names
+
+    reference = (Path(__file__).resolve().parents[1] / "docs" / "settings.md").read_text()
+    assert [name for name in setting_names() if f"| `{name}` |" not in reference] == []
+
+
+# -- the original energy model (issue 20) --------------------------------------------------------
+
+
+def test_the_energy_model_and_rho_default_to_the_sigmoid_and_one():
+    config = ForagersConfig.from_settings({})
+    assert (config.energy_model, config.energy_rho) == ("sigmoid", 1.0)
+    config = ForagersConfig.from_settings(Settings({"FORAGERS_ENERGY_MODEL": "original",
+                                                    "FORAGERS_ENERGY_RHO": "2.5"}))
+    assert (config.energy_model, config.energy_rho) == ("original", 2.5)
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"FORAGERS_ENERGY_MODEL": "x"}, "FORAGERS_ENERGY_MODEL ('x') must be 'sigmoid' or 'original'."),
+    ({"FORAGERS_ENERGY_RHO": 0}, "FORAGERS_ENERGY_RHO (0.0) must be > 0."),
+    ({"FORAGERS_ENERGY_RHO": -2}, "FORAGERS_ENERGY_RHO (-2.0) must be > 0."),
+    ({"FORAGERS_ENERGY_RHO": "inf"}, "FORAGERS_ENERGY_RHO ('inf') must be a finite float."),
+])
+def test_the_energy_model_and_rho_are_validated(settings, message):
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        ForagersConfig.from_settings(settings)

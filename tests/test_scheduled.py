@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from newsforagers.config import ForagersConfig
-from newsforagers.scheduled import Fetch, ScheduledCounters, ScheduledForager, schedule_from_config
+from newsforagers.scheduled import (NEWS_PRIORITY, Fetch, ScheduledCounters, ScheduledForager,
+                                     schedule_from_config)
 from newsforagers.store import MemoryStore
 
 K = 4
@@ -234,9 +235,15 @@ def test_news_is_harvested_before_the_backlog_the_oldest_first():
     news = {HOME + "late/": dated(1, at(5)), HOME + "early/": dated(3, at(5))}
     forager.on_page(Fetch(section, "listing", 99), at(5), text="c1", links=list(news),
                     published=None, listed=news)
-    order = [forager.next_fetch(at(5)).url for _ in range(4)]
+    fetches = [forager.next_fetch(at(5)) for _ in range(4)]
+    order = [fetch.url for fetch in fetches]
     assert order[:2] == [HOME + "early/", HOME + "late/"]
     assert set(order[2:]) == set(backlog)
+    # news goes before other foragers' listing visits in the colony's host budget; the
+    # backlog and the listings wait their turn
+    assert [fetch.priority for fetch in fetches] == [NEWS_PRIORITY, NEWS_PRIORITY, 0, 0]
+    listing = forager.next_fetch(at(200))
+    assert listing.kind == "listing" and listing.priority == 0
 
 
 def _one_listing(**settings):

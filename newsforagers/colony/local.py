@@ -120,7 +120,7 @@ class Colony:
         if config.population == "energy":
             self.policy: ScorePolicy | EnergyPolicy = EnergyPolicy(
                 config.energy_c, config.energy_g, config.energy_lb, config.energy_ub, config.energy_init,
-                config.energy_history, config.energy_pages_max)
+                config.energy_history, config.energy_pages_max, config.energy_model, config.energy_rho)
         else:
             self.policy = ScorePolicy(config.split_score, config.retire_score, config.min,
                                       config.max, config.score_init)
@@ -466,7 +466,12 @@ class Colony:
         records = self.store.documents_after(self.feed_position)
         self.feed_position += len(records)
         return [record.item(self.config.item_text) for record in records
-                if record.forager != self.root_name]
+                if record.forager != self.root_name and self._output(record)]
+
+    def _output(self, record) -> bool:
+        """Whether the colony outputs a paid document: with a topic, only one at least
+        ``FORAGERS_TOPIC_MIN_RELEVANCE`` relevant (the reinforcing agent's own rule)."""
+        return record.relevance is None or record.relevance >= self.config.topic_min_relevance
 
     def output_new_documents(self) -> int:
         """Put the other foragers' new documents in the root's feed (its ``item_scraped``, as
@@ -511,7 +516,7 @@ class Colony:
 
     def _output_missing(self, spider) -> None:
         """(After the feed exports opened.) The documents the store paid for that the feed lost."""
-        missing, self._reemit = self._reemit, []
+        missing, self._reemit = [r for r in self._reemit if self._output(r)], []
         for record in missing:
             self.root.signals.send_catch_log(signal=signals.item_scraped,
                                              item=record.item(self.config.item_text),
@@ -678,7 +683,9 @@ class Colony:
                 "gaining_pages": self.policy.gaining_pages,
                 "relevant_share": self.policy.relevant_pages / pages if pages else None,
                 "gaining_share": self.policy.gaining_pages / pages if pages else None,
-                "expected_share": self.config.energy_c / (self.config.energy_g + self.config.energy_c),
+                # the sigmoid's self-balancing share C/(G + C); the original model has none
+                "expected_share": (self.config.energy_c / (self.config.energy_g + self.config.energy_c)
+                                   if self.config.energy_model == "sigmoid" else None),
             }
         return summary
 

@@ -31,6 +31,8 @@ latencies stay per process.
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 import math
 import time
 from collections import Counter, deque
@@ -44,6 +46,12 @@ from newsforagers.clock import http_date
 # few milliseconds after our send times.
 _MARGIN = 1.05
 
+
+#: The request meta key of a request's place in its host's line (an int, higher first; absent:
+#: 0). A meta key, not Scrapy's ``Request.priority``: that one orders each crawler's own
+#: scheduler, and Scrapy's middlewares move it (a redirect +2 per hop, a retry -1), which
+#: would let a redirect loop jump the colony's line.
+BUDGET_PRIORITY = "forager_budget_priority"
 
 #: Seconds between two looks at whether a waiting request's crawler is closing.
 GONE_CHECK = 0.25
@@ -167,9 +175,10 @@ class Politeness:
 
 
 class _HostLimits:
-    """One host's share of the budget: its spacing, its one-second window, its slots."""
+    """One host's share of the budget: its spacing, its one-second window, its slots, and
+    the line of requests waiting for it."""
 
-    __slots__ = ("capacity", "window", "spacing", "semaphore", "starts", "turn")
+    __slots__ = ("capacity", "window", "spacing", "semaphore", "starts", "line", "moved", "arrivals")
 
     def __init__(self, rate: float, concurrency: int):
         self.capacity = max(1, math.floor(rate)) if rate > 0 else 0
@@ -177,9 +186,12 @@ class _HostLimits:
         self.spacing = _MARGIN / rate if rate > 0 else 0.0
         self.semaphore = asyncio.Semaphore(concurrency) if concurrency > 0 else None
         self.starts: deque[float] = deque()
-        # (a shared budget) one request of this process at a time asks the store for a start:
-        # the others wait their turn here instead of each asking the store again and again
-        self.turn = asyncio.Semaphore(1)
+        # the requests waiting for this host, a heap of [-priority, arrival]: only the head
+        # takes the slots and waits for a start (with a shared budget: asks the store), so the
+        # highest priority goes next and equal ones go in their order of arrival
+        self.line: list[list[float]] = []
+        self.moved = asyncio.Event()  # set (and replaced) whenever the head leaves the line
+        self.arrivals = itertools.count()
 
 
 class SharedStarts(Protocol):
@@ -214,6 +226,7 @@ class HostBudget:
         self.pauses: Counter[str] = Counter()  # pauses asked for, per host
         self.sent: Counter[str] = Counter()  # requests let through, per host
         self.waited = 0.0  # seconds requests spent waiting for the budget
+        self.displaced = 0  # heads of a line that a request of a higher priority went before
 
     @classmethod
     def from_politeness(cls, politeness: Politeness, **kwargs: Any) -> "HostBudget":
@@ -231,45 +244,90 @@ class HostBudget:
             limits = self._hosts[host] = _HostLimits(rate, concurrency)
         return limits
 
-    async def acquire(self, host: str, gone: Callable[[], bool] | None = None) -> None:
+    async def acquire(self, host: str, gone: Callable[[], bool] | None = None,
+                      priority: int = 0) -> None:
         """Wait until ``host`` may receive one more request from the colony.
+
+        Among the requests waiting for ``host`` (in this process), the one of the highest
+        ``priority`` (a request's :data:`BUDGET_PRIORITY` meta) starts first, equal ones in their
+        order of arrival: a story one forager found is not kept waiting behind the listing
+        visits other foragers queued before it. A higher one that arrives while the head waits
+        for its start takes the head's place (the head lets its slots go and waits again, at
+        the head of the rest: ``displaced`` counts it), so it leaves at the next start.
 
         ``gone``: asked at least every :data:`GONE_CHECK` seconds while waiting; once it says
         True (the request's crawler is closing), the wait ends with :class:`BudgetWaitAbandoned`
         instead of holding the crawler's close for as long as the queue before it."""
         began = self.clock()
         limits = self._limits(host)
-        held: list[asyncio.Semaphore] = []
+        place = [-float(priority), float(next(limits.arrivals))]
+        heapq.heappush(limits.line, place)
         try:
-            for semaphore in (self._all, limits.semaphore):
-                if semaphore is not None:
-                    await self._take(semaphore, gone)
-                    held.append(semaphore)
-            if self.shared is None:
-                await self._wait_for_start(host, limits, gone)
-            else:
-                await self._take(limits.turn, gone)
+            while True:
+                await self._wait_for_head(limits, place, gone)
+                held: list[asyncio.Semaphore] = []
                 try:
-                    await self._wait_for_start(host, limits, gone)
-                finally:
-                    limits.turn.release()
-        except BaseException:
-            for semaphore in held:
-                semaphore.release()
-            raise
+                    for semaphore in (self._all, limits.semaphore):
+                        if semaphore is not None:
+                            await self._take(semaphore, gone)
+                            held.append(semaphore)
+                    started = await self._wait_for_start(host, limits, gone, place)
+                except BaseException:
+                    for semaphore in held:
+                        semaphore.release()
+                    raise
+                if started:
+                    break
+                # a request of a higher priority arrived before this one's start: it goes
+                # first, this one waits at the head of the rest
+                for semaphore in held:
+                    semaphore.release()
+                self.displaced += 1
+        finally:
+            self._leave_line(limits, place)
         if self.shared is None and (limits.capacity or self.autothrottle is not None):
             limits.starts.append(self.clock())
         self.sent[host] += 1
         self.waited += self.clock() - began
 
+    @staticmethod
+    async def _wait_for_head(limits: _HostLimits, place: list[float],
+                             gone: Callable[[], bool] | None) -> None:
+        while limits.line[0] is not place:
+            if gone is not None and gone():
+                raise BudgetWaitAbandoned("")
+            moved = limits.moved.wait()
+            if gone is None:
+                await moved
+                continue
+            try:
+                await asyncio.wait_for(moved, GONE_CHECK)
+            except asyncio.TimeoutError:
+                continue
+
+    @staticmethod
+    def _leave_line(limits: _HostLimits, place: list[float]) -> None:
+        line = limits.line
+        if line[0] is place:
+            heapq.heappop(line)
+            limits.moved.set()  # the next in line is the head now
+            limits.moved = asyncio.Event()
+        else:  # abandoned while waiting (its crawler is closing): the head is unchanged
+            line.remove(place)
+            heapq.heapify(line)
+
     async def _wait_for_start(self, host: str, limits: _HostLimits,
-                              gone: Callable[[], bool] | None) -> None:
+                              gone: Callable[[], bool] | None, place: list[float]) -> bool:
+        """Wait for ``host``'s next start; False when, before it, a request of a higher
+        priority took the head of the line (``place`` is this request's)."""
         while True:
             if gone is not None and gone():
                 raise BudgetWaitAbandoned(host)
+            if limits.line[0] is not place:
+                return False
             delay = self._delay(host, limits)
             if delay <= 0:
-                return
+                return True
             await self.sleep(delay if gone is None else min(delay, GONE_CHECK))
 
     @staticmethod

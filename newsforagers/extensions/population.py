@@ -6,7 +6,8 @@ starts with a random half of its weblog, Alg. 6, and its weights — random ones
 handed over through the store; both scores back to 100), if the store has a place left in
 the population; one whose score falls to MIN_SCORE retires (its crawler closes with reason
 ``forager_retired``), if the store says the population is above its minimum. With ``energy``
-(Mouton & Marteau) it asks after each step, with the step's profit as the page's relevance:
+(Mouton & Marteau) it asks after each step, with the step's profit as the page's relevance
+(with a topic, the step page's relevance to it, as in the paper):
 ⌊E⌋ clones, retirement, or a teleport of the next path to a page with an energy remnant.
 
 The population's size is the store's count of live members; the colony's spawner starts the
@@ -81,7 +82,8 @@ class PopulationExtension:
 
     # -- energy policy (Mouton & Marteau) ---------------------------------------------------------
 
-    def step_finished(self, forager: str, url: str, profit: float, value: float, **kwargs) -> None:
+    def step_finished(self, forager: str, url: str, profit: float, value: float,
+                      relevance: float | None = None, **kwargs) -> None:
         colony = self.colony
         driver = self.context.driver
         if colony is None or driver is None or forager != driver.name or driver.forager.retired:
@@ -94,7 +96,12 @@ class PopulationExtension:
         # breaks what is still tied, so that R is a true quantile (Mouton & Marteau's
         # similarities are continuous).
         jitter = float(driver.forager.rng.random())
-        relevance = float(profit) + 1e-3 * math.tanh(value) + 1e-6 * jitter
+        if relevance is not None:
+            # the topical mode: the page's tf·idf relevance to the topic, the paper's own r
+            # (continuous, but many pages share r = 0: the same tie-breakers, far smaller)
+            relevance = float(relevance) + 1e-6 * (1.0 + math.tanh(value)) / 2.0 + 1e-9 * jitter
+        else:
+            relevance = float(profit) + 1e-3 * math.tanh(value) + 1e-6 * jitter
         for decision in colony.policy.visit(forager, url, relevance):
             if decision.kind == "split":
                 self._spawn_children(decision.clones, decision.energy)

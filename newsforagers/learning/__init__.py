@@ -16,6 +16,7 @@ from newsforagers.learning.reward import (
     RewardRules,
     SendOutcome,
     judge_send,
+    judge_topical_send,
     step_profit,
 )
 from newsforagers.learning.value import (
@@ -31,7 +32,7 @@ from newsforagers.learning.weblog import Weblog
 
 __all__ = [
     "Decision", "EnergyModel", "EnergyPolicy", "ScorePolicy", "energy_variation", "steepness",
-    "ReinforcingAgent", "RewardRules", "SendOutcome", "judge_send", "step_profit",
+    "ReinforcingAgent", "RewardRules", "SendOutcome", "judge_send", "judge_topical_send", "step_profit",
     "copy_weights", "greedy", "random_weights", "td_error", "td_step", "value", "values",
     "Weblog",
 ]

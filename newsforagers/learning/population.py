@@ -9,6 +9,9 @@
   ``Δe = (G + C) / (1 + exp(−λ·(r − R))) − C`` with the self-balancing threshold R read at rank
   ``n* = n / (C/G + 1)`` of the past relevances, λ = h(r_m, r_M, R), an energy buffer on pages,
   bounds UB/LB, ⌊E⌋ clones and teleporting of dying agents to pages with energy remnants.
+- :class:`OriginalEnergyModel` — the model that paper starts from, the endogenous fitness of
+  Menczer & Belew's InfoSpiders: ``Δe = f(r) = ρ·r − C``; ``EnergyPolicy(model="original")``
+  uses it in place of the sigmoid under the same buffer, bounds, clones and teleports.
 
 The paper prints ``r + R`` in the exponent, but its own step approximation g(r, R) (−C for
 r ≤ R, G above) centres the sigmoid at r = R, so we use ``r − R``; and it writes
@@ -125,29 +128,16 @@ def steepness(r_min: float, r_max: float, threshold: float) -> float:
     return 8.0 / low if 8.0 / low <= high else 8.0 / high
 
 
-class EnergyModel:
-    """The self-balancing energy function: R and λ from the history of relevances.
+class _Relevances:
+    """The relevances a model has seen, sorted ascending, with an optional window (see
+    :class:`EnergyModel`): one shape for both energy models, so a checkpoint of either
+    restores into the other."""
 
-    ``history=0`` keeps every relevance seen, as the paper does. A positive ``history`` keeps
-    only the last that many: when relevances drift (a news site's profits fall as its news is
-    found), a threshold over all history stays where the early, richer pages put it and far
-    fewer than C/(G + C) of the new pages pass it; a window follows the drift. That is a
-    setting beside the paper's rule (``FORAGERS_ENERGY_HISTORY``), not a change to it.
-
-    ``limit`` (0: none) bounds memory: "all" then means the last ``limit`` relevances, the
-    same window the paper's rule reaches only after that many pages (``FORAGERS_ENERGY_PAGES_MAX``).
-    """
-
-    def __init__(self, C: float = defaults.FORAGERS_ENERGY_C, G: float = defaults.FORAGERS_ENERGY_G,
-                 history: int = 0, limit: int = 0):
-        if not (C > 0 and G > 0 and math.isfinite(C) and math.isfinite(G)):
-            raise ValueError(f"energy C ({C!r}) and G ({G!r}) must be finite and > 0.")
+    def __init__(self, history: int = 0, limit: int = 0):
         if not isinstance(history, int) or history < 0:
             raise ValueError(f"energy history ({history!r}) must be an integer >= 0 (0: all).")
         if not isinstance(limit, int) or limit < 0:
             raise ValueError(f"energy page limit ({limit!r}) must be an integer >= 0 (0: none).")
-        self.C = float(C)
-        self.G = float(G)
         self.history = history
         self.window = min(w for w in (history, limit) if w) if (history or limit) else 0
         self._history: list[float] = []  # sorted ascending
@@ -166,6 +156,28 @@ class EnergyModel:
                 oldest = self._order.popleft()
                 del self._history[bisect.bisect_left(self._history, oldest)]
 
+
+class EnergyModel(_Relevances):
+    """The self-balancing energy function: R and λ from the history of relevances.
+
+    ``history=0`` keeps every relevance seen, as the paper does. A positive ``history`` keeps
+    only the last that many: when relevances drift (a news site's profits fall as its news is
+    found), a threshold over all history stays where the early, richer pages put it and far
+    fewer than C/(G + C) of the new pages pass it; a window follows the drift. That is a
+    setting beside the paper's rule (``FORAGERS_ENERGY_HISTORY``), not a change to it.
+
+    ``limit`` (0: none) bounds memory: "all" then means the last ``limit`` relevances, the
+    same window the paper's rule reaches only after that many pages (``FORAGERS_ENERGY_PAGES_MAX``).
+    """
+
+    def __init__(self, C: float = defaults.FORAGERS_ENERGY_C, G: float = defaults.FORAGERS_ENERGY_G,
+                 history: int = 0, limit: int = 0):
+        if not (C > 0 and G > 0 and math.isfinite(C) and math.isfinite(G)):
+            raise ValueError(f"energy C ({C!r}) and G ({G!r}) must be finite and > 0.")
+        super().__init__(history, limit)
+        self.C = float(C)
+        self.G = float(G)
+
     def threshold(self) -> float:
         """R = r_{n*}, the relevance of rank ``n* = n/(C/G + 1)`` (1-based, ascending)."""
         n = len(self._history)
@@ -182,6 +194,44 @@ class EnergyModel:
         return energy_variation(relevance, R, lam, self.C, self.G)
 
 
+class OriginalEnergyModel(_Relevances):
+    """The endogenous fitness model's energy (Menczer & Belew; Mouton & Marteau's eq. before
+    the sigmoid)::
+
+        Δe = f(r) = ρ·r − C
+
+    C is the cost of a page, ρ the rate converting relevance into energy; nothing bounds the
+    gain or balances the population, which is what the sigmoid was introduced for (the
+    paper's Fig. 2). "The range of ρ depends on the order of the similarity metric": a page
+    pays when r > C/ρ, so ρ must be set to the scale of the relevances.
+
+    Δe reads no history; the relevances are kept all the same (within ``history`` and
+    ``limit``) so that a checkpoint has one shape for both models.
+    """
+
+    def __init__(self, C: float = defaults.FORAGERS_ENERGY_C, rho: float = defaults.FORAGERS_ENERGY_RHO,
+                 history: int = 0, limit: int = 0):
+        if not (C > 0 and math.isfinite(C)):
+            raise ValueError(f"energy C ({C!r}) must be finite and > 0.")
+        if not (rho > 0 and math.isfinite(rho)):
+            raise ValueError(f"energy rho ({rho!r}) must be finite and > 0.")
+        super().__init__(history, limit)
+        self.C = float(C)
+        self.rho = float(rho)
+
+    def threshold(self) -> float:
+        """The break-even relevance C/ρ, fixed: the pages above it are the ones that gain
+        (``Δe > 0``), so the policy's ``relevant_pages`` counts its gainers."""
+        return self.C / self.rho
+
+    def energy(self, relevance: float) -> float:
+        """Δe = ρ·r − C of a page of this relevance."""
+        return self.rho * relevance - self.C
+
+
+ENERGY_MODELS = ("sigmoid", "original")
+
+
 class EnergyPolicy:
     """Alg. 2 of Mouton & Marteau (energy conservation): per-forager energy, page buffers.
 
@@ -190,6 +240,10 @@ class EnergyPolicy:
     paper's buffer bounds it only approximately, its Fig. 5 shows it riding on UB): clones are
     capped at ``UB − population``, and a dying forager teleports instead of dying while the
     population is at LB or below (the paper: below LB).
+
+    ``model`` chooses Δe: ``"sigmoid"`` (:class:`EnergyModel`, the paper's, with C and G) or
+    ``"original"`` (:class:`OriginalEnergyModel`, ``ρ·r − C``, with C and ``rho``; G unused).
+    Everything else is shared.
     """
 
     def __init__(
@@ -201,12 +255,18 @@ class EnergyPolicy:
         initial_energy: float = defaults.FORAGERS_ENERGY_INIT,
         history: int = defaults.FORAGERS_ENERGY_HISTORY,
         pages_max: int = 0,
+        model: str = defaults.FORAGERS_ENERGY_MODEL,
+        rho: float = defaults.FORAGERS_ENERGY_RHO,
     ):
         if not 1 <= lower_bound <= upper_bound:
             raise ValueError(
                 f"energy bounds must satisfy 1 <= LB ({lower_bound!r}) <= UB ({upper_bound!r})."
             )
-        self.model = EnergyModel(C, G, history, pages_max)
+        if model not in ENERGY_MODELS:
+            raise ValueError(f"energy model ({model!r}) must be 'sigmoid' or 'original'.")
+        self.model: EnergyModel | OriginalEnergyModel = (
+            EnergyModel(C, G, history, pages_max) if model == "sigmoid"
+            else OriginalEnergyModel(C, rho, history, pages_max))
         self.pages_max = pages_max  # pages whose buffer is kept (0: all)
         self.evicted_pages = 0  # buffers forgotten for the cap: such a page counts as new again
         self._remnant_heap: list[tuple[float, int, Hashable]] = []  # (−energy, order, page)
@@ -217,7 +277,8 @@ class EnergyPolicy:
         self.energies: dict[str, float] = {}
         self.page_energy: OrderedDict[Hashable, float] = OrderedDict()  # the buffer, oldest first
         # Pages first seen with r > R (the step model g's "relevant" pages) and with Δe > 0
-        # (the sigmoid's gainers); the paper expects about C/(G + C) of pages for both.
+        # (the sigmoid's gainers); the paper expects about C/(G + C) of pages for both. Under
+        # the original model R is the break-even C/ρ: both count the gainers.
         self.relevant_pages = 0
         self.gaining_pages = 0
         self.visits = 0  # every visit, first or not

@@ -117,3 +117,35 @@ class ReinforcingAgent:
             self.seen.add(document)
         self.scores[forager] += outcome.score_delta
         return outcome
+
+
+def judge_topical_send(rules: RewardRules, first_sender: bool, age_seconds: float,
+                       relevance: float, mode: str) -> SendOutcome:
+    """A send judged in the topical mode (issue 20, after Mouton & Marteau 2008, whose agents
+    earn from the relevance ``r ∈ [0, 1]`` of the pages they find to a topic).
+
+    - ``"topic+novelty"``: the first sender of a novel same-day document (as :func:`judge_send`)
+      gets ``REWARD·r`` — "new and about X";
+    - ``"topic"``: the first sender of a document gets ``REWARD·r`` whatever its age (a
+      document dated ahead of the clock by more than ``future_skew`` still earns nothing);
+    - ``"novelty"``: :func:`judge_send`, ``r`` unused.
+
+    Every send costs ``send_cost`` (a rewarded one too when ``rewarded_send_pays_cost``), and
+    a rewarded send's score change is ``score_per_send + r·score_per_reward``. A rewarded send
+    of ``r = 0`` is still *rewarded* (the document was new: it is claimed and never paid
+    again) but earns nothing beyond the cost.
+    """
+    if mode == "novelty":
+        return judge_send(rules, first_sender, age_seconds)
+    if mode not in ("topic", "topic+novelty"):
+        raise ValueError(f"reward mode ({mode!r}) must be 'novelty', 'topic' or 'topic+novelty'.")
+    if not math.isfinite(age_seconds):
+        raise ValueError(f"document age ({age_seconds!r}) must be finite.")
+    if not (math.isfinite(relevance) and 0.0 <= relevance <= 1.0):
+        raise ValueError(f"relevance ({relevance!r}) must be in [0, 1].")
+    dated_right = age_seconds >= -rules.future_skew if mode == "topic" else in_window(rules, age_seconds)
+    if first_sender and dated_right:
+        cost = rules.send_cost if rules.rewarded_send_pays_cost else 0.0
+        return SendOutcome(True, rules.reward * relevance - cost,
+                           rules.score_per_send + rules.score_per_reward * relevance)
+    return SendOutcome(False, -rules.send_cost, rules.score_per_send)

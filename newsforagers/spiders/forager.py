@@ -14,6 +14,10 @@ Arguments (``-a``):
 - ``speed``: simulated seconds per wall second of the site's clock (default 1, a live site;
   the replay's ``--speed`` against a replay). Only the ``scheduled`` strategy
   (``FORAGERS_STRATEGY``) needs it: it idles until a listing is due on the site's clock.
+- ``topic``: the topical mode (docs/topics.md): words, or ``@FILE`` holding a longer text
+  (``FORAGERS_TOPIC``). The reinforcing agent then pays the relevance of a novel document
+  to it, and only documents at least ``FORAGERS_TOPIC_MIN_RELEVANCE`` relevant are output,
+  each with its ``relevance``.
 
 The spider reads pages and sends candidates; the walk itself is the scheduler's (see
 :mod:`newsforagers.scheduler`), the rewards the pipeline's (:mod:`newsforagers.pipelines`).
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from collections import OrderedDict
 import re
 import time
 from datetime import UTC, datetime, timedelta
@@ -38,7 +43,9 @@ from newsforagers.addon import ForagersAddon
 from newsforagers.checks import check_components
 from newsforagers.clock import site_time
 from newsforagers.colony.local import SITE_CLOCK, site_reading
+from newsforagers.colony.throttle import BUDGET_PRIORITY
 from newsforagers.config import ForagersConfig
+from newsforagers.topics import build_topic, topic_text
 from newsforagers.downloadhandlers import ClosingIgnoreRequest
 from newsforagers.driver import ForagerDriver
 from newsforagers.errors import ForagersUsageError, report_usage_errors_in_one_line
@@ -69,6 +76,9 @@ FEED_SOURCES = frozenset({"feed", "sitemap"})
 
 #: What a forager is in its colony: the one that starts it and hosts its feed, or a member.
 ROLES = ("root", "member")
+# Step pages whose topic relevance waits for their step to finish (a path's 100 steps, each
+# finishing once its probes are in, never leave more than a few waiting)
+STEP_RELEVANCE_MAX = 1_000
 
 #: How to give seeds, appended to every seed error: the message is all a user sees of it.
 SEEDS_USAGE = "give -a seeds=URL[,URL...] or -a seeds=@FILE (one URL a line)"
@@ -122,7 +132,7 @@ class ForagerSpider(scrapy.Spider):
 
     def __init__(self, seeds: str | None = None, mode: str = "wlrl", model: str | None = None,
                  forager: str = "f1", colony=None, speed: str | float | None = None,
-                 role: str = "root", *args, **kwargs):
+                 role: str = "root", topic: str | None = None, *args, **kwargs):
         super().__init__(*args, **kwargs)
         if role not in ROLES:
             raise ForagersUsageError(f"role ({role!r}) must be one of {', '.join(ROLES)}: leave it "
@@ -157,6 +167,10 @@ class ForagerSpider(scrapy.Spider):
         if not self.speed > 0 or self.speed == float("inf"):
             raise ForagersUsageError(f"speed ({speed!r}) {speed_usage}")
         self.encoder = None  # loaded from ``model`` by from_crawler (no I/O in a constructor)
+        # the topical mode's relevance model (-a topic, FORAGERS_TOPIC), built by from_crawler,
+        # and the relevance of the step pages read, until their steps finish (the driver's)
+        self.topic = None
+        self.step_relevance: OrderedDict[str, float] = OrderedDict()
         if not getattr(self, "allowed_domains", None):
             self.allowed_domains = sorted({urlsplit(u).hostname for u in self.seeds})
         self._domains = [d.lower().lstrip(".") for d in self.allowed_domains]
@@ -170,6 +184,15 @@ class ForagerSpider(scrapy.Spider):
     def from_crawler(cls, crawler, *args, **kwargs):
         # a bad argument or setting is one ERROR line saying how to fix it, not a traceback
         report_usage_errors_in_one_line()
+        topic = kwargs.get("topic")
+        if topic is not None:
+            # -a topic="words" (or @PATH, read here once: the colony's members inherit the
+            # text with the root's settings, wherever they run)
+            text = topic_text(str(topic))
+            if not text.strip():
+                raise ForagersUsageError(f"topic ({topic!r}) must be words, e.g. -a topic=\"solar "
+                                         "energy\", or @PATH of a file holding them")
+            crawler.settings.set("FORAGERS_TOPIC", text, priority="spider")
         # settings under which a forager cannot work, or a colony cannot be polite, are refused
         # before anything starts: the settings as they will be once the add-on has run
         final = crawler.settings.copy()
@@ -192,6 +215,8 @@ class ForagerSpider(scrapy.Spider):
         if spider.encoder is not None and spider.encoder.n_clusters_ != k:
             raise ForagersUsageError(f"model {kwargs.get('model')!r} has {spider.encoder.n_clusters_} "
                                      f"clusters but FORAGERS_N_CLUSTERS is {k}")
+        if config.paid_for != "novelty":
+            spider.topic = build_topic(config, spider.encoder)
         if config.store.startswith(("redis://", "rediss://")):
             # a store on a server: one line naming it (StoreUnavailable) before anything starts,
             # rather than a crawl that fails while its engine opens
@@ -377,7 +402,14 @@ class ForagerSpider(scrapy.Spider):
         if page is None:
             return
         links = [link for link in page.links if self._on_site(link) and self._robots_allow(link)]
-        probes = forager.on_step_page(url, f"{page.title}\n{page.text}", links)
+        text = f"{page.title}\n{page.text}"
+        if self.topic is not None:
+            # the step page's relevance to the topic: the energy policy's r (Mouton & Marteau)
+            self.topic.observe(text)
+            self.step_relevance[url] = self.topic.relevance(text)
+            while len(self.step_relevance) > STEP_RELEVANCE_MAX:
+                self.step_relevance.popitem(last=False)
+        probes = forager.on_step_page(url, text, links)
         meta = response.meta
         for probe in probes:
             yield self.make_request(probe, "probe", meta["forager_path"], meta["forager_step"])
@@ -386,6 +418,8 @@ class ForagerSpider(scrapy.Spider):
         """A request of the scheduled strategy (``forager_kind``: listing, harvest, explore)."""
         meta = {"forager_kind": fetch.kind, "forager_url": fetch.url, "forager_fetch": fetch,
                 "forager_path": fetch.visit, "forager_step": 0}
+        if fetch.priority:
+            meta[BUDGET_PRIORITY] = fetch.priority  # news goes first in the colony's host budget
         if fetch.kind in FRESH_KINDS:
             # a listing is visited for what it shows now: Scrapy's HTTP cache (when a project
             # enables it) must neither answer nor keep it; an article may come from it

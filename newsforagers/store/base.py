@@ -50,10 +50,13 @@ class DocumentRecord:
     site_name: str = ""
     html: str = ""  # the main text as clean HTML (FORAGERS_ITEM_TEXT)
     language: str = ""  # ISO 639-1, "" when unknown
+    relevance: float | None = None  # to the colony's topic (topical mode), else None
 
     def to_dict(self) -> dict:
         data = asdict(self)
         data["keywords"], data["authors"] = list(self.keywords), list(self.authors)
+        if self.relevance is None:  # no topic: the record as it was before the topical mode
+            del data["relevance"]
         return data
 
     def item(self, with_text: bool) -> dict:
@@ -64,6 +67,8 @@ class DocumentRecord:
                 "description": self.description, "keywords": list(self.keywords),
                 "authors": list(self.authors), "site_name": self.site_name,
                 "language": self.language}
+        if self.relevance is not None:
+            item["relevance"] = self.relevance
         if with_text:
             item["text"], item["html"] = self.text, self.html
         return item

@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS documents (
     text TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '',
     keywords TEXT NOT NULL DEFAULT '[]', authors TEXT NOT NULL DEFAULT '[]',
     site_name TEXT NOT NULL DEFAULT '', html TEXT NOT NULL DEFAULT '',
-    language TEXT NOT NULL DEFAULT ''
+    language TEXT NOT NULL DEFAULT '',
+    relevance REAL
 );
 CREATE TABLE IF NOT EXISTS claims (
     key TEXT PRIMARY KEY,
@@ -55,13 +56,14 @@ _ADDED_COLUMNS = (("claims", "published", "REAL"), ("urls", "touched", "INTEGER 
                   ("documents", "authors", "TEXT NOT NULL DEFAULT '[]'"),
                   ("documents", "site_name", "TEXT NOT NULL DEFAULT ''"),
                   ("documents", "html", "TEXT NOT NULL DEFAULT ''"),
-                  ("documents", "language", "TEXT NOT NULL DEFAULT ''"))
+                  ("documents", "language", "TEXT NOT NULL DEFAULT ''"),
+                  ("documents", "relevance", "REAL"))
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS claims_published ON claims(published);
 CREATE INDEX IF NOT EXISTS urls_touched ON urls(touched);
 """
 _DOCUMENT = ("url, title, published, found_at, forager, reward, text, description, keywords, "
-             "authors, site_name, html, language")
+             "authors, site_name, html, language, relevance")
 # per-URL records written between two counts of the table, at most (the cap may be passed by
 # this many, or an eighth of the cap when that is fewer)
 _CHECK_EVERY = 256
@@ -104,11 +106,11 @@ class SQLiteStore(ColonyStore):
                 db.execute("ROLLBACK")
                 return False
             cursor = db.execute(
-                f"INSERT INTO documents ({_DOCUMENT}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO documents ({_DOCUMENT}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (record.url, record.title, record.published, record.found_at, record.forager,
                  float(record.reward), record.text or "", record.description or "",
                  json.dumps(list(record.keywords)), json.dumps(list(record.authors)),
-                 record.site_name or "", record.html or "", record.language or ""),
+                 record.site_name or "", record.html or "", record.language or "", record.relevance),
             )
             db.executemany("INSERT OR IGNORE INTO claims (key, document, published) VALUES (?, ?, ?)",
                            [(key, cursor.lastrowid, published) for key in keys])
@@ -420,9 +422,9 @@ class SQLiteStore(ColonyStore):
 
 def _document(row: Sequence) -> DocumentRecord:
     """A row of ``SELECT {_DOCUMENT}`` as a record (keywords and authors are JSON lists)."""
-    *head, keywords, authors, site_name, html, language = row
+    *head, keywords, authors, site_name, html, language, relevance = row
     return DocumentRecord(*head, keywords=tuple(_json_list(keywords)), authors=tuple(_json_list(authors)),
-                          site_name=site_name, html=html, language=language)
+                          site_name=site_name, html=html, language=language, relevance=relevance)
 
 
 def _json_list(text: str) -> list[str]:

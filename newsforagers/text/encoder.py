@@ -96,6 +96,12 @@ def _general_class(vectorizer, p_word_document, general):
     return np.asarray(p_word.mean(axis=0)).ravel(), int(known.sum())
 
 
+def _smoothed_idf(df, n: int) -> np.ndarray:
+    """scikit-learn's smoothed idf ``ln((1 + n) / (1 + df)) + 1`` of terms found in ``df`` of
+    ``n`` documents: at least 1 whenever ``df <= n``."""
+    return np.log((1.0 + n) / (1.0 + np.asarray(df, dtype=np.float64))) + 1.0
+
+
 class StateEncoder(TransformerMixin, BaseEstimator):
     """Texts to k-dimensional forager states in [-1, 1] (PrTFIDF over PDDP clusters).
 
@@ -150,6 +156,12 @@ class StateEncoder(TransformerMixin, BaseEstimator):
         Fitted texts without any vocabulary word.
     n_general_texts_ : int
         Texts the general class was trained on.
+    idf_ : ndarray of float64, shape (n_terms,)
+        Smoothed inverse document frequency of each vocabulary term over all the fitted
+        texts (``n_documents_ + n_unknown_`` of them), scikit-learn's
+        ``TfidfVectorizer(smooth_idf=True)`` rule ``ln((1 + N) / (1 + df)) + 1``. The
+        encoder itself does not use it: :class:`~newsforagers.text.topic.Topic` weighs a
+        topic's terms with it. Models saved before it existed lack it.
     yes_fraction_ : float
         Share of the clustered documents whose state has at least one component above 0
         (a "Yes"), with the squashing in force at fit time. Near 0 means a nearly constant
@@ -206,6 +218,9 @@ class StateEncoder(TransformerMixin, BaseEstimator):
                 f"(empty, only stop words, or every term below min_df={self.min_df!r}): {exc}"
             ) from exc
 
+        # Over every fitted text, the ones without a vocabulary word too: the idf that
+        # TfidfVectorizer would learn from the same texts and vocabulary.
+        idf = _smoothed_idf(np.asarray((counts > 0).sum(axis=0)).ravel(), n_texts)
         totals = np.asarray(counts.sum(axis=1)).ravel()
         used = np.flatnonzero(totals > 0)
         if used.size < k:
@@ -257,6 +272,7 @@ class StateEncoder(TransformerMixin, BaseEstimator):
         self.n_unknown_ = int(n_texts - used.size)
         self.n_general_texts_ = n_general
         self.yes_fraction_ = yes_fraction
+        self.idf_ = idf
         return self
 
     # -- encoding ----------------------------------------------------------------------------

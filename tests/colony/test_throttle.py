@@ -289,3 +289,84 @@ def test_budgets_of_several_processes_share_their_starts_and_pauses_through_the_
 
 async def _all(coroutines) -> None:
     await asyncio.gather(*coroutines)
+
+
+def test_the_highest_priority_waiting_goes_next_and_equal_ones_in_their_order():
+    """Five listing visits (priority 0) of several foragers wait for the host; a story (1) and
+    a teleport-like request (2) arrive later: once the request at the head has its start,
+    the higher ones go first, then the rest in the order they came."""
+    clock = LateClock(0.0)
+    budget = HostBudget(10.0, 0, clock=clock, sleep=clock.sleep)
+    order: list[str] = []
+
+    async def request(name: str, priority: int) -> None:
+        await budget.acquire("site", priority=priority)
+        order.append(name)
+        budget.release("site")
+
+    async def main() -> None:
+        await budget.acquire("site")  # the last start: everyone below waits 0.105 s
+        budget.release("site")
+        waiting = [asyncio.ensure_future(request(f"listing{i}", 0)) for i in range(5)]
+        await asyncio.sleep(0)  # they line up; listing0 is the head
+        waiting.append(asyncio.ensure_future(request("story", 1)))
+        waiting.append(asyncio.ensure_future(request("urgent", 2)))
+        await asyncio.gather(*waiting)
+
+    asyncio.run(main())
+    assert order == ["listing0", "urgent", "story", "listing1", "listing2", "listing3", "listing4"]
+    assert budget.sent["site"] == 8
+
+
+def test_a_waiter_abandoning_its_place_in_line_leaves_the_others_their_order():
+    from newsforagers.colony.throttle import BudgetWaitAbandoned
+
+    budget = HostBudget(20.0, 1)
+    closing = {"b": False}
+    order: list[str] = []
+
+    async def request(name: str) -> None:
+        await budget.acquire("site", lambda: closing.get(name, False))
+        order.append(name)
+        await asyncio.sleep(0.01)
+        budget.release("site")
+
+    async def main() -> None:
+        tasks = {name: asyncio.ensure_future(request(name)) for name in "abc"}
+        await asyncio.sleep(0)
+        closing["b"] = True
+        with pytest.raises(BudgetWaitAbandoned):
+            await asyncio.wait_for(tasks["b"], 2.0)
+        await asyncio.wait_for(asyncio.gather(tasks["a"], tasks["c"]), 2.0)
+
+    asyncio.run(main())
+    assert order == ["a", "c"]
+    assert budget._limits("site").line == []
+
+
+def test_a_higher_priority_takes_the_place_of_a_head_still_waiting_for_its_start():
+    """The head of the line (a listing visit) waits for the next start; a story arriving
+    meanwhile goes at that start, and the visit at the one after (it gave its slot back)."""
+    budget = HostBudget(10.0, 1)  # a start every 0.105 s, one request in flight
+    order: list[tuple[str, float]] = []
+
+    async def request(name: str, priority: int) -> None:
+        await budget.acquire("site", lambda: False, priority=priority)
+        order.append((name, budget.clock()))
+        await asyncio.sleep(0.01)
+        budget.release("site")
+
+    async def main() -> None:
+        await budget.acquire("site")
+        budget.release("site")
+        listing = asyncio.ensure_future(request("listing", 0))
+        await asyncio.sleep(0.03)  # the listing holds the head and the slot, waiting for its start
+        story = asyncio.ensure_future(request("story", 1))
+        await asyncio.wait_for(asyncio.gather(listing, story), 2.0)
+
+    asyncio.run(main())
+    assert [name for name, _ in order] == ["story", "listing"]
+    assert budget.displaced == 1
+    # the story left at the listing's start, the listing one spacing later
+    assert order[1][1] - order[0][1] >= 1.05 / 10.0 - 1e-3
+    assert budget.sent["site"] == 3 and budget._limits("site").line == []

@@ -128,3 +128,19 @@ def load_truth(path: Path) -> dict[str, datetime]:
         record = json.loads(line)
         truth[record["path"]] = datetime.fromisoformat(record["published"])
     return truth
+
+
+def truly_novel_items(run: dict, forager: str, minimum: int = 5) -> list[dict]:
+    """A baseline's crawl (``run``: returncode, log, items, truth, requests) ended cleanly and
+    output at least ``minimum`` documents, each novel by the replay's truth and none invalid;
+    its items."""
+    from newsforagers.evaluation.metrics import run_metrics
+
+    assert run["returncode"] == 0, run["log"][-3000:]
+    assert "Traceback" not in run["log"], run["log"][-3000:]
+    items = run["items"]
+    assert len(items) >= minimum, f"{forager} found {len(items)} documents"
+    metrics = run_metrics(run["truth"], run["requests"], items, foragers=forager)
+    assert metrics["invalid"] == dict.fromkeys(metrics["invalid"], 0)
+    assert metrics["novel"] == len(items) and metrics["requests"] > 0
+    return items

@@ -18,13 +18,12 @@ import pytest
 
 from newsforagers.corpus import load_corpus
 from newsforagers.evaluation.baselines import FeedsSpider
-from newsforagers.evaluation.metrics import run_metrics
 from newsforagers.replay.feeds import feed_sections
 from newsforagers.replay.index import SiteIndex
 from newsforagers.replay.log import read_log
 from newsforagers.replay.process import ReplayProcess
 from newsforagers.replay.synth import synth_corpus
-from tests.integration.forager_run import REPO
+from tests.integration.forager_run import REPO, truly_novel_items
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -63,13 +62,7 @@ def run(tmp_path_factory):
 
 
 def test_it_outputs_truly_novel_articles_of_the_feed_sections_only(run):
-    assert run["returncode"] == 0, run["log"][-3000:]
-    assert "Traceback" not in run["log"], run["log"][-3000:]
-    items = run["items"]
-    assert len(items) >= 5, f"feeds found {len(items)} documents"
-    metrics = run_metrics(run["truth"], run["requests"], items, foragers="feeds")
-    assert metrics["invalid"] == dict.fromkeys(metrics["invalid"], 0)
-    assert metrics["novel"] == len(items) and metrics["requests"] > 0
+    items = truly_novel_items(run, "feeds")
     sections = {record["path"]: set(record["sections"]) for record in run["truth"]}
     for item in items:
         assert item["forager"] == "feeds" and item["reward"] is None

@@ -80,6 +80,11 @@ def seed_files(tmp_path_factory):
     (["-a", f"seeds={SEED}", "-a", "model={folder}/missing.joblib"],
      "model: no state encoder model at '{folder}/missing.joblib'; give -a model=PATH of a state encoder saved "
      "by `newsforagers train`, or leave it out"),
+    (["-a", f"seeds={SEED}", "-a", "topic="],
+     "topic ('') must be words, e.g. -a topic=\"solar energy\", or @PATH of a file holding them"),
+    (["-a", f"seeds={SEED}", "-a", "topic=@{folder}/missing-topic.txt"],
+     "topic: cannot read '{folder}/missing-topic.txt' ([Errno 2] No such file or directory: "
+     "'{folder}/missing-topic.txt'); give -a topic=\"words\" or -a topic=@PATH of a UTF-8 text file"),
 ])
 def test_a_bad_spider_argument_is_one_error_line(arguments, message, seed_files):
     arguments = [a.replace("{folder}", str(seed_files)) for a in arguments]
@@ -91,6 +96,8 @@ def test_a_bad_spider_argument_is_one_error_line(arguments, message, seed_files)
     ("FORAGERS_WEBLOG_SIZ=5", "FORAGERS_WEBLOG_SIZ is not a newsforagers setting; did you mean FORAGERS_WEBLOG_SIZE?"),
     ("FORAGERS_REWARD=-5", "FORAGERS_REWARD (-5.0) must be > 0."),
     ("FORAGERS_TD_GAMMA=1", "FORAGERS_TD_GAMMA (1.0) must be in [0, 1)."),
+    ("FORAGERS_REWARD_MODE=topic", "FORAGERS_REWARD_MODE ('topic') must be 'novelty' without a topic: give "
+                                   "one with -a topic=\"words\" (or FORAGERS_TOPIC)."),
 ])
 def test_a_bad_setting_is_one_error_line(setting, message):
     run = scrapy("crawl", "forager", "-a", f"seeds={SEED}", "-s", setting)

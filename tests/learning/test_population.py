@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from newsforagers.learning import EnergyModel, EnergyPolicy, ScorePolicy, energy_variation, steepness
+from newsforagers.learning.population import OriginalEnergyModel
 
 
 def test_split_at_exactly_200_below_max():
@@ -189,3 +190,127 @@ def test_the_teleport_target_is_the_page_holding_most_energy():
             assert policy.best_remnant() == (max(remnants, key=remnants.get) if remnants else None)
     assert teleports > 100
     assert len(policy._remnant_heap) <= 2 * len(policy.page_energy) + 64
+
+
+# -- the original model, Δe = ρ·r − C (issue 20) ---------------------------------------------------
+
+
+def test_original_model_energy_is_rho_r_minus_c():
+    model = OriginalEnergyModel(C=0.5, rho=2.0)
+    # 2·0.1 − 0.5 = −0.3;  2·0.25 − 0.5 = 0 (break-even: C/ρ = 0.25);  2·0.9 − 0.5 = +1.3
+    assert model.energy(0.1) == pytest.approx(-0.3, abs=1e-12)
+    assert model.energy(0.25) == 0.0
+    assert model.energy(0.9) == pytest.approx(1.3, abs=1e-12)
+    assert model.threshold() == 0.25  # fixed, whatever the history
+    for r in (0.9, 0.9, 0.9):
+        model.observe(r)
+    assert model.threshold() == 0.25 and model.energy(0.9) == pytest.approx(1.3, abs=1e-12)
+
+
+def test_original_model_clones_at_the_upper_bound():
+    policy = EnergyPolicy(C=0.5, lower_bound=1, upper_bound=3, model="original", rho=2.0)
+    policy.register("a")  # E = 1
+    # Δe = 0: E stays at exactly 1, which is not > 1: no clone
+    assert policy.visit("a", "even", 0.25) == [] and policy.energies["a"] == 1.0
+    # E = 1 + 1.3 = 2.3: ⌊E⌋ = 2 clones (UB − population = 2 allows both), each part 2.3/2
+    [split] = policy.visit("a", "rich", 0.9)
+    assert (split.kind, split.clones) == ("split", 2)
+    assert split.energy == pytest.approx(1.15, abs=1e-12) and policy.energies["a"] == split.energy
+    policy.register("b", split.energy)
+    policy.register("c", split.energy)
+    # at UB: E = 1.15 + 1.3 = 2.45 would make 2 clones, UB − population = 0 makes none
+    assert policy.visit("b", "rich2", 0.9) == []
+    assert policy.energies["b"] == pytest.approx(2.45, abs=1e-12)
+    # the pages above C/ρ count as relevant, and they are the ones that gained
+    assert (policy.relevant_pages, policy.gaining_pages, policy.pages) == (2, 2, 3)
+
+
+def test_original_model_death_teleport_and_the_buffer_above_ub():
+    policy = EnergyPolicy(C=0.5, lower_bound=1, upper_bound=1, model="original", rho=2.0)
+    policy.register("a")
+    policy.register("b")  # population 2 > UB = 1: pages keep their energy, visitors pay |C|
+    assert policy.visit("a", "rich", 0.9) == []  # E = 1 − 0.5
+    assert policy.page_energy["rich"] == pytest.approx(1.3, abs=1e-12)
+    assert policy.visit("a", "poor", 0.1) == []  # E = 0.5 − 0.5 = 0: not < 0, lives
+    assert policy.energies["a"] == 0.0 and policy.page_energy["poor"] == pytest.approx(-0.3, abs=1e-12)
+    [retire] = policy.visit("a", "poor", 0.1)  # E = −0.5 with population 2 > LB = 1: dies
+    assert retire.kind == "retire"
+    policy.forget("a")
+    # b alone, at LB = UB = 1: it takes the pages' energy; Δe = −0.3 brings E = 1 to 0.7
+    assert policy.visit("b", "poor2", 0.1) == []
+    assert policy.energies["b"] == pytest.approx(0.7, abs=1e-12)
+    # E = 0.7 − 0.3 − 0.3 − 0.3 < 0 at LB: teleport to the page holding most energy, "rich"
+    assert policy.visit("b", "poor3", 0.1) == [] and policy.visit("b", "poor4", 0.1) == []
+    [teleport] = policy.visit("b", "poor5", 0.1)
+    assert (teleport.kind, teleport.target) == ("teleport", "rich")
+    # there it takes the 1.3 left behind: E = −0.2 + 1.3 = 1.1 > 1 but UB caps the clones at 0
+    assert policy.visit("b", "rich", 0.9) == []
+    assert policy.energies["b"] == pytest.approx(1.1, abs=1e-12) and policy.page_energy["rich"] == 0.0
+    assert policy.best_remnant() is None
+
+
+def test_original_model_and_rho_are_validated():
+    for rho in (0.0, -1.0, math.nan, math.inf):
+        with pytest.raises(ValueError, match="rho"):
+            EnergyPolicy(model="original", rho=rho)
+    with pytest.raises(ValueError, match=r"energy model \('linear'\) must be 'sigmoid' or 'original'"):
+        EnergyPolicy(model="linear")
+    assert isinstance(EnergyPolicy().model, EnergyModel)  # the sigmoid stays the default
+    policy = EnergyPolicy(model="original", rho=2.0)
+    policy.register("f")
+    with pytest.raises(ValueError, match="finite"):
+        policy.visit("f", "page", math.nan)
+
+
+def test_a_checkpoint_has_one_shape_for_both_models():
+    original = EnergyPolicy(C=0.5, lower_bound=1, upper_bound=10**6, model="original", rho=2.0)
+    _stream(original, [0.1, 0.9, 0.4])
+    sigmoid = EnergyPolicy(C=0.5, G=10, lower_bound=1, upper_bound=10**6)
+    sigmoid.restore(json.loads(json.dumps(original.to_dict())))
+    assert sigmoid.model.threshold() == 0.9 and sigmoid.pages == 3
+
+
+# -- the sigmoid with topic relevances in [0, 1] (issue 20) ----------------------------------------
+
+
+def test_sigmoid_energy_of_topic_relevances_by_hand():
+    # tf·idf relevances of the topical mode, C = 0.5, G = 10. Two foragers over UB = 1: each
+    # visit costs the visitor |C| and leaves the page's Δe in the buffer, where it is read.
+    policy = EnergyPolicy(C=0.5, G=10, lower_bound=1, upper_bound=1)
+    policy.register("a")
+    policy.register("b")
+    half = (10 + 0.5) / 2 - 0.5  # a page at R: (G + C)·σ(0) − C = 4.75
+    expected = [
+        # n = 1: n* = 1/(0.5/10 + 1) = 0.952 -> rank 1, R = 0.0; r_m = r_M = R: λ = ∞,
+        # the step g: r ≤ R -> −C
+        (0.0, 0.0, math.inf, -0.5),
+        # n = 2..10: n* = n/1.05 rounds to n (n − n/1.05 < 0.5 below n = 10.5), so R is the
+        # largest relevance so far, here the new page itself (or its equal): Δe = σ(0) share.
+        # λ: R − r_m = R > 0, r_M − R = 0 -> the one side left, 8/(R − 0)
+        (0.05, 0.05, 8 / 0.05, half),  # 160
+        (0.1, 0.1, 8 / 0.1, half),  # 80
+        (0.1, 0.1, 8 / 0.1, half),  # n = 4: sorted [0, .05, .1, .1], rank 4 -> 0.1
+        (0.15, 0.15, 8 / 0.15, half),
+        (0.2, 0.2, 8 / 0.2, half),
+        (0.2, 0.2, 8 / 0.2, half),
+        (0.3, 0.3, 8 / 0.3, half),
+        (0.4, 0.4, 8 / 0.4, half),
+        (0.6, 0.6, 8 / 0.6, half),
+        # n = 11: n* = 11/1.05 = 10.476 -> rank 10 of [0, .05, .1, .1, .15, .2, .2, .3, .4, .6,
+        # .9]: R = 0.6. 8/(R − r_m) = 8/0.6 = 13.3 > r_M − R = 0.3 -> λ = 8/0.3 = 26.667;
+        # λ(r − R) = 26.667·0.3 = 8: Δe = 10.5·σ(8) − 0.5 = 10.5·0.99966464987 − 0.5
+        (0.9, 0.6, 8 / 0.3, 9.996478823630103),
+        # n = 12: n* = 12/1.05 = 11.43 -> rank 11 of [..., .25, .3, .4, .6, .9]: R = 0.6 still,
+        # λ = 8/0.3; λ(r − R) = 26.667·(−0.35) = −28/3: Δe = 10.5/(1 + e^(28/3)) − 0.5
+        #   = 10.5/(1 + 11308.7646) − 0.5
+        (0.25, 0.6, 8 / 0.3, -0.49907159871480117),
+    ]
+    for page, (r, R, lam, delta) in enumerate(expected):
+        policy.visit("a", page, r)
+        history = policy.model._history
+        assert policy.model.threshold() == pytest.approx(R, abs=1e-9)
+        assert steepness(history[0], history[-1], policy.model.threshold()) == pytest.approx(lam, abs=1e-9)
+        assert policy.page_energy[page] == pytest.approx(delta, abs=1e-9)
+    assert policy.energies["a"] == pytest.approx(1 - 12 * 0.5, abs=1e-12)
+    # pages above R when first seen: only 0.9 (R = 0.6); gainers: those at R too, (G + C)/2 − C > 0
+    assert (policy.relevant_pages, policy.gaining_pages) == (1, 10)

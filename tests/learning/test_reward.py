@@ -70,3 +70,49 @@ def test_unknown_forager_and_bad_numbers_are_errors():
         RewardRules(novelty_window=0)
     with pytest.raises(ValueError, match="finite"):
         RewardRules(reward=float("inf"))
+
+
+# -- the topical mode (issue 20) -------------------------------------------------------------
+
+def test_topic_and_novelty_pays_reward_times_relevance_to_a_novel_first_sender():
+    from newsforagers.learning.reward import judge_topical_send
+
+    rules = RewardRules()  # REWARD 100, cost 1 paid by a rewarded send too, +1/-0.05 scores
+    outcome = judge_topical_send(rules, True, 3600.0, 0.4, "topic+novelty")
+    # by hand: 100·0.4 − 1 = 39; score −0.05 + 1·0.4 = 0.35
+    assert outcome.rewarded and outcome.profit == pytest.approx(39.0)
+    assert outcome.score_delta == pytest.approx(0.35)
+    # not the first sender, or a day and a second old: charged only
+    for first, age in ((False, 3600.0), (True, 24 * 3600.0 + 1)):
+        outcome = judge_topical_send(rules, first, age, 0.9, "topic+novelty")
+        assert not outcome.rewarded and outcome.profit == -1.0 and outcome.score_delta == -0.05
+    # relevance 0: the document was new (claimed), it earns nothing beyond the cost
+    zero = judge_topical_send(rules, True, 60.0, 0.0, "topic+novelty")
+    assert zero.rewarded and zero.profit == -1.0
+
+
+def test_topic_alone_pays_documents_of_any_age_but_not_from_the_future():
+    from newsforagers.learning.reward import judge_topical_send
+
+    rules = RewardRules(rewarded_send_pays_cost=False)  # Alg. 7: the reward alone
+    week = judge_topical_send(rules, True, 7 * 86400.0, 0.25, "topic")
+    assert week.rewarded and week.profit == pytest.approx(25.0)
+    ahead = judge_topical_send(rules, True, -rules.future_skew - 1, 1.0, "topic")
+    assert not ahead.rewarded and ahead.profit == -1.0
+    # novelty: the papers' rule, relevance unused
+    assert judge_topical_send(rules, True, 60.0, 0.1, "novelty") == judge_send(rules, True, 60.0)
+
+
+@pytest.mark.parametrize("relevance", [-0.1, 1.5, float("nan"), float("inf")])
+def test_a_relevance_outside_the_unit_interval_is_refused(relevance):
+    from newsforagers.learning.reward import judge_topical_send
+
+    with pytest.raises(ValueError, match="relevance"):
+        judge_topical_send(RewardRules(), True, 60.0, relevance, "topic")
+
+
+def test_an_unknown_reward_mode_is_refused():
+    from newsforagers.learning.reward import judge_topical_send
+
+    with pytest.raises(ValueError, match="reward mode"):
+        judge_topical_send(RewardRules(), True, 60.0, 0.5, "relevance")

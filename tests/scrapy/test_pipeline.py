@@ -208,3 +208,75 @@ def test_a_bad_languages_setting_is_refused():
     with pytest.raises(ForagersUsageError, match="FORAGERS_LANGUAGES"):
         ForagersConfig.from_settings({"FORAGERS_LANGUAGES": "english"})
     assert ForagersConfig.from_settings({"FORAGERS_LANGUAGES": " en, ES,,en"}).language_codes == ("en", "es")
+
+
+# -- the topical mode (issue 20) -------------------------------------------------------------
+
+def topical_agent(tmp_path, **settings):
+    import gzip
+    import json
+
+    corpus = tmp_path / "idf.jsonl.gz"
+    texts = ["solar panels on every roof", "the council budget vote", "wind and solar farms",
+             "a budget for the library"]
+    with gzip.open(corpus, "wt") as handle:
+        for i, text in enumerate(texts):
+            handle.write(json.dumps({"url": f"https://c/{i}", "title": text,
+                                     "published": "2024-01-01T00:00:00+00:00"}) + "\n")
+    crawler = get_crawler(Spider, {"FORAGERS_STORE": "memory://", "FORAGERS_TOPIC": "solar energy",
+                                   "FORAGERS_TOPIC_CORPUS": str(corpus), **settings})
+    crawler.spider = crawler._create_spider("forager")
+    pipeline = ReinforcingAgentPipeline.from_crawler(crawler)
+    pipeline.open_spider()
+    received = []
+    crawler.signals.connect(lambda **kwargs: received.append(kwargs),
+                            signal=forager_signals.reward_received, weak=False)
+    pipeline.received = received
+    return pipeline
+
+
+def topical_send(url, text, **kwargs):
+    item = send(url, **kwargs)
+    item.update(title="", text=text)
+    return item
+
+
+def test_a_topic_pays_reward_times_relevance_and_outputs_only_relevant_documents(tmp_path):
+    from newsforagers.text.topic import Topic
+
+    agent = topical_agent(tmp_path)
+    assert agent.mode == "topic+novelty" and agent.topic.idf_source == "corpus"
+    on = process(agent, topical_send("http://on/", "solar roofs and solar farms"))
+    r = agent.topic.relevance("\nsolar roofs and solar farms")
+    assert 0.05 < r < 1
+    assert on["relevance"] == round(r, 6) and on["reward"] == pytest.approx(100 * round(r, 6))
+    assert agent.received[-1]["profit"] == pytest.approx(100 * round(r, 6) - 1)
+    assert agent.received[-1]["relevance"] == round(r, 6)
+    # a document without a word of the topic: claimed and charged, never output
+    assert process(agent, topical_send("http://off/", "the council budget vote")) is None
+    assert agent.received[-1]["rewarded"] and agent.received[-1]["profit"] == -1.0
+    assert agent.store.is_claimed("url:http://off/")
+    stats = agent.crawler.stats
+    assert stats.get_value("newsforagers/agent/dropped/off_topic") == 1
+    assert stats.get_value("newsforagers/agent/on_topic") == 1
+    # the same idf as the user's corpus gives, computed apart
+    texts = ["solar panels on every roof", "the council budget vote", "wind and solar farms",
+             "a budget for the library"]
+    assert Topic("solar energy", corpus=texts).relevance("\nsolar roofs and solar farms") == pytest.approx(r)
+    agent.close_spider()
+
+
+def test_the_topic_mode_pays_an_old_document_once(tmp_path):
+    agent = topical_agent(tmp_path, FORAGERS_REWARD_MODE="topic", FORAGERS_TOPIC_MIN_RELEVANCE=0.0)
+    old = topical_send("http://old/", "solar", published="2023-06-01T10:00:00+00:00")
+    assert process(agent, old)["relevance"] > 0
+    assert process(agent, dict(old, forager="f2")) is None  # paid once
+    assert [r["rewarded"] for r in agent.received] == [True, False]
+    agent.close_spider()
+
+
+def test_a_topic_from_a_file_that_cannot_be_read_is_one_usage_error(tmp_path):
+    from newsforagers.errors import ForagersUsageError
+
+    with pytest.raises(ForagersUsageError, match="cannot read"):
+        topical_agent(tmp_path, FORAGERS_TOPIC=f"@{tmp_path}/missing.txt")

@@ -506,6 +506,17 @@ def test_a_structured_document_comes_back_whole(store):
     assert list(store.documents()) == [rich] and store.documents_after(0) == [rich]
     assert DocumentRecord.from_dict(rich.to_dict()) == rich
     assert rich.item(True)["keywords"] == ["budget", "Senate"] and "html" not in rich.item(False)
+    assert "relevance" not in rich.item(False)  # no topic: no relevance field
+
+
+def test_a_document_s_relevance_to_the_topic_comes_back_in_every_store(store):
+    """The topical mode (issue 20) keeps each paid document's relevance with it: the colony's
+    feed and the exports read it there."""
+    topical = DocumentRecord("https://s/b", "Solar farm opens", "2024-01-05T10:00:00+00:00",
+                             "2024-01-05T10:02:00+00:00", "f3", 41.5, relevance=0.415)
+    assert store.claim(["url:https://s/b"], topical)
+    assert store.documents_after(0) == [topical]
+    assert store.documents_after(0)[0].item(False)["relevance"] == 0.415
 
 
 def test_an_old_sqlite_file_gains_the_structured_document_columns(tmp_path):
@@ -522,4 +533,5 @@ def test_an_old_sqlite_file_gains_the_structured_document_columns(tmp_path):
     store = SQLiteStore(path)
     (old,) = store.documents()
     assert (old.text, old.keywords, old.language, old.html) == ("body", (), "", "")
+    assert old.relevance is None
     store.close()
