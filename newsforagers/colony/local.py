@@ -137,6 +137,7 @@ class Colony:
         # for their stop and their checkpoint at the colony's end, never read by another forager
         self.foragers: dict[str, Crawler] = {}
         self._next_id = 1
+        self._prefix: str | None = None  # a member process's own forager's name (new_id)
         self._stopping = False
         self._closed = False
         self._opened = False
@@ -220,12 +221,24 @@ class Colony:
     # -- identity and population -------------------------------------------------------------
 
     def new_id(self) -> str:
-        name = f"f{self._next_id}"
+        """A name for a new forager, unique in the whole colony: the host's are f1, f2, ...;
+        a member process's are its own forager's name and a number (f2.1, f2.2, ...), since
+        every process counts apart (a member counting on from its own f2 once named its child
+        f3 while the host's f3 had just died, and the dead forager seemed to live on)."""
+        if self._prefix is not None:
+            name = f"{self._prefix}.{self._next_id}"
+        else:
+            name = f"f{self._next_id}"
         self._next_id += 1
         return name
 
     def claim_id(self, name: str) -> None:
-        """Keep generated ids clear of a name given on the command line."""
+        """Keep generated ids clear of a name given on the command line; a member process's
+        first name (its own forager's) prefixes the names it gives."""
+        if not self.hosting:
+            if self._prefix is None:
+                self._prefix, self._next_id = name, 1
+            return
         if name.startswith("f") and name[1:].isdigit():
             self._next_id = max(self._next_id, int(name[1:]) + 1)
 

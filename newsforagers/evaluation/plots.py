@@ -21,6 +21,8 @@ Plots (a plot with nothing to draw — no colony among the crawlers — is not w
   efficiency and its requests, a point per value of its cost knob;
 - ``budgets.png`` (``--budgets``): median lag and recall against requests per published
   story, a point per budget.
+- ``topic.png`` (``--topic``): each crawler's harvest rate (topic documents fetched / requests,
+  cumulative) over simulated time.
 
 The first four draw each crawler at its defaults (a sweep's other variants are in the last
 two).
@@ -73,25 +75,34 @@ def _save(fig, path: Path) -> Path:
         _pyplot().close(fig)
 
 
+def _plot_mean(ax, crawler: str, series: list[list[tuple[float, float | None]]]) -> bool:
+    """One line of ``crawler``: the mean over its runs of each window's value (``series``: a
+    run's (minute, value) per window, in order; a value of None is no point); False when no
+    run had a value."""
+    columns: dict[int, list[float]] = {}
+    minutes: dict[int, float] = {}
+    for points in series:
+        for i, (minute, value) in enumerate(points):
+            if value is not None:
+                columns.setdefault(i, []).append(value)
+                minutes.setdefault(i, minute)
+    if not columns:
+        return False
+    keys = sorted(columns)
+    ax.plot([minutes[i] for i in keys], [sum(columns[i]) / len(columns[i]) for i in keys],
+            "o-", ms=3, color=COLOURS.get(crawler), label=crawler)
+    return True
+
+
 def plot_efficiency(results: Mapping[str, Any], path: Path) -> Path | None:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=110)
     drawn = False
     for crawler in results["settings"]["crawlers"]:
         runs = _ok_runs(results, crawler)
-        columns: dict[int, list[float]] = {}
-        minutes: dict[int, float] = {}
-        for run in runs:
-            for i, (t, requests, novel) in enumerate(run["series"].get("efficiency", [])):
-                if requests:
-                    columns.setdefault(i, []).append(novel / requests)
-                    minutes.setdefault(i, t)
-        if not columns:
-            continue
-        keys = sorted(columns)
-        ax.plot([minutes[i] for i in keys], [sum(columns[i]) / len(columns[i]) for i in keys],
-                "o-", ms=3, color=COLOURS.get(crawler), label=crawler)
-        drawn = True
+        series = [[(t, novel / requests if requests else None)
+                   for t, requests, novel in run["series"].get("efficiency", [])] for run in runs]
+        drawn = _plot_mean(ax, crawler, series) or drawn
     if not drawn:
         plt.close(fig)
         return None
@@ -294,3 +305,46 @@ def plot_results(results: Mapping[str, Any], out: Path | str) -> list[str]:
 
 __all__ = ["PLOTS", "plot_budgets", "plot_colony", "plot_compartments", "plot_efficiency",
            "plot_lags", "plot_results", "plot_sweep"]
+
+
+# -- a topical benchmark (issue 20) -----------------------------------------------------------
+
+COLOURS["best_first"] = "goldenrod"
+
+
+def plot_topic(results: Mapping[str, Any], path: Path) -> Path | None:
+    """``topic.png`` (``--topic``): each crawler's harvest rate over simulated time — the topic's
+    documents it had fetched by the end of each series window over the requests it had made by
+    then (cumulative), the mean over its repeats."""
+    topic = results.get("topic")
+    if not topic:
+        return None
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=110)
+    drawn = False
+    for crawler in results["settings"]["crawlers"]:
+        series = []
+        for run in _ok_runs(results, crawler):
+            rows = (run["series"].get("topic") or {}).get("harvest") or []
+            width = run["series"].get("width_minutes") or 0.0
+            requests = relevant = 0
+            points = []
+            for t, n, k in rows:
+                requests, relevant = requests + n, relevant + k
+                points.append((t + width, relevant / requests if requests else None))
+            series.append(points)
+        drawn = _plot_mean(ax, crawler, series) or drawn
+    if not drawn:
+        plt.close(fig)
+        return None
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("simulated minutes from the run's first request (window start)")
+    ax.set_ylabel("harvest rate (topic documents fetched / requests, cumulative)")
+    ax.set_title(f"topic {topic['section']!r}\n" + _title(results), fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+PLOTS = PLOTS + (("topic.png", plot_topic),)
+__all__ += ["plot_topic"]

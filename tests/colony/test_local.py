@@ -80,3 +80,19 @@ def test_events_are_dated_by_the_site_s_clock_the_foragers_shared(tmp_path):
     c.register("f1", c.root)
     events = (tmp_path / "run" / "events.jsonl").read_text()
     assert '"sim_time": "2010-10-25T09:00:0' in events
+
+
+def test_forager_names_are_unique_across_the_processes_of_a_colony(tmp_path):
+    """The host names its foragers f1, f2, ...; a member process (its own forager f2) names
+    the foragers it splits off f2.1, f2.2: never a name the host gave, dead or alive."""
+    config = ForagersConfig.from_settings({"FORAGERS_RUN_DIR": str(tmp_path / "run")})
+    host = Colony(get_crawler(settings_dict={}), config, store=MemoryStore())
+    host.claim_id("f1")
+    assert [host.new_id() for _ in range(3)] == ["f2", "f3", "f4"]
+    member = Colony(get_crawler(settings_dict={}), config, store=MemoryStore(), hosting=False)
+    member.claim_id("f2")
+    member.claim_id("f7")  # (a name claimed later changes nothing)
+    assert [member.new_id() for _ in range(2)] == ["f2.1", "f2.2"]
+    grandchild = Colony(get_crawler(settings_dict={}), config, store=MemoryStore(), hosting=False)
+    grandchild.claim_id("f2.1")
+    assert grandchild.new_id() == "f2.1.1"

@@ -1,7 +1,9 @@
 """``newsforagers bench --corpus PATH --out DIR [...]``: the discovery benchmark.
 
-For each repeat and each crawler (``--crawlers``: the ``wlrl``, ``wl``, ``rl`` colonies and the
-``bfs``, ``hubs``, ``adaptive``, ``random``, ``oracle`` baselines) a fresh replay of the same
+For each repeat and each crawler (``--crawlers``: the ``wlrl``, ``wl``, ``rl``, ``scheduled``
+colonies and the ``bfs``, ``hubs``, ``adaptive``, ``feeds``, ``random``, ``oracle`` baselines,
+and with ``--topic SECTION`` — a topical benchmark, judged on one section's documents —
+``best_first``) a fresh replay of the same
 simulated window is started and the crawler runs against it under the same request budget;
 the measures of each run and their mean ± std per crawler go to ``DIR/results.json`` and
 ``DIR/results.md``, the plots to ``DIR/*.png`` (docs/bench.md). A progress line goes to
@@ -26,9 +28,11 @@ from newsforagers.commands.arguments import at_least_one, positive, share
 HELP = "benchmark the colonies against the baselines on a replay (recall, lag, efficiency...)"
 
 CRAWLER_NAMES = ("wlrl", "wl", "rl", "scheduled", "bfs", "hubs", "adaptive", "feeds", "random",
-                 "oracle")
-#: What runs without --crawlers: every crawler but ``feeds``, which needs a site with feeds.
-DEFAULT_CRAWLERS = tuple(name for name in CRAWLER_NAMES if name != "feeds")
+                 "oracle", "best_first")
+#: What runs without --crawlers: every crawler but ``feeds``, which needs a site with feeds, and
+#: ``best_first``, which needs a topic (with ``--topic``: evaluation/bench/config.py's
+#: ``TOPIC_CRAWLERS``, ``scheduled,bfs,best_first``).
+DEFAULT_CRAWLERS = tuple(name for name in CRAWLER_NAMES if name not in ("feeds", "best_first"))
 
 
 def _crawlers(value: str) -> tuple[str, ...]:
@@ -103,9 +107,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="requests per second to the site, for every crawler (default 20)")
     parser.add_argument("--repeats", type=at_least_one, default=3, metavar="N",
                         help="runs of each crawler (default 3)")
-    parser.add_argument("--crawlers", type=_crawlers, default=DEFAULT_CRAWLERS, metavar="LIST",
+    parser.add_argument("--crawlers", type=_crawlers, default=None, metavar="LIST",
                         help="comma-separated, from " + ",".join(CRAWLER_NAMES)
-                        + " (default: all but feeds)")
+                        + " (default: all but feeds and best_first; with --topic: "
+                        "scheduled,bfs,best_first)")
+    parser.add_argument("--topic", default=None, metavar="SECTION",
+                        help="a topical benchmark: the topic is this section of the corpus, its "
+                        "documents the truth; the colonies and best_first get its words (-a topic) "
+                        "and every run is judged on harvest rate, topic recall and precision")
     parser.add_argument("--sweep", action="store_true",
                         help="run each crawler at several values of its cost knob (scheduled: "
                         "poll yield; adaptive, feeds: interval scale; hubs: interval) and draw "
@@ -147,9 +156,13 @@ def _settings_problem(config) -> str | None:
     a typo stops the bench at once instead of failing every crawl in turn; None when all pass."""
     from pathlib import Path
 
+    from dataclasses import replace
+
     from newsforagers.config import ForagersConfig
     from newsforagers.evaluation.bench.plan import PlannedRun, crawl_argv
 
+    # the topic is a spider argument (its words are read off the corpus later): it sets nothing
+    config = replace(config, topic=None, topic_text=None)
     for crawler in config.crawlers:
         argv = crawl_argv(config, PlannedRun(0, crawler, 0, config.seed), "http://127.0.0.1/",
                           Path(config.out) / "check")
@@ -169,10 +182,11 @@ def run(args: argparse.Namespace) -> int:
     from newsforagers.cli import missing_extra
     from newsforagers.commands.bench.progress import Progress
     from newsforagers.commands.bench.runner import run_bench
-    from newsforagers.evaluation.bench.config import BenchConfig, BenchError
+    from newsforagers.evaluation.bench.config import TOPIC_CRAWLERS, BenchConfig, BenchError
     from newsforagers.evaluation.bench.plan import describe_plan, plan_runs
     from newsforagers.evaluation.bench.report import write_results
     from newsforagers.evaluation.bench.site import prepare_site
+    from newsforagers.evaluation.bench.topic import resolve_topic
 
     # The plots are drawn after every crawl has run: a missing matplotlib must stop the bench
     # before the first one, not after the last.
@@ -184,17 +198,21 @@ def run(args: argparse.Namespace) -> int:
     # each run's own log is in its directory; here the progress line is enough
     logging.getLogger().setLevel(logging.WARNING)
     if args.merge:
+        if args.topic is not None:
+            return _error("--topic does not apply to --merge: the merged benchmarks keep the topic "
+                          "they were run with (and must share it).")
         return _merge(args)
     if not args.corpus:
         return _error("--corpus is required (unless --merge)")
+    crawlers = args.crawlers or (TOPIC_CRAWLERS if args.topic is not None else DEFAULT_CRAWLERS)
     config = BenchConfig(
         corpus=str(Path(args.corpus).resolve()), out=str(Path(args.out).resolve()),
         profile=args.profile, retime=args.retime, speed=args.speed, start=args.start,
         duration=args.duration, budget=args.budget, repeats=args.repeats,
-        crawlers=tuple(args.crawlers), seed=args.seed, settings=tuple(args.settings),
+        crawlers=tuple(crawlers), seed=args.seed, settings=tuple(args.settings),
         grace=args.grace, model=str(Path(args.model).resolve()) if args.model else None,
         sweep=args.sweep, sweep_values=tuple(args.sweep_values), budgets=tuple(args.budgets),
-        feeds=args.feeds)
+        feeds=args.feeds, topic=args.topic)
     try:
         config.validate()
     except BenchError as exc:
@@ -204,6 +222,7 @@ def run(args: argparse.Namespace) -> int:
         return _error(problem)
     try:
         site = prepare_site(config)
+        config = resolve_topic(config, site.sections)  # the topic's words, from the corpus
     except BenchError as exc:
         return _error(str(exc))
     if args.dry_run:

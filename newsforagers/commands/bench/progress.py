@@ -79,9 +79,11 @@ class Progress:
         self.failed += not ok
         metrics = record.get("metrics") or {}
         recall = metrics.get("recall")
+        harvest = (record.get("topic") or {}).get("harvest_rate")  # a topical benchmark's
         summary = (f"run {self.done}/{self.total} {run.name}: "
                    + ("ok" if ok else "FAILED: " + "; ".join(record.get("problems") or []))
                    + (f", recall {recall:.3f}" if recall is not None else "")
+                   + (f", harvest rate {harvest:.3f}" if harvest is not None else "")
                    + (f", {metrics.get('requests', 0)} requests" if metrics else "")
                    + (f", {record['wall_seconds']:g} s" if record.get("wall_seconds") else ""))
         with self._lock:

@@ -17,10 +17,17 @@ from newsforagers.evaluation.metrics import as_time
 COLONY_MODES = ("wlrl", "wl", "rl")
 #: Colonies: the papers' three modes and the ``scheduled`` strategy (issue 7, mode wlrl).
 COLONIES = COLONY_MODES + ("scheduled",)
-BASELINES = ("bfs", "hubs", "adaptive", "feeds", "random", "oracle")
+BASELINES = ("bfs", "hubs", "adaptive", "feeds", "random", "oracle", "best_first")
 CRAWLERS = COLONIES + BASELINES
-#: A benchmark's crawlers when none are named: all but ``feeds``, which needs a site with feeds.
-DEFAULT_CRAWLERS = tuple(c for c in CRAWLERS if c != "feeds")
+#: A benchmark's crawlers when none are named: all but ``feeds``, which needs a site with feeds,
+#: and ``best_first``, which needs a topic.
+DEFAULT_CRAWLERS = tuple(c for c in CRAWLERS if c not in ("feeds", "best_first"))
+#: A topical benchmark's crawlers when none are named (issue 20): the scheduled colony against
+#: the breadth-first re-crawl and the classic topical baseline.
+TOPIC_CRAWLERS = ("scheduled", "bfs", "best_first")
+#: The crawlers a topical benchmark gives its topic (``-a topic=WORDS``): the colonies and
+#: ``best_first``. The others crawl as always and are judged against the same topic.
+TOPICAL = COLONIES + ("best_first",)
 PROFILES = ("hard", "easy")
 
 #: Wall seconds a crawl may take beyond ``duration`` (start-up, a colony's orderly shutdown)
@@ -57,6 +64,11 @@ class BenchConfig:
     sweep_values: tuple[tuple[str, tuple[float, ...]], ...] = ()
     budgets: tuple[float, ...] = ()
     feeds: float = 0.0  # the replay's --feeds: share of sections with a feed (0: none)
+    # issue 20: a topical benchmark: a section of the corpus (--topic), and the words the
+    # topical crawlers are given for it (evaluation/bench/topic.py resolve_topic reads them
+    # off the corpus; None until then)
+    topic: str | None = None
+    topic_text: str | None = None
 
     def validate(self) -> "BenchConfig":
         """Raise :class:`BenchError` for the first bad value; return ``self``."""
@@ -78,6 +90,14 @@ class BenchConfig:
                              f"choose from {','.join(CRAWLERS)}.")
         if len(set(self.crawlers)) != len(self.crawlers):
             raise BenchError(f"--crawlers ({','.join(self.crawlers)}) names a crawler twice.")
+        if self.topic is not None and (not isinstance(self.topic, str) or not self.topic.strip()):
+            raise BenchError(f"--topic ({self.topic!r}) must name a section of the corpus.")
+        if "best_first" in self.crawlers and self.topic is None:
+            raise BenchError("the best_first crawler orders its frontier by relevance to a topic: "
+                             "give one with --topic SECTION.")
+        if self.topic is not None and (self.sweep or self.sweep_values or self.budgets):
+            raise BenchError("--topic and --sweep or --budgets are two benchmarks: choose one "
+                             "(the curves read the novelty measures, not the topic's).")
         if self.start is not None and as_time(self.start) is None:
             raise BenchError(f"--start ({self.start!r}) must be an ISO 8601 time with an offset.")
         if self.model is not None and not Path(self.model).is_file():
@@ -139,5 +159,5 @@ def _finite(value: Any) -> bool:
 __all__ = [
     "BASELINES", "BenchConfig", "BenchError", "COLONIES", "COLONY_MODES", "CRAWLERS",
     "DEFAULT_CRAWLERS",
-    "DEFAULT_GRACE", "PROFILES",
+    "DEFAULT_GRACE", "PROFILES", "TOPICAL", "TOPIC_CRAWLERS",
 ]

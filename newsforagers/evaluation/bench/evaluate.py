@@ -16,6 +16,7 @@ import numpy as np
 
 from newsforagers.colony.status import parse_jsonl
 from newsforagers.evaluation.bench.config import COLONIES, BenchConfig
+from newsforagers.evaluation.bench.harvest import topic_measures, topic_series
 from newsforagers.evaluation.bench.plan import PlannedRun
 from newsforagers.evaluation.compartments import Visit, window_table
 from newsforagers.evaluation.lagsplit import lag_split
@@ -188,6 +189,8 @@ def evaluate_files(config: BenchConfig, run: PlannedRun, run_dir: Path | str,
         "bad_lines": {"truth": bad_truth, "requests": bad_log, "items": bad_items},
         "series": {},
     }
+    if config.topic is not None:  # a topical benchmark: the topic's measures (harvest.py)
+        record["topic"] = topic_measures(truth, log, items, config.topic, window)
     if window is None:
         return record
     times, _ = truth_times(truth)
@@ -204,6 +207,8 @@ def evaluate_files(config: BenchConfig, run: PlannedRun, run_dir: Path | str,
         series["colony"] = colony_series(snapshots or [], events or [],
                                          _sim_clock(log, config.speed), start)
         series["compartments"] = compartment_series(log, window, width, run.seed)
+    if config.topic is not None:
+        series["topic"] = topic_series(truth, log, items, config.topic, window, width)
     record["series"] = series
     if pages is not None:
         record["lag_split"] = lag_split(pages, log, novel, window)

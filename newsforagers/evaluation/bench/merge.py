@@ -2,9 +2,9 @@
 runs of benchmarks made one after the other — the baselines' curves one day, the colony's after
 a change — judged again from their files, with today's measures (the lag split among them),
 and summarised, tabled and plotted together. The benchmarks must share the site and the
-clock (corpus, profile, retime, speed, start, duration, budget, seed, feeds, extra settings)
-and their colonies the same state encoder (``--model``; a benchmark of baselines alone has
-none); their crawlers, knob values and budgets are pooled (with budgets among them, a knob
+clock (corpus, profile, retime, speed, start, duration, budget, seed, feeds, extra settings),
+the topic, and their colonies the same state encoder (``--model``; a benchmark of baselines
+alone has none); their crawlers, knob values and budgets are pooled (with budgets among them, a knob
 sweep gives only each crawler's defaults: the budget curve), and runs of one variant in several
 of them count as more repeats. Nothing is run; each run's files stay where they are."""
 
@@ -21,9 +21,10 @@ from newsforagers.evaluation.bench.plan import PlannedRun
 from newsforagers.evaluation.bench.site import Site, prepare_site
 from newsforagers.evaluation.bench.summary import summarise
 
-#: Settings the merged benchmarks must share: the same site, window, clock and budget.
+#: Settings the merged benchmarks must share: the same site, window, clock and budget, and the
+#: same topic (a topical benchmark's runs are judged again against it).
 SHARED = ("corpus", "profile", "retime", "speed", "start", "duration", "budget", "seed", "feeds",
-          "settings")
+          "settings", "topic")
 
 
 def _load(source: Path) -> dict[str, Any]:

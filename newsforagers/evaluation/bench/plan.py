@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from newsforagers.evaluation.bench.config import COLONIES, COLONY_MODES, BenchConfig
+from newsforagers.evaluation.bench.config import (
+    COLONIES, COLONY_MODES, TOPICAL, BenchConfig, BenchError,
+)
 from newsforagers.evaluation.bench.sweep import Variant, variants
 
 #: Wall seconds between two snapshots of a colony (its population and scores over time).
@@ -88,7 +90,9 @@ def colony_settings(strategy: str, store: Path, run_dir: Path, seed: int, budget
 
 def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | str,
                python: str = sys.executable) -> list[str]:
-    """The ``scrapy crawl`` command of one run against the replay at ``url``."""
+    """The ``scrapy crawl`` command of one run against the replay at ``url``; with a
+    ``--topic``, a colony's and ``best_first``'s carry ``-a topic=WORDS`` (the config's
+    ``topic_text``: :class:`BenchError` when it has none)."""
     run_dir = Path(run_dir)
     variant = run.variant
     budget = variant.budget if variant is not None and variant.budget is not None else config.budget
@@ -113,6 +117,11 @@ def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | s
             argv += ["-a", f"truth={run_dir / 'truth.jsonl'}"]
         if run.crawler == "random":
             argv += ["-a", f"seed={run.seed}"]
+    if config.topic is not None and run.crawler in TOPICAL:
+        if not config.topic_text:
+            raise BenchError(f"--topic ({config.topic!r}) has no words yet: resolve them from the "
+                             "corpus first (evaluation/bench/topic.py resolve_topic).")
+        argv += ["-a", f"topic={config.topic_text}"]
     for key, value in config.settings:
         argv += ["-s", f"{key}={value}"]
     if variant is not None:  # after --set: the sweep's knob wins
@@ -159,6 +168,10 @@ def describe_plan(config: BenchConfig, start: str) -> str:
              f"corpus {config.corpus}, profile {config.profile}, retime "
              f"{'off' if config.retime is None else f'{config.retime:g}/day'}, speed "
              f"{config.speed:g}, budget {config.budget:g} req/s, site seed {config.seed}"]
+    if config.topic is not None:
+        given = [c for c in config.crawlers if c in TOPICAL]
+        lines.append(f"topic: section {config.topic!r}, words {config.topic_text!r}, given to "
+                     f"{', '.join(given) or 'no crawler'}")
     for run in plan_runs(config):
         run_dir = out / "runs" / run.name
         replay = ReplayProcess(**replay_kwargs(config, start, run_dir))

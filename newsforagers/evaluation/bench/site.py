@@ -50,6 +50,9 @@ class Site:
     #: The replay's pages (the same model every run's replay serves), to render again what a
     #: page showed when a run fetched it (the lag split); None: no split
     pages: Any = field(default=None, repr=False, compare=False)
+    #: The site's sections, the largest first (what ``--topic`` may name: the names the
+    #: truth's ``sections`` carry)
+    sections: tuple[str, ...] = ()
 
     def describe(self) -> dict[str, Any]:
         """The site as ``results.json`` records it (the changes counted, not listed)."""
@@ -75,7 +78,8 @@ def prepare_site(config: BenchConfig) -> Site:
     return Site(start=start.isoformat(), changes=article_changes(index),
                 articles=len(index.articles), first=published[0].isoformat(),
                 last=published[-1].isoformat(),
-                pages=PageBuilder(index, config.profile, feeds=config.feeds))
+                pages=PageBuilder(index, config.profile, feeds=config.feeds),
+                sections=tuple(front.name for front in index.sections))
 
 
 __all__ = ["Site", "default_start", "prepare_site"]

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from newsforagers.evaluation.bench.config import BenchConfig
+from newsforagers.evaluation.bench.harvest import topic_summary, topic_targets
 from newsforagers.evaluation.bench.plan import run_keys
 from newsforagers.evaluation.bench.sweep import cross_table, curves, sweep_targets
 from newsforagers.evaluation.lagsplit import SPLIT_KEYS
@@ -27,9 +28,12 @@ TARGET_CRAWLERS = ("wlrl", "scheduled")
 def summarise(config: BenchConfig, site: Mapping[str, Any] | None, records: Sequence[Mapping],
               command: Sequence[str] = ()) -> dict[str, Any]:
     """``results.json``: the settings and command, each crawler's mean ± std of every measure
-    over its successful runs, the targets, the failures and every run's raw record. A pure
-    function of its arguments: the same records give the same bytes."""
+    over its successful runs, the targets, the failures and every run's raw record (with a
+    ``--topic``, each crawler's ``topic`` measures, ``topic``: the section, its words and the
+    requests of the recall at equal requests, and the topic's targets). A pure function of its
+    arguments: the same records give the same bytes."""
     crawlers: dict[str, Any] = {}
+    topical: dict[str, list[Mapping]] = {}
     for name in run_keys(config):
         mine = [r for r in records if record_key(r) == name]
         ok = [r["metrics"] for r in mine if r.get("status") == "ok" and r.get("metrics")]
@@ -39,6 +43,7 @@ def summarise(config: BenchConfig, site: Mapping[str, Any] | None, records: Sequ
         if splits:
             summary["lag_split"] = aggregate(splits, SPLIT_KEYS)
         crawlers[name] = summary
+        topical[name] = [r for r in mine if r.get("status") == "ok" and r.get("metrics")]
     failures = [{"crawler": record_key(r), "repeat": r.get("repeat"),
                  "problems": list(r.get("problems") or [])}
                 for r in records if r.get("status") != "ok"]
@@ -51,6 +56,15 @@ def summarise(config: BenchConfig, site: Mapping[str, Any] | None, records: Sequ
         "failures": {"count": len(failures), "runs": failures},
         "runs": list(records),
     }
+    if config.topic is not None:
+        # issue 20: the topic's measures beside the others, and its targets instead of the
+        # discovery ones (a topical colony outputs only the topic: its recall of all the news
+        # says nothing)
+        summaries, at = topic_summary(topical)
+        for name, summary in summaries.items():
+            crawlers[name]["topic"] = summary
+        results["topic"] = {"section": config.topic, "text": config.topic_text, "at_requests": at}
+        results["targets"] = topic_targets(config.profile, crawlers, TARGET_CRAWLERS)
     if config.sweep or config.sweep_values or config.budgets:
         found = curves(records, crawlers)
         results["curves"] = found

@@ -160,3 +160,48 @@ def test_a_sweep_end_to_end(corpus, tmp_path, capsys):
     plan = capsys.readouterr().out
     assert plan.startswith("bench plan: 1 repeat(s) x 4 variant(s) of 2 crawler(s) = 4 runs")
     assert "run 2: scheduled@budget=2 repeat 0" in plan and "FORAGERS_HOST_RATE=2 " in plan
+
+
+def test_a_topical_bench_end_to_end(corpus, tmp_path):
+    """``--topic``: the scheduled colony and best_first given the section's words, bfs not; the
+    topic's measures, table, targets and plot; the same files judged again give the same."""
+    out = tmp_path / "topic"
+    argv = [sys.executable, "-m", "newsforagers.cli", "bench", "--corpus", str(corpus),
+            "--out", str(out), "--topic", "politics", "--crawlers", "scheduled,best_first,bfs",
+            "--repeats", "1", "--duration", "6", "--speed", "600", "--budget", "40"]
+    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=170,
+                          env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "run 2/3 best_first-r0: ok" in done.stderr and "harvest rate" in done.stderr
+    results = json.loads((out / "results.json").read_text())
+    assert results["settings"]["topic"] == "politics"
+    assert results["settings"]["topic_text"].startswith("the parliament the senate")
+    runs = {r["crawler"]: r for r in results["runs"]}
+    assert "'topic=the parliament" in runs["best_first"]["argv"]
+    assert "'topic=the parliament" in runs["scheduled"]["argv"] and "topic=" not in runs["bfs"]["argv"]
+    for name in ("scheduled", "best_first", "bfs"):
+        topic = results["crawlers"][name]["topic"]
+        assert topic["requests"]["mean"] > 0, name
+        assert 0 <= topic["harvest_rate"]["mean"] <= 1, name
+        assert set(topic["recall_at_requests"]) == {"mean", "std", "n"}, name
+        measures = runs[name]["topic"]
+        assert measures["relevant_fetched"] <= measures["requests"]
+        assert measures["topic_found"] <= measures["topic_window_articles"]
+        assert runs[name]["series"]["topic"]["harvest"]
+    # bfs outputs every novel document it finds: the topic's share of them is its precision
+    bfs = runs["bfs"]["topic"]
+    assert bfs["output"] > 0 and bfs["topic_precision"] == bfs["topic_output"] / bfs["output"]
+    assert results["topic"]["at_requests"] == min(
+        results["crawlers"][name]["topic"]["requests"]["mean"] for name in runs)
+    assert [row["target"] for row in results["targets"]] == [
+        "harvest rate > bfs", "harvest rate ≥ best_first", "topic recall ≥ 0.9"]
+    text = (out / "results.md").read_text()
+    assert "## Topic `politics`" in text and "| `best_first` | 1/1 |" in text
+    assert (out / "topic.png").read_bytes()[:4] == b"\x89PNG"
+    # the same run files give the same topic measures and series
+    config = BenchConfig.from_dict(results["settings"])
+    site = prepare_site(config)
+    for run in plan_runs(config):
+        again = json.loads(json.dumps(evaluate_files(config, run, out / "runs" / run.name, site.changes)))
+        assert again["topic"] == runs[run.crawler]["topic"]
+        assert again["series"]["topic"] == runs[run.crawler]["series"]["topic"]

@@ -55,3 +55,31 @@ def summary_of(records, profile="hard"):
     config = BenchConfig(corpus="c.jsonl", out="o", profile=profile, repeats=3,
                          crawlers=("wlrl", "bfs", "adaptive"))
     return summarise(config, {"start": MONDAY_7, "articles": 10}, records, ["newsforagers", "bench"])
+
+
+# A topical benchmark's run records (issue 20): each run's topic measures and the requests by
+# which it found each of the window's topic documents (docs/bench.md, *Topics*).
+
+def topic_record(crawler: str, repeat: int, found_requests: list[int], **values) -> dict:
+    topic = {"harvest_rate": None, "topic_recall": None, "topic_precision": None,
+             "topic_lag_median": None, "relevant_fetched": 0, "requests": 0,
+             "topic_window_articles": 4, "topic_found": len(found_requests), "topic_output": 0,
+             "output": 0, **values}
+    base = record(crawler, repeat, requests=topic["requests"])
+    base["topic"] = topic
+    base["series"] = {"topic": {"harvest": [], "found_requests": found_requests}}
+    return base
+
+
+TOPIC_RECORDS = [
+    topic_record("scheduled", 0, [3, 6, 8], harvest_rate=0.4, topic_recall=1.0, requests=10),
+    topic_record("scheduled", 1, [2, 12], harvest_rate=0.2, topic_recall=0.5, requests=20),
+    topic_record("bfs", 0, [1, 5, 7], harvest_rate=0.1, topic_recall=0.75, topic_precision=0.25,
+                 requests=6),
+]
+
+
+def topic_summary_of(records):
+    config = BenchConfig(corpus="c.jsonl", out="o", repeats=2, crawlers=("scheduled", "bfs"),
+                         topic="solar", topic_text="solar energy")
+    return summarise(config, {"start": MONDAY_7, "articles": 10}, records, ["newsforagers", "bench"])

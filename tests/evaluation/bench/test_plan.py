@@ -46,3 +46,23 @@ def test_plan_and_commands_are_deterministic(corpus, tmp_path):
     second = describe_plan(config, prepare_site(config).start)
     assert first == second
     assert first.count("\nrun ") == 6 and "seed=2" in first and "$REPLAY" in first
+
+
+def test_the_topical_crawlers_get_the_topics_words(tmp_path):
+    from newsforagers.evaluation.bench.config import BenchError
+
+    config = BenchConfig(corpus="c", out=str(tmp_path), topic="solar", topic_text="solar energy",
+                         crawlers=("scheduled", "bfs", "best_first"))
+    url = "http://127.0.0.1:1234/"
+    argv = {run.crawler: crawl_argv(config, run, url, tmp_path / run.name) for run in plan_runs(config)}
+    assert "topic=solar energy" in argv["scheduled"] and "seeds=" + url in argv["scheduled"]
+    best_first = argv["best_first"]
+    assert best_first[best_first.index("crawl") + 1] == "best_first"
+    for arg in ("topic=solar energy", f"start={url}", "rate=20", "speed=600"):
+        assert arg in best_first
+    assert not any(arg.startswith("topic=") for arg in argv["bfs"])
+    unresolved = BenchConfig(corpus="c", out=str(tmp_path), topic="solar", crawlers=("scheduled",))
+    with pytest.raises(BenchError, match="has no words yet"):
+        crawl_argv(unresolved, plan_runs(unresolved)[0], url, tmp_path)
+    text = describe_plan(config, "2024-01-01T07:00:00+00:00")
+    assert "topic: section 'solar', words 'solar energy', given to scheduled, best_first" in text

@@ -21,3 +21,18 @@ def test_results_are_byte_identical_for_the_same_records(tmp_path):
     paths = [write_results(tmp_path / name, summary_of(RECORDS), ["lags.png"]) for name in "ab"]
     for a, b in zip(*paths):
         assert a.read_bytes() == b.read_bytes()
+
+
+def test_a_topical_benchmark_has_its_topic_table_and_targets():
+    from tests.evaluation.bench.samples import TOPIC_RECORDS, topic_summary_of
+
+    text = results_markdown(topic_summary_of(TOPIC_RECORDS), plots=["topic.png"])
+    assert "## Topic `solar`" in text and '`-a topic="solar energy"`' in text
+    assert "after the run's first 6 requests" in text
+    # harvest rate, topic recall, recall at equal requests, precision, lag, docs, requests
+    assert ("| `bfs` | 1/1 | 0.100 ± 0.000 | 0.750 ± 0.000 | 0.500 ± 0.000 | 0.250 ± 0.000 | — | "
+            "4.0 ± 0.0 | 6 ± 0 |") in text
+    assert "| harvest rate > bfs | 0.300 | 0.100 (bfs harvest rate) | met |" in text
+    assert "| topic recall ≥ 0.9 | 0.750 | 0.900 | **not met** |" in text
+    assert "| harvest rate ≥ best_first | 0.300 | — (best_first harvest rate) | not measured |" in text
+    assert "recall ≥ 0.95" not in text  # the discovery targets say nothing of a topic

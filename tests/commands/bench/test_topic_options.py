@@ -1,0 +1,50 @@
+"""``newsforagers bench --topic``: what it is refused with, one line and exit status 2 before any
+crawl, and the plan it makes (no crawl: ``--dry-run``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from newsforagers import cli
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.mark.parametrize("extra,message", [
+    (["--topic", "politcs"], "newsforagers bench: --topic ('politcs') is not a section of the corpus; "
+                             "did you mean 'politics'? its largest sections: politics, business,"),
+    (["--crawlers", "scheduled,best_first"],
+     "newsforagers bench: the best_first crawler orders its frontier by relevance to a topic: give "
+     "one with --topic SECTION."),
+    (["--topic", "politics", "--budgets", "20,2"],
+     "newsforagers bench: --topic and --sweep or --budgets are two benchmarks: choose one"),
+    (["--topic", "politics", "--sweep"],
+     "newsforagers bench: --topic and --sweep or --budgets are two benchmarks: choose one"),
+    (["--topic", "politics", "--merge", "somewhere"],
+     "newsforagers bench: --topic does not apply to --merge: the merged benchmarks keep the topic"),
+])
+def test_topic_refusals(corpus, tmp_path, capsys, extra, message):
+    out = tmp_path / "out"
+    assert cli.main(["bench", "--corpus", str(corpus), "--out", str(out), "--dry-run", *extra]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message) and len(err.splitlines()) == 1, err
+    assert not out.exists()
+
+
+def test_a_topic_plan_gives_its_words_to_the_colony_and_best_first(corpus, tmp_path, capsys):
+    assert cli.main(["bench", "--corpus", str(corpus), "--out", str(tmp_path / "out"),
+                     "--topic", "politics", "--repeats", "1", "--dry-run"]) == 0
+    plan = capsys.readouterr().out
+    # the topical benchmark's crawlers by default
+    assert plan.startswith("bench plan: 1 repeat(s) x 3 crawler(s) = 3 runs")
+    runs = [line for line in plan.splitlines() if line.startswith("run ")]
+    assert [line.split()[2] for line in runs] == ["scheduled", "bfs", "best_first"]
+    crawls = [line for line in plan.splitlines() if "scrapy crawl" in line]
+    words = "'topic=the parliament the senate"  # the synthetic site's words for the section
+    assert [words in line for line in crawls] == [True, False, True]
+    assert "topic: section 'politics', words 'the parliament" in plan
+    # --crawlers still chooses; --feeds composes (the site gains feeds, nothing else changes)
+    assert cli.main(["bench", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--topic",
+                     "politics", "--crawlers", "wlrl,oracle", "--feeds", "0.5", "--dry-run"]) == 0
+    crawls = [line for line in capsys.readouterr().out.splitlines() if "scrapy crawl" in line]
+    assert len(crawls) == 3 * 2 and all((words in line) == ("crawl forager" in line) for line in crawls)
