@@ -45,9 +45,10 @@ PREFIX = "colony17:"
 RATE = 3  # the colony's requests per second to the site, all processes together
 LEASE = 4.0
 MIN, MAX = 3, 4
-#: what the test waits for at most in each phase (wall seconds): a phase's new scrapyd jobs start
-#: (a Python process with Scrapy and scikit-learn each) on a machine busy with other tests, and
-#: 60 s were missed twice in full-suite runs beside another worker (a passing phase takes 5-20 s)
+#: what the test waits for at most in each phase (wall seconds; a passing phase takes 5-20 s,
+#: more when a phase's new scrapyd jobs start on a machine busy with other tests). The phase
+#: "killed" once never ended: a member had named its child after the forager just killed,
+#: which then seemed alive (forager names are now unique across processes, docs/deployment.md)
 PHASE = 120.0
 #: documents the colony must be paid for in each phase: it carries on
 NEW = 5
