@@ -90,7 +90,7 @@ class ReinforcingAgentPipeline:
         if self.store is None:
             self.store = open_store(self.config.store, self.config.url_records_max,
                                     prefix=self.config.redis_prefix, retry=self.config.store_retry)
-        if self.mode != "novelty" and self.topic is None:
+        if self.config.topic.strip() and self.topic is None:
             spider = getattr(self.crawler, "spider", None)
             self.topic = getattr(spider, "topic", None) or build_topic(self.config, getattr(spider, "encoder", None))
         forager = self.context.name if self.context is not None else None
@@ -142,8 +142,8 @@ class ReinforcingAgentPipeline:
                     if topical:
                         relevance = round(self._relevance(f"{record.title}\n{text}"), 6)
                         # kept with the document: the colony's feed and exports read it there
-                        record = replace(record, reward=self.rules.reward * relevance,
-                                         relevance=relevance)
+                        paid = self.rules.reward * (relevance if self.mode != "novelty" else 1.0)
+                        record = replace(record, reward=paid, relevance=relevance)
                     at = found_at if self.mode == "topic" else published
                     claimed = self.store.claim(keys, record, at.timestamp())
         self._expire(found_at.timestamp())

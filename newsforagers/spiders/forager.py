@@ -215,7 +215,7 @@ class ForagerSpider(scrapy.Spider):
         if spider.encoder is not None and spider.encoder.n_clusters_ != k:
             raise ForagersUsageError(f"model {kwargs.get('model')!r} has {spider.encoder.n_clusters_} "
                                      f"clusters but FORAGERS_N_CLUSTERS is {k}")
-        if config.paid_for != "novelty":
+        if config.topic.strip():
             spider.topic = build_topic(config, spider.encoder)
         if config.store.startswith(("redis://", "rediss://")):
             # a store on a server: one line naming it (StoreUnavailable) before anything starts,

@@ -280,3 +280,14 @@ def test_a_topic_from_a_file_that_cannot_be_read_is_one_usage_error(tmp_path):
 
     with pytest.raises(ForagersUsageError, match="cannot read"):
         topical_agent(tmp_path, FORAGERS_TOPIC=f"@{tmp_path}/missing.txt")
+
+
+def test_a_topic_with_the_papers_reward_filters_and_labels_the_output_only(tmp_path):
+    agent = topical_agent(tmp_path, FORAGERS_REWARD_MODE="novelty")
+    on = process(agent, topical_send("http://on/", "solar roofs and solar farms"))
+    assert on["reward"] == 100.0 and on["relevance"] > 0.07  # the papers' REWARD, labelled
+    assert agent.received[-1]["profit"] == 99.0  # REWARD less the send's cost
+    assert process(agent, topical_send("http://off/", "the council budget vote")) is None
+    assert agent.received[-1]["profit"] == 99.0  # novel: paid as the papers pay, not output
+    assert agent.crawler.stats.get_value("newsforagers/agent/dropped/off_topic") == 1
+    agent.close_spider()
