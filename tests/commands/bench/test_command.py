@@ -63,14 +63,21 @@ def test_missing_corpus_is_a_message_not_a_traceback(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
-def test_bench_end_to_end(corpus, tmp_path):
-    out = tmp_path / "bench"
+def bench(corpus, out, *options: str, timeout: float) -> subprocess.CompletedProcess:
+    """``newsforagers bench --corpus CORPUS --out OUT OPTIONS...`` as a user runs it: a process
+    of its own from the repository, its output captured; it must succeed."""
     argv = [sys.executable, "-m", "newsforagers.cli", "bench", "--corpus", str(corpus),
-            "--out", str(out), "--crawlers", "wlrl,oracle", "--repeats", "1", "--duration", "8",
-            "--speed", "600", "--budget", "40", "--seed", "3"]
-    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=150,
+            "--out", str(out), *options]
+    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=timeout,
                           env=dict(os.environ, PYTHONUNBUFFERED="1"))
     assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def test_bench_end_to_end(corpus, tmp_path):
+    out = tmp_path / "bench"
+    done = bench(corpus, out, "--crawlers", "wlrl,oracle", "--repeats", "1", "--duration", "8",
+                 "--speed", "600", "--budget", "40", "--seed", "3", timeout=150)
     assert "run 1/2 wlrl-r0: ok" in done.stderr and "run 2/2 oracle-r0: ok" in done.stderr
     results = json.loads((out / "results.json").read_text())
     for name in ("wlrl", "oracle"):
@@ -125,12 +132,8 @@ def test_a_sweep_end_to_end(corpus, tmp_path, capsys):
     """``--sweep-values``: one crawler at two values of its knob, through the command line; the
     curve, its table and its plot; ``--budgets`` in the plan."""
     out = tmp_path / "sweep"
-    argv = [sys.executable, "-m", "newsforagers.cli", "bench", "--corpus", str(corpus),
-            "--out", str(out), "--crawlers", "hubs", "--sweep-values", "hubs=0,900",
-            "--repeats", "1", "--duration", "5", "--speed", "600", "--budget", "40"]
-    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    assert done.returncode == 0, done.stderr[-3000:]
+    bench(corpus, out, "--crawlers", "hubs", "--sweep-values", "hubs=0,900", "--repeats", "1",
+          "--duration", "5", "--speed", "600", "--budget", "40", timeout=120)
     results = json.loads((out / "results.json").read_text())
     assert list(results["crawlers"]) == ["hubs", "hubs@interval=900"]
     points = {p["key"]: p for p in results["curves"]["hubs"]}
@@ -166,12 +169,8 @@ def test_a_topical_bench_end_to_end(corpus, tmp_path):
     """``--topic``: the scheduled colony and best_first given the section's words, bfs not; the
     topic's measures, table, targets and plot; the same files judged again give the same."""
     out = tmp_path / "topic"
-    argv = [sys.executable, "-m", "newsforagers.cli", "bench", "--corpus", str(corpus),
-            "--out", str(out), "--topic", "politics", "--crawlers", "scheduled,best_first,bfs",
-            "--repeats", "1", "--duration", "6", "--speed", "600", "--budget", "40"]
-    done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=170,
-                          env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = bench(corpus, out, "--topic", "politics", "--crawlers", "scheduled,best_first,bfs",
+                 "--repeats", "1", "--duration", "6", "--speed", "600", "--budget", "40", timeout=170)
     assert "run 2/3 best_first-r0: ok" in done.stderr and "harvest rate" in done.stderr
     results = json.loads((out / "results.json").read_text())
     assert results["settings"]["topic"] == "politics"
