@@ -574,4 +574,4 @@ class ScheduledDriver(ForagerDriver):
         if forager == self.name:
             # the topical mode: a listing is credited for the documents on the topic it led to
             on_topic = relevance is None or relevance >= self.forager.config.topic_min_relevance
-            self.forager.on_reward(path, profit, rewarded and on_topic)
+            self.forager.on_reward(path, profit, rewarded, on_topic)

@@ -272,6 +272,37 @@ def test_the_budget_buys_only_visits_that_expect_the_yield():
     assert forager.schedule.novelty() == pytest.approx(1.0)
 
 
+def test_a_topic_s_listings_get_the_visits_the_site_s_news_would_buy():
+    # One on-topic document an hour on the listing, among the 60 stories an hour (of every
+    # topic) the forager has met in the last 6 hours. Without a topic the yield of 0.5 a visit
+    # bounds visits at 1/0.5 = 2 an hour (due after 30 minutes, as above); with one, at
+    # 60/0.5 = 120, more than the budget of 60: threshold 1/(2·60²) document-hours, due after
+    # a minute.
+    now = at(0)
+    stories = {f"{HOME}s{i}/": dated(i * 6 / 360 * 60, now) for i in range(360)}
+    for topic, due in (("", 31), ("solar energy", 1.01)):
+        forager = _one_listing(FORAGERS_SCHEDULE_POLL_YIELD=0.5, FORAGERS_TOPIC=topic,
+                               FORAGERS_SCHEDULE_MIN_INTERVAL=0.0)
+        forager._observe_dates(stories, now, listing=True)
+        forager.poll_rate = 60.0
+        assert forager.next_fetch(at(due * 0.9)) is None, topic
+        assert forager.next_fetch(at(due)).url == HOME + "sec/", topic
+
+
+def test_an_off_topic_novel_document_is_counted_not_credited():
+    forager = make(FORAGERS_TOPIC="solar energy")
+    visit = forager.next_fetch(at(0))
+    forager.on_page(visit, at(0), text="c1", links=[HOME + "a/", HOME + "b/"], published=None)
+    fetches = [forager.next_fetch(at(0)) for _ in range(2)]
+    for fetch in fetches:
+        forager.on_page(fetch, at(0), text="c2", links=[], published=dated(3, at(0)))
+    forager.on_reward(fetches[0].visit, 50.0, True, on_topic=False)
+    forager.on_reward(fetches[1].visit, 50.0, True, on_topic=True)
+    forager.on_reward(fetches[1].visit, -1.0, False, on_topic=False)  # not novel: nothing
+    assert (forager.counters.off_topic, forager.counters.rewarded) == (1, 1)
+    assert forager.schedule.entry(HOME).paid == 1
+
+
 def _paying(rate: float):
     """A schedule with one listing that has paid, at ``rate`` documents an hour."""
     from newsforagers.learning.schedule import HubSchedule

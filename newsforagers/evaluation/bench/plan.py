@@ -54,11 +54,20 @@ def run_identity(config: BenchConfig, run: PlannedRun) -> dict[str, Any]:
             "repeat": run.repeat, "seed": run.seed}
 
 
+#: A topical benchmark's reference: the ``scheduled`` colony crawling without the topic, judged
+#: on the same documents (issue 20: the topical colony's lag is to be no worse than its).
+NO_TOPIC = "no-topic"
+
+
 def config_variants(config: BenchConfig, crawler: str) -> list[Variant]:
     """The variants of ``crawler`` this benchmark runs (:func:`~newsforagers.evaluation.bench.
-    sweep.variants` with the config's ``--sweep``, ``--sweep-values`` and ``--budgets``)."""
-    return variants(crawler, sweep=config.sweep, values=dict(config.sweep_values),
-                    budgets=config.budgets, budget=config.budget)
+    sweep.variants` with the config's ``--sweep``, ``--sweep-values`` and ``--budgets``); with a
+    ``--topic``, ``scheduled`` also runs without the topic (``scheduled@no-topic``)."""
+    found = variants(crawler, sweep=config.sweep, values=dict(config.sweep_values),
+                     budgets=config.budgets, budget=config.budget)
+    if config.topic is not None and crawler == "scheduled":
+        found.append(Variant(crawler, f"{crawler}@{NO_TOPIC}", NO_TOPIC, topic=False))
+    return found
 
 
 def run_keys(config: BenchConfig) -> list[str]:
@@ -92,7 +101,8 @@ def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | s
                python: str = sys.executable) -> list[str]:
     """The ``scrapy crawl`` command of one run against the replay at ``url``; with a
     ``--topic``, a colony's and ``best_first``'s carry ``-a topic=WORDS`` (the config's
-    ``topic_text``: :class:`BenchError` when it has none)."""
+    ``topic_text``: :class:`BenchError` when it has none), but for the reference variant
+    ``scheduled@no-topic``."""
     run_dir = Path(run_dir)
     variant = run.variant
     budget = variant.budget if variant is not None and variant.budget is not None else config.budget
@@ -117,7 +127,7 @@ def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | s
             argv += ["-a", f"truth={run_dir / 'truth.jsonl'}"]
         if run.crawler == "random":
             argv += ["-a", f"seed={run.seed}"]
-    if config.topic is not None and run.crawler in TOPICAL:
+    if config.topic is not None and run.crawler in TOPICAL and (variant is None or variant.topic):
         if not config.topic_text:
             raise BenchError(f"--topic ({config.topic!r}) has no words yet: resolve them from the "
                              "corpus first (evaluation/bench/topic.py resolve_topic).")
@@ -171,7 +181,9 @@ def describe_plan(config: BenchConfig, start: str) -> str:
     if config.topic is not None:
         given = [c for c in config.crawlers if c in TOPICAL]
         lines.append(f"topic: section {config.topic!r}, words {config.topic_text!r}, given to "
-                     f"{', '.join(given) or 'no crawler'}")
+                     f"{', '.join(given) or 'no crawler'}"
+                     + ("; scheduled@no-topic: the colony without it, the topic lag's reference"
+                        if "scheduled" in config.crawlers else ""))
     for run in plan_runs(config):
         run_dir = out / "runs" / run.name
         replay = ReplayProcess(**replay_kwargs(config, start, run_dir))

@@ -84,6 +84,7 @@ class Variant:
     budget: float | None = None  # None: the bench's --budget
     settings: tuple[tuple[str, str], ...] = ()
     args: tuple[tuple[str, str], ...] = ()
+    topic: bool = True  # a topical benchmark gives it the topic (False: the reference without)
 
 
 def _key(crawler: str, label: str) -> str:

@@ -116,11 +116,25 @@ def test_summary_reads_recall_at_the_fewest_requests_and_judges_the_targets():
     assert bfs["recall_at_requests"] == {"mean": 0.5, "std": 0.0, "n": 1}
     assert bfs["topic_precision"]["mean"] == 0.25
     rows = {row["target"]: row for row in results["targets"]}
-    assert list(rows) == ["harvest rate > bfs", "harvest rate ≥ best_first", "topic recall ≥ 0.9"]
+    assert list(rows) == ["harvest rate > bfs", "harvest rate ≥ best_first", "topic recall ≥ 0.9",
+                          "topic lag ≤ without the topic"]
     assert rows["harvest rate > bfs"]["met"] is True  # 0.3 > 0.1
     assert rows["harvest rate ≥ best_first"]["met"] is None  # best_first did not run
     assert rows["topic recall ≥ 0.9"]["met"] is False  # 0.75
+    assert rows["topic lag ≤ without the topic"]["met"] is None  # scheduled@no-topic did not run
     assert topic_targets("hard", results["crawlers"], ("wlrl",)) == []
+
+
+def test_the_topic_lag_is_judged_against_the_colony_without_the_topic():
+    def crawler(lag):
+        return {"topic": {"topic_lag_median": {"mean": lag, "std": 0.0, "n": 3}}}
+
+    for lag, reference, met in ((2.0, 2.5, True), (2.5, 2.5, True), (3.0, 2.5, False)):
+        rows = topic_targets("hard", {"scheduled": crawler(lag), "scheduled@no-topic": crawler(reference)},
+                             ("scheduled",))
+        row = next(r for r in rows if r["metric"] == "topic_lag_median")
+        assert (row["value"], row["bound"], row["met"]) == (lag, reference, met)
+        assert row["reference"] == "scheduled@no-topic topic lag"
 
 
 def test_the_topic_plot(tmp_path):

@@ -54,8 +54,13 @@ def test_the_topical_crawlers_get_the_topics_words(tmp_path):
     config = BenchConfig(corpus="c", out=str(tmp_path), topic="solar", topic_text="solar energy",
                          crawlers=("scheduled", "bfs", "best_first"))
     url = "http://127.0.0.1:1234/"
-    argv = {run.crawler: crawl_argv(config, run, url, tmp_path / run.name) for run in plan_runs(config)}
+    argv = {run.key: crawl_argv(config, run, url, tmp_path / run.name) for run in plan_runs(config)}
+    assert list(argv) == ["scheduled", "scheduled@no-topic", "bfs", "best_first"]
     assert "topic=solar energy" in argv["scheduled"] and "seeds=" + url in argv["scheduled"]
+    # the reference: the same colony without the topic, judged on the same documents
+    reference = argv["scheduled@no-topic"]
+    assert not any(arg.startswith("topic=") for arg in reference) and "seeds=" + url in reference
+    assert reference[reference.index("crawl") + 1] == "forager"
     best_first = argv["best_first"]
     assert best_first[best_first.index("crawl") + 1] == "best_first"
     for arg in ("topic=solar energy", f"start={url}", "rate=20", "speed=600"):
