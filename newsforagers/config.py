@@ -56,6 +56,8 @@ class ForagersConfig:
     energy_history: int = _default("energy_history")
     energy_model: str = _default("energy_model")
     energy_rho: float = _default("energy_rho")
+    energy_split: str = _default("energy_split")
+    energy_bounds: str = _default("energy_bounds")
     n_clusters: int = _default("n_clusters")
     tanh_scale: float = _default("tanh_scale")
     tanh_offset: float | None = _default("tanh_offset")
@@ -172,6 +174,10 @@ class ForagersConfig:
         need(self.energy_model in ("sigmoid", "original"), "energy_model", self.energy_model,
              "'sigmoid' or 'original'")
         need(self.energy_rho > 0, "energy_rho", self.energy_rho, "> 0")
+        need(self.energy_split in ("printed", "shared"), "energy_split", self.energy_split,
+             "'printed' (Alg. 2 as printed) or 'shared' (Alg. 1: the clones share E)")
+        need(self.energy_bounds in ("strict", "paper"), "energy_bounds", self.energy_bounds,
+             "'strict' (the population stays in [LB, UB]) or 'paper' (Alg. 2: it may pass UB)")
         # Mouton & Marteau: a forager dies below 0 energy and clones above 1; a newborn starts
         # with some energy and must not clone before it has visited anything (the paper's E = 1).
         need(0 < self.energy_init <= 1, "energy_init", self.energy_init,

@@ -54,6 +54,21 @@ FORAGERS_ENERGY_HISTORY = 0
 # recommendation but a scale to set to one's relevances (a page pays when r > C/ρ).
 FORAGERS_ENERGY_MODEL = "sigmoid"
 FORAGERS_ENERGY_RHO = 1.0
+# How a forager with E > 1 shares it with its ⌊E⌋ clones: "printed" (Alg. 2 as printed: every
+# part holds E/⌊E⌋, more than E in all, and a non-integer E leaves every part above 1, so it
+# splits again; measured, the population runs away) or "shared" (Alg. 1: the forager and its
+# clones share E, E/(⌊E⌋ + 1) each, E conserved).
+FORAGERS_ENERGY_SPLIT = "printed"
+# How UB and LB act: "strict" (the population stays in [LB, UB]: clones capped at
+# UB − population, teleports from LB down; the buffer then never holds a remnant) or "paper"
+# (Alg. 2: no clone cap, so the population passes UB and the pages keep their energy while it
+# is above; teleports below LB only; the colony admits at most 2·UB foragers all the same).
+FORAGERS_ENERGY_BOUNDS = "strict"
+# With FORAGERS_ENERGY_BOUNDS = "paper" the colony's hard cap is this many times
+# FORAGERS_ENERGY_UB: Alg. 2 lets the population pass UB (there its foragers pay |C| a page and
+# leave the pages' energy), but each forager is a crawler of its own, so it must not grow
+# without limit; a clone beyond the cap is refused (newsforagers/population/split_refused).
+ENERGY_PAPER_CAP = 2
 
 # Topical mode (Mouton & Marteau 2008; docs/topics.md). The topic: a few words or a longer
 # text, or "@PATH" of a file holding it (`-a topic=...` sets it); empty: no topic, the news

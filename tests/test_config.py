@@ -187,3 +187,22 @@ def test_the_energy_model_and_rho_default_to_the_sigmoid_and_one():
 def test_the_energy_model_and_rho_are_validated(settings, message):
     with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
         ForagersConfig.from_settings(settings)
+
+
+def test_the_energy_split_and_bounds_default_to_the_printed_and_strict():
+    config = ForagersConfig.from_settings({})
+    assert (config.energy_split, config.energy_bounds) == ("printed", "strict")
+    config = ForagersConfig.from_settings(Settings({"FORAGERS_ENERGY_SPLIT": "shared",
+                                                    "FORAGERS_ENERGY_BOUNDS": "paper"}))
+    assert (config.energy_split, config.energy_bounds) == ("shared", "paper")
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"FORAGERS_ENERGY_SPLIT": "half"}, "FORAGERS_ENERGY_SPLIT ('half') must be 'printed' (Alg. 2 "
+     "as printed) or 'shared' (Alg. 1: the clones share E)."),
+    ({"FORAGERS_ENERGY_BOUNDS": "loose"}, "FORAGERS_ENERGY_BOUNDS ('loose') must be 'strict' (the "
+     "population stays in [LB, UB]) or 'paper' (Alg. 2: it may pass UB)."),
+])
+def test_the_energy_split_and_bounds_are_validated(settings, message):
+    with pytest.raises(ValueError, match="^" + re.escape(message) + "$"):
+        ForagersConfig.from_settings(settings)

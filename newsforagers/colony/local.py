@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scrapy import signals
 
+from newsforagers import defaults
 from newsforagers.colony import checkpoint as checkpoints
 from newsforagers.colony.fetches import SharedFetches
 from newsforagers.colony.scrapyd import ScrapydSpawner
@@ -120,7 +121,8 @@ class Colony:
         if config.population == "energy":
             self.policy: ScorePolicy | EnergyPolicy = EnergyPolicy(
                 config.energy_c, config.energy_g, config.energy_lb, config.energy_ub, config.energy_init,
-                config.energy_history, config.energy_pages_max, config.energy_model, config.energy_rho)
+                config.energy_history, config.energy_pages_max, config.energy_model, config.energy_rho,
+                split=config.energy_split, bounds=config.energy_bounds)
         else:
             self.policy = ScorePolicy(config.split_score, config.retire_score, config.min,
                                       config.max, config.score_init)
@@ -409,8 +411,14 @@ class Colony:
 
     @property
     def upper_bound(self) -> int:
-        """The population's bound: FORAGERS_MAX, or FORAGERS_ENERGY_UB for the energy policy."""
-        return self.config.energy_ub if isinstance(self.policy, EnergyPolicy) else self.config.max
+        """The population's hard cap: FORAGERS_MAX, or FORAGERS_ENERGY_UB for the energy policy
+        (``defaults.ENERGY_PAPER_CAP``·UB with FORAGERS_ENERGY_BOUNDS = paper, whose population
+        passes UB by design)."""
+        if not isinstance(self.policy, EnergyPolicy):
+            return self.config.max
+        if self.config.energy_bounds == "paper":
+            return defaults.ENERGY_PAPER_CAP * self.config.energy_ub
+        return self.config.energy_ub
 
     @property
     def lower_bound(self) -> int:

@@ -230,20 +230,43 @@ class OriginalEnergyModel(_Relevances):
 
 
 ENERGY_MODELS = ("sigmoid", "original")
+ENERGY_SPLITS = ("printed", "shared")
+ENERGY_BOUNDS = ("strict", "paper")
 
 
 class EnergyPolicy:
     """Alg. 2 of Mouton & Marteau (energy conservation): per-forager energy, page buffers.
 
     ``visit`` is called for each page a forager fetches; it returns the decisions the colony
-    should act on. Two deliberate tightenings keep the population inside [LB, UB] exactly (the
-    paper's buffer bounds it only approximately, its Fig. 5 shows it riding on UB): clones are
-    capped at ``UB − population``, and a dying forager teleports instead of dying while the
-    population is at LB or below (the paper: below LB).
+    should act on.
 
     ``model`` chooses Δe: ``"sigmoid"`` (:class:`EnergyModel`, the paper's, with C and G) or
     ``"original"`` (:class:`OriginalEnergyModel`, ``ρ·r − C``, with C and ``rho``; G unused).
     Everything else is shared.
+
+    ``split`` says how a forager with ``E > 1`` shares its energy with its ⌊E⌋ clones:
+
+    - ``"printed"`` (the default): Alg. 2 as printed, "create ⌊E⌋ clones with E ÷ ⌊E⌋
+      energy; E ← E ÷ ⌊E⌋": ⌊E⌋ + 1 parts of E/⌊E⌋, which hold more than E, and every part of
+      a non-integer E > 1 is above 1 again (it splits again at its next visit, even of a
+      consumed page, which costs nothing). Measured, every setting runs away
+      (docs/algorithms.md).
+    - ``"shared"``: Alg. 1's "clone agent and share E between clones": the forager and its
+      clones hold ``E/(clones + 1)`` each, E conserved. With ⌊E⌋ clones each part is in
+      (1/2, 1): no part splits again before it gains; an agent of E = 11 makes 11 clones ("about
+      ten", the paper's G = 10 example).
+
+    ``bounds`` says how UB and LB act:
+
+    - ``"strict"`` (the default): the population stays inside [LB, UB] exactly: clones are
+      capped at ``UB − population``, and a dying forager teleports instead of dying while the
+      population is at LB or below. The population then never passes UB, so the buffer's
+      deferral below never happens: no remnant, no teleport target.
+    - ``"paper"``: Alg. 2 exactly: no clone cap, so the population may pass UB; a dying forager
+      teleports only while the population is below LB, else it dies.
+
+    Under both, while the population is above UB a visitor pays ``|C|`` and the page keeps its
+    energy (a remnant, the teleport target); otherwise the visitor takes it.
     """
 
     def __init__(
@@ -257,6 +280,8 @@ class EnergyPolicy:
         pages_max: int = 0,
         model: str = defaults.FORAGERS_ENERGY_MODEL,
         rho: float = defaults.FORAGERS_ENERGY_RHO,
+        split: str = defaults.FORAGERS_ENERGY_SPLIT,
+        bounds: str = defaults.FORAGERS_ENERGY_BOUNDS,
     ):
         if not 1 <= lower_bound <= upper_bound:
             raise ValueError(
@@ -264,6 +289,12 @@ class EnergyPolicy:
             )
         if model not in ENERGY_MODELS:
             raise ValueError(f"energy model ({model!r}) must be 'sigmoid' or 'original'.")
+        if split not in ENERGY_SPLITS:
+            raise ValueError(f"energy split ({split!r}) must be 'printed' or 'shared'.")
+        if bounds not in ENERGY_BOUNDS:
+            raise ValueError(f"energy bounds ({bounds!r}) must be 'strict' or 'paper'.")
+        self.split = split
+        self.bounds = bounds
         self.model: EnergyModel | OriginalEnergyModel = (
             EnergyModel(C, G, history, pages_max) if model == "sigmoid"
             else OriginalEnergyModel(C, rho, history, pages_max))
@@ -377,15 +408,22 @@ class EnergyPolicy:
 
     def _reproduce(self, forager: str) -> list[Decision]:
         energy = self.energies[forager]
+        strict = self.bounds == "strict"
         if energy > 1:
-            clones = min(math.floor(energy), self.upper_bound - self.population)
-            if clones <= 0:
-                return []
-            share = energy / math.floor(energy)
+            clones = math.floor(energy)
+            if strict:
+                clones = min(clones, self.upper_bound - self.population)
+                if clones <= 0:
+                    return []
+            if self.split == "shared":
+                share = energy / (clones + 1)  # the forager and its clones: E conserved
+            else:
+                share = energy / math.floor(energy)  # as printed: (⌊E⌋ + 1)·E/⌊E⌋ > E
             self.energies[forager] = share
             return [Decision("split", forager, clones=clones, energy=share)]
         if energy < 0:
-            if self.population <= self.lower_bound:
+            floor = self.population <= self.lower_bound if strict else self.population < self.lower_bound
+            if floor:
                 target = self.best_remnant()
                 return [Decision("teleport", forager, target=target)]
             return [Decision("retire", forager)]

@@ -96,3 +96,16 @@ def test_forager_names_are_unique_across_the_processes_of_a_colony(tmp_path):
     grandchild = Colony(get_crawler(settings_dict={}), config, store=MemoryStore(), hosting=False)
     grandchild.claim_id("f2.1")
     assert grandchild.new_id() == "f2.1.1"
+
+
+def test_the_energy_policy_takes_its_split_and_bounds_and_paper_bounds_double_the_cap(tmp_path):
+    energy = {"FORAGERS_POPULATION": "energy", "FORAGERS_STRATEGY": "paper",
+              "FORAGERS_ENERGY_LB": 1, "FORAGERS_ENERGY_UB": 2}
+    strict = colony(tmp_path / "strict", **energy)
+    assert (strict.policy.split, strict.policy.bounds, strict.upper_bound) == ("printed", "strict", 2)
+    paper = colony(tmp_path / "paper", **energy, FORAGERS_ENERGY_SPLIT="shared",
+                   FORAGERS_ENERGY_BOUNDS="paper")
+    assert (paper.policy.split, paper.policy.bounds, paper.upper_bound) == ("shared", "paper", 4)
+    # Alg. 2 lets the population pass UB = 2; the colony's hard cap, 2·UB, still holds
+    paper.register("f1", paper.root)
+    assert [paper.reserve_place(f"f{i}", "f1") for i in (2, 3, 4, 5)] == [True, True, True, False]

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from newsforagers.learning import EnergyModel, EnergyPolicy, ScorePolicy, energy_variation, steepness
-from newsforagers.learning.population import OriginalEnergyModel
+from newsforagers.learning.population import Decision, OriginalEnergyModel
 
 
 def test_split_at_exactly_200_below_max():
@@ -314,3 +314,107 @@ def test_sigmoid_energy_of_topic_relevances_by_hand():
     assert policy.energies["a"] == pytest.approx(1 - 12 * 0.5, abs=1e-12)
     # pages above R when first seen: only 0.9 (R = 0.6); gainers: those at R too, (G + C)/2 − C > 0
     assert (policy.relevant_pages, policy.gaining_pages) == (1, 10)
+
+
+# -- the split and the bounds: Alg. 2 as printed or Alg. 1's sharing; strict or the paper's ----------
+
+
+def _original(**kwargs) -> EnergyPolicy:
+    # Δe = 2·r − 0.5: r = 0.9 gains 1.3, r = 0.1 loses 0.3 (the break-even C/ρ is 0.25)
+    return EnergyPolicy(C=0.5, model="original", rho=2.0, **kwargs)
+
+
+def test_the_split_and_the_bounds_default_to_today_s():
+    policy = EnergyPolicy()
+    assert (policy.split, policy.bounds) == ("printed", "strict")
+    with pytest.raises(ValueError, match=r"energy split \('half'\) must be 'printed' or 'shared'"):
+        EnergyPolicy(split="half")
+    with pytest.raises(ValueError, match=r"energy bounds \('loose'\) must be 'strict' or 'paper'"):
+        EnergyPolicy(bounds="loose")
+
+
+def test_a_shared_split_conserves_energy_exactly():
+    policy = _original(lower_bound=1, upper_bound=10**6, split="shared")
+    policy.register("a")
+    # E = 1 + 1.3 = 2.3: ⌊2.3⌋ = 2 clones, the forager and its clones 2.3/3 each
+    [split] = policy.visit("a", "rich", 0.9)
+    assert (split.kind, split.clones) == ("split", 2)
+    assert split.energy == pytest.approx(2.3 / 3, abs=1e-12) and policy.energies["a"] == split.energy
+    for name in ("a1", "a2"):
+        policy.register(name, split.energy)
+    assert sum(policy.energies.values()) == pytest.approx(2.3, abs=1e-12)
+    # each part is below 1: a visit of the consumed page (it costs nothing) splits nobody
+    assert policy.visit("a", "rich", 0.9) == [] and policy.energies["a"] == pytest.approx(2.3 / 3)
+    # [MM]'s example: an agent of E = 11 (1 + Δe of r = 5.25: 10.5 − 0.5) makes 11 clones of 11/12
+    policy.register("b")
+    [split] = policy.visit("b", "richer", 5.25)
+    assert split.clones == 11 and split.energy == pytest.approx(11 / 12, abs=1e-12)
+    assert (split.clones + 1) * split.energy == pytest.approx(11.0, abs=1e-12)
+
+
+def test_the_printed_split_creates_energy_and_splits_again():
+    policy = _original(lower_bound=1, upper_bound=10**6)  # split="printed", the default
+    policy.register("a")
+    # E = 2.3: ⌊E⌋ = 2 clones with E ÷ ⌊E⌋ = 1.15, and E ← 1.15: three parts hold 3.45 > 2.3
+    [split] = policy.visit("a", "rich", 0.9)
+    assert split.clones == 2 and split.energy == pytest.approx(1.15, abs=1e-12)
+    for name in ("a1", "a2"):
+        policy.register(name, split.energy)
+    assert sum(policy.energies.values()) == pytest.approx(3.45, abs=1e-12)
+    # 1.15 > 1 again: the next visit, of the consumed page (free), splits it again, 1 clone of 1.15
+    [again] = policy.visit("a", "rich", 0.9)
+    assert again.clones == 1 and again.energy == pytest.approx(1.15, abs=1e-12)
+    # E = 11 exactly: 11 clones of 1.0, twelve parts holding 12
+    policy.register("b")
+    [split] = policy.visit("b", "richer", 5.25)
+    assert split.clones == 11 and split.energy == pytest.approx(1.0, abs=1e-12)
+
+
+def test_strict_bounds_cap_the_clones_and_teleport_at_lb():
+    policy = _original(lower_bound=2, upper_bound=3)  # bounds="strict", the default
+    for name in ("a", "b", "c"):
+        policy.register(name)
+    # at UB: E = 2.3 would make 2 clones, UB − population = 0 makes none; the energy stays
+    assert policy.visit("a", "rich", 0.9) == [] and policy.energies["a"] == pytest.approx(2.3)
+    policy.forget("c")
+    # population 2 = LB: E = 1 − 0.3·4 < 0 teleports instead of dying (no remnant: target None)
+    for page in ("p1", "p2", "p3"):
+        assert policy.visit("b", page, 0.1) == []
+    assert policy.visit("b", "p4", 0.1) == [Decision("teleport", "b", target=None)]
+
+
+def test_paper_bounds_pass_ub_defer_the_pages_energy_and_teleport_below_lb():
+    policy = _original(lower_bound=2, upper_bound=3, split="shared", bounds="paper")
+    for name in ("a", "b", "c"):
+        policy.register(name)
+    # population 3 = UB, not above it: a takes Δe = 1.3, E = 2.3, and makes ⌊E⌋ = 2 clones —
+    # no cap: the population becomes 5 > UB
+    [split] = policy.visit("a", "rich", 0.9)
+    assert split.clones == 2 and split.energy == pytest.approx(2.3 / 3)
+    for name in ("a1", "a2"):
+        policy.register(name, split.energy)
+    assert policy.population == 5
+    # above UB: b pays |C| (E = 1 − 0.5) and the new page keeps its Δe = 1.3, a remnant
+    assert policy.visit("b", "rich2", 0.9) == []
+    assert policy.energies["b"] == pytest.approx(0.5, abs=1e-12)
+    assert policy.remnants() == {"rich2": pytest.approx(1.3, abs=1e-12)}
+    assert policy.best_remnant() == "rich2"
+    # above UB a poor page costs |C| too (not its −0.3): 1 − 0.5 − 0.5 = 0 lives, −0.5 dies
+    # (population 5 >= LB)
+    assert policy.visit("c", "poor", 0.1) == [] and policy.visit("c", "poor", 0.1) == []
+    assert policy.energies["c"] == 0.0
+    assert policy.visit("c", "poor", 0.1) == [Decision("retire", "c")]
+    for name in ("c", "a1", "a2"):
+        policy.forget(name)
+    # population 2 = LB (not below): b at 0.5 − 0.3 − 0.3 = −0.1 dies, where strict teleports
+    assert policy.visit("b", "poor2", 0.1) == []
+    assert policy.visit("b", "poor3", 0.1) == [Decision("retire", "b")]
+    policy.forget("b")
+    # population 1 < LB: a at 2.3/3 − 3·0.3 = −0.1333 teleports to the remnant
+    assert policy.visit("a", "poor4", 0.1) == [] and policy.visit("a", "poor5", 0.1) == []
+    assert policy.visit("a", "poor6", 0.1) == [Decision("teleport", "a", target="rich2")]
+    assert policy.energies["a"] == pytest.approx(2.3 / 3 - 0.9, abs=1e-12)
+    # the later visitor, below UB, consumes the remnant: E = −0.1333 + 1.3 = 1.1667, one clone
+    [split] = policy.visit("a", "rich2", 0.9)
+    assert split.clones == 1 and split.energy == pytest.approx((2.3 / 3 + 0.4) / 2, abs=1e-12)
+    assert policy.page_energy["rich2"] == 0.0 and policy.best_remnant() is None
