@@ -108,6 +108,7 @@ class ForagersConfig:
     schedule_poll_share: float = _default("schedule_poll_share")
     schedule_poll_yield: float = _default("schedule_poll_yield")
     schedule_scarce_floor: float = _default("schedule_scarce_floor")
+    schedule_visit_yield: float = _default("schedule_visit_yield")
     schedule_rhythm: bool = _default("schedule_rhythm")
     explore_share: float = _default("explore_share")
     explore_steps: int = _default("explore_steps")
@@ -265,6 +266,8 @@ class ForagersConfig:
              "in [0, 1] (0: the threshold alone)")
         need(self.schedule_poll_yield >= 0, "schedule_poll_yield", self.schedule_poll_yield,
              ">= 0 novel documents per visit (0: no bound)")
+        need(self.schedule_visit_yield >= 0, "schedule_visit_yield", self.schedule_visit_yield,
+             ">= 0 novel documents a visit must expect (0: off)")
         need(0 <= self.schedule_scarce_floor <= 1, "schedule_scarce_floor",
              self.schedule_scarce_floor, "in [0, 1] (0: a scarce budget never raises the threshold)")
         need(0 <= self.explore_share < 1, "explore_share", self.explore_share, "in [0, 1)")

@@ -260,6 +260,13 @@ FORAGERS_SCHEDULE_POLL_YIELD = 0.3
 # the rate its dates show. 0 (the default): off. 0.1 wins in the simulator at scarce budgets
 # (one forager); in a colony of the replay it cost lag at plentiful ones (docs/benchmarks.md).
 FORAGERS_SCHEDULE_SCARCE_FLOOR = 0.0
+# Novel documents each listing visit due by the budget's threshold must expect (its floor
+# aside), while the budget sets the poll rate: a listing of low rate waits until it does, at
+# most rate/this visits an hour, and the visits it cannot take go to the others (water-filling
+# of the threshold). For a site where one listing shows every story first (a "latest" page, a
+# day archive): the fronts it covers keep their low credited rates and stop taking polls.
+# 0: off (measured: docs/benchmarks.md, issue 19, "Round 3").
+FORAGERS_SCHEDULE_VISIT_YIELD = 0.0
 # Daily and weekly rhythms (issue 19): a listing's rate is its level times the site's
 # hour-of-week publication profile, learned from the dates the forager sees, so that it polls
 # less at night and more at the peak (docs/algorithms.md, "Rhythms"). False: constant rates.

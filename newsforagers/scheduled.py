@@ -240,7 +240,7 @@ class ScheduledForager:
             if tier == _BACKLOG and now - published > _BACKLOG_AGE and not self._backlog_urgent(now):
                 # a story of the backlog hours old waits while a listing is due: what a visit
                 # shows now is news
-                url, _ = self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now))
+                url, _ = self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now), self._visit_yield())
                 if url is not None:
                     self.counters.deferred += 1
                     return self._visit(url, now)
@@ -254,7 +254,7 @@ class ScheduledForager:
                     fetch = self._explore_step(now)
             if fetch is not None:
                 return self._begin(fetch)
-        url, wait = self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now))
+        url, wait = self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now), self._visit_yield())
         if url is None:
             self.wait = wait
             self.counters.idle += 1
@@ -643,6 +643,21 @@ class ScheduledForager:
             # colony's 2.7 for the same stories; docs/benchmarks.md, "Topical mode").
             novelty = max(novelty, self._stories_per_hour(now))
         return min(rate, novelty / floor) or None
+
+    def _visit_yield(self) -> float:
+        """The novel documents a listing's visit must expect (``HubSchedule.next_due``'s
+        ``min_yield``): ``FORAGERS_SCHEDULE_VISIT_YIELD`` while the budget sets the poll rate,
+        so that listings of low rate (a front whose stories a busier listing shows first) do
+        not take the visits of the listings that pay; in the topical mode, times the topic's
+        share of the novel documents met, ``(on + 1)/(on + off + 1)`` (its listings' rates
+        count the topic's documents only). 0 without a budget."""
+        floor = self.config.schedule_visit_yield
+        if self.poll_rate is None or floor <= 0:
+            return 0.0
+        if self.config.topic.strip():
+            on = self.counters.rewarded
+            floor *= (on + 1.0) / (on + self.counters.off_topic + 1.0)
+        return floor
 
     def _hours(self) -> Callable[[float, float], float] | None:
         # with the rhythm, a listing's own dates tell a level (stories per average hour)

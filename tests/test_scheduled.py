@@ -274,19 +274,44 @@ def test_the_budget_buys_only_visits_that_expect_the_yield():
 
 def test_a_topic_s_listings_get_the_visits_the_site_s_news_would_buy():
     # One on-topic document an hour on the listing, among the 60 stories an hour (of every
-    # topic) the forager has met in the last 6 hours. Without a topic the yield of 0.5 a visit
-    # bounds visits at 1/0.5 = 2 an hour (due after 30 minutes, as above); with one, at
-    # 60/0.5 = 120, more than the budget of 60: threshold 1/(2·60²) document-hours, due after
-    # a minute.
+    # topic) the forager has met in the last 6 hours, one novel document in 60 on the topic.
+    # Without a topic the yield of 0.5 a visit bounds visits at 1/0.5 = 2 an hour (due after
+    # 30 minutes, as above); with one, at 60/0.5 = 120, more than the budget of 60: threshold
+    # 1/(2·60²) document-hours, due after a minute.
     now = at(0)
     stories = {f"{HOME}s{i}/": dated(i * 6 / 360 * 60, now) for i in range(360)}
     for topic, due in (("", 31), ("solar energy", 1.01)):
         forager = _one_listing(FORAGERS_SCHEDULE_POLL_YIELD=0.5, FORAGERS_TOPIC=topic,
                                FORAGERS_SCHEDULE_MIN_INTERVAL=0.0)
         forager._observe_dates(stories, now, listing=True)
+        forager.counters.off_topic = 59 if topic else 0
         forager.poll_rate = 60.0
         assert forager.next_fetch(at(due * 0.9)) is None, topic
         assert forager.next_fetch(at(due)).url == HOME + "sec/", topic
+
+
+def _paid_due(forager, minutes: float) -> bool:
+    forager.poll_rate = 60.0
+    fetch = forager.next_fetch(at(minutes))
+    return fetch is not None and fetch.url == HOME + "sec/"
+
+
+def test_the_yield_a_visit_must_expect_follows_the_budget_and_the_topic_s_share():
+    forager = _one_listing(FORAGERS_SCHEDULE_VISIT_YIELD=0.5)
+    assert forager._visit_yield() == 0.0  # no budget: the threshold alone
+    forager.poll_rate = 60.0
+    assert forager._visit_yield() == 0.5
+    # one document an hour: due when it expects half a document, after 30 minutes, though
+    # the budget's threshold would call it after 18 (FORAGERS_SCHEDULE_POLL_YIELD's 0.3 a
+    # visit on average: 1/0.3 visits an hour, θ = 1/(2·(1/0.3)²) document-hours)
+    assert _paid_due(_one_listing(), 18.5) and not _paid_due(_one_listing(), 17.5)
+    assert forager.next_fetch(at(29)) is None
+    assert forager.next_fetch(at(30.5)).url == HOME + "sec/"
+    topical = _one_listing(FORAGERS_SCHEDULE_VISIT_YIELD=0.5, FORAGERS_TOPIC="solar energy")
+    topical.poll_rate = 60.0
+    topical.counters.rewarded, topical.counters.off_topic = 3, 36
+    assert topical._visit_yield() == pytest.approx(0.5 * 4 / 40)
+    assert _one_listing()._visit_yield() == 0.0  # off by default
 
 
 def test_an_off_topic_novel_document_is_counted_not_credited():

@@ -159,6 +159,8 @@ class HubSchedule:
         self._entries: dict[str, Entry] = {}
         # the floor's stretch under a scarce budget (next_due sets it; 1: max_interval as set)
         self._stretch = 1.0
+        self._min_yield = 0.0  # the documents a visit due by the threshold expects (next_due sets it)
+        self._last_threshold = math.inf  # the budget's threshold at the last next_due
         self._shapes: dict[str, list[int]] = {}  # shape -> [barren entries, paying entries]
         # the site's publication profile (issue 19): rates are levels × p(t); None: constant
         self.profile: RhythmProfile | None = RhythmProfile() if rhythm else None
@@ -285,10 +287,22 @@ class HubSchedule:
         """``Σ √rate_i`` (``lag``) or ``Σ rate_i`` (``return``) over the live listings: visits
         spent in proportion to it give several schedules one threshold (a colony's foragers
         share the host budget this way). With the rhythm and ``now``: the rates at ``now``,
-        ``λ_i(now) = ℓ_i·p(now)``; without ``now``: the levels (the week's average rates)."""
-        if self.priority == "lag":
-            return sum(math.sqrt(r) for r in self._live_rates()) * math.sqrt(self._scale(now))
-        return self.novelty(now)
+        ``λ_i(now) = ℓ_i·p(now)``; without ``now``: the levels (the week's average rates).
+        With a ``min_yield`` at the last :meth:`next_due` (``lag``), a listing counts no more
+        than the visits its yield allows at the last threshold θ (``λ·√(2θ)/min_yield`` in the
+        same units): a forager holding listings of low rate does not claim budget it cannot
+        spend."""
+        if self.priority != "lag":
+            return self.novelty(now)
+        threshold = self._last_threshold
+        if self._min_yield <= 0 or not math.isfinite(threshold) or threshold <= 0:
+            return self._root_demand(now)
+        scale = self._scale(now)
+        cap = math.sqrt(2.0 * threshold) / self._min_yield
+        return sum(min(math.sqrt(r * scale), r * scale * cap) for r in self._live_rates())
+
+    def _root_demand(self, now: float | None) -> float:
+        return sum(math.sqrt(r) for r in self._live_rates()) * math.sqrt(self._scale(now))
 
     def novelty(self, now: float | None = None) -> float:
         """``Σ rate_i`` over the live listings: novel documents per simulated hour they are
@@ -298,29 +312,57 @@ class HubSchedule:
     def _live_rates(self) -> Iterator[float]:
         return (e.rate for e in self._entries.values() if not e.barren and e.rate)
 
-    def budget_threshold(self, poll_rate: float, now: float | None = None) -> float:
+    def budget_threshold(self, poll_rate: float, now: float | None = None,
+                         min_yield: float = 0.0) -> float:
         """The threshold at which visits due by it come at ``poll_rate`` per simulated hour
         (see the module docstring; with the rhythm, at the rates of ``now``); ``math.inf``
-        when no listing has paid yet."""
+        when no listing has paid yet.
+
+        With ``min_yield`` (``lag`` priority) a listing is visited only once it expects that
+        many novel documents, at most ``λ/min_yield`` visits an hour: the visits a listing of
+        low rate cannot take go to the others (water-filling: the listings whose share
+        ``√(λ/2θ)`` would pass their cap take their cap, ``θ`` is solved again over the
+        rest)."""
         if poll_rate <= 0:
             raise ValueError(f"poll_rate ({poll_rate!r}) must be > 0 visits per hour.")
-        demand = self.demand(now)
+        if self.priority != "lag":
+            demand = self.novelty(now)
+            return demand / poll_rate if demand > 0 else math.inf
+        demand = self._root_demand(now)
         if demand <= 0:
             return math.inf
-        if self.priority == "lag":
-            return demand ** 2 / (2.0 * poll_rate * poll_rate)
-        return demand / poll_rate
+        plain = demand ** 2 / (2.0 * poll_rate * poll_rate)
+        if min_yield <= 0:
+            return plain
+        scale = self._scale(now)
+        rates = sorted(r * scale for r in self._live_rates())
+        capped, threshold = 0, plain
+        # the listings of lowest rate pass their cap first: cap them one by one until none does
+        while capped < len(rates) and rates[capped] < min_yield * min_yield / (2.0 * threshold):
+            capped += 1
+            spare = poll_rate - sum(rates[:capped]) / min_yield
+            rest = sum(math.sqrt(r) for r in rates[capped:])
+            if spare <= 0 or rest <= 0:
+                return plain  # the caps alone take the budget: every listing at its yield
+            threshold = rest * rest / (2.0 * spare * spare)
+        return threshold
 
     def next_due(self, now: float, poll_rate: float | None = None,
-                 scarce_rate: float | None = None) -> tuple[str | None, float]:
+                 scarce_rate: float | None = None, min_yield: float = 0.0) -> tuple[str | None, float]:
         """``(url, 0)`` of the entry to visit now, or ``(None, seconds)`` until one is due
         (``math.inf`` when the schedule is empty). ``poll_rate``: visits per simulated hour
         the budget allows, which may lower the threshold (:meth:`budget_threshold`);
         ``scarce_rate``: visits per simulated hour a scarce budget leaves after fetching what
-        the listings show, which may raise it (fewer, fuller visits)."""
+        the listings show, which may raise it (fewer, fuller visits); ``min_yield``: the novel
+        documents a visit due by the threshold must expect (its floor aside): a listing of low
+        rate waits for them, and the budget's threshold gives its visits to the others."""
+        if min_yield < 0:
+            raise ValueError(f"min_yield ({min_yield!r}) must be >= 0.")
         threshold = self.threshold
+        self._min_yield = min_yield if self.priority == "lag" else 0.0
         if poll_rate is not None:
-            threshold = min(threshold, self.budget_threshold(poll_rate, now))
+            self._last_threshold = self.budget_threshold(poll_rate, now, self._min_yield)
+            threshold = min(threshold, self._last_threshold)
         self._stretch = 1.0
         if scarce_rate is not None and scarce_rate > 0:
             scarce = self.budget_threshold(scarce_rate, now)
@@ -345,7 +387,7 @@ class HubSchedule:
                     self._mark_barren(entry)
                     continue
                 expected = self._due_measure(entry, now)
-                if expected >= threshold:
+                if expected >= threshold and self._yields(entry, now):
                     key = (1, expected)
                 elif elapsed >= self._floor(entry):
                     key = (0, elapsed)  # the floor: overdue, whatever it is expected to hold
@@ -365,6 +407,17 @@ class HubSchedule:
         if best is not None:
             return best.url, 0.0
         return None, wait
+
+    def _yields(self, entry: Entry, now: float) -> bool:
+        """Whether ``entry`` expects the ``min_yield`` of :meth:`next_due` novel documents."""
+        if self._min_yield <= 0:
+            return True
+        if entry.rate is None or entry.last is None:
+            return True
+        curve = self._curve(now)
+        if curve is None:
+            return entry.expected(now) >= self._min_yield
+        return entry.rate * curve.integral(entry.last, now) >= self._min_yield
 
     def _mark_barren(self, entry: Entry) -> None:
         entry.barren = True
@@ -429,12 +482,16 @@ class HubSchedule:
             # no further than the floor, which comes first beyond it
             limit = elapsed + max(0.0, until)
             due_at = curve.reach(entry.last, entry.rate, threshold, limit, lag=self.priority == "lag")
+            if self._min_yield > 0:  # and the yield a visit must expect
+                due_at = max(due_at, curve.reach(entry.last, entry.rate, self._min_yield, limit, lag=False))
             until = min(until, due_at - elapsed)
         elif entry.rate and entry.rate > 0:
             if self.priority == "lag":  # rate·Δ²/2 = threshold (document-hours)
                 due_at = math.sqrt(2.0 * threshold / entry.rate) * HOUR
             else:  # rate·Δ = threshold (documents)
                 due_at = threshold / entry.rate * HOUR
+            if self._min_yield > 0:  # and the yield a visit must expect: rate·Δ = min_yield
+                due_at = max(due_at, self._min_yield / entry.rate * HOUR)
             until = min(until, due_at - elapsed)
         return max(0.0, until)
 

@@ -350,3 +350,54 @@ def test_a_successor_takes_the_old_entry_s_rate_and_the_old_one_keeps_its_floor(
     # nothing to take over, or a successor already known: no change
     assert not s.succeed("/unknown/", "/archive/2024/01/03/")
     assert not s.succeed("/archive/2024/01/01/", "/archive/2024/01/02/")
+
+
+def _archive_and_fronts() -> HubSchedule:
+    # an archive showing every story (32 an hour credited to it) and four fronts whose stories
+    # it shows first (0.02 an hour each credited to them); the budget decides (threshold 10)
+    s = schedule(priority="lag", min_interval=0.0, max_interval=20 * HOUR, threshold=10.0)
+    s.add("archive", now=0.0, rate=32.0)
+    for i in range(4):
+        s.add(f"front{i}", now=0.0, rate=0.02)
+    for url in s.urls():
+        s.entry(url).paid = 1
+    return s
+
+
+def test_a_visit_must_expect_the_yield_and_the_budget_goes_to_the_listings_that_pay():
+    s = _archive_and_fronts()
+    # 10 visits an hour by √rate: θ = (√32 + 4·√0.02)²/(2·10²)
+    plain = (math.sqrt(32) + 4 * math.sqrt(0.02)) ** 2 / 200
+    assert s.budget_threshold(10.0, 0.0) == pytest.approx(plain)
+    assert s.demand() == pytest.approx(math.sqrt(32) + 4 * math.sqrt(0.02))
+    # A visit must expect 0.5 documents: a front at most 0.02/0.5 = 0.04 visits an hour, below
+    # its share √(0.02/2θ) (0.02 < 0.5²/2θ): capped; the archive takes the rest, 10 − 0.16
+    # visits an hour: θ = 32/(2·9.84²)
+    theta = 32 / (2 * 9.84 ** 2)
+    assert s.budget_threshold(10.0, 0.0, min_yield=0.5) == pytest.approx(theta)
+    due = math.sqrt(2 * theta / 32) * HOUR  # 6.10 minutes (6.60 without the yield)
+    assert due == pytest.approx(6.098 * 60, abs=0.1)
+    url, wait = s.next_due(360.0, poll_rate=10.0, min_yield=0.5)
+    assert url is None and wait == pytest.approx(due - 360.0)
+    assert s.next_due(due + 1, poll_rate=10.0, min_yield=0.5)[0] == "archive"
+    assert _archive_and_fronts().next_due(due + 1, poll_rate=10.0)[0] is None  # 6.60 minutes
+    # the demand a forager shares counts a capped front at its capped visits: 0.02·√(2θ)/0.5
+    assert s.demand() == pytest.approx(math.sqrt(32) + 4 * 0.02 * math.sqrt(2 * theta) / 0.5)
+
+
+def test_a_front_of_low_rate_waits_for_its_yield_not_for_the_threshold():
+    s = _archive_and_fronts()
+    s.begin("archive", 0.0)  # (in flight: out of the way)
+    # at 5 hours a front holds 0.02·5²/2 = 0.25 document-hours, above θ (0.165), but
+    # expects 0.1 documents: not due; without the yield it is
+    assert s.next_due(5 * HOUR, poll_rate=10.0, min_yield=0.5)[0] is None
+    assert s.next_due(5 * HOUR, poll_rate=10.0)[0].startswith("front")
+    # it would expect 0.5 at 25 hours: its floor (20 hours) comes first
+    url, wait = s.next_due(5 * HOUR, poll_rate=10.0, min_yield=0.5)
+    assert wait == pytest.approx(15 * HOUR)
+    assert s.next_due(20 * HOUR, poll_rate=10.0, min_yield=0.5)[0].startswith("front")
+    # a budget the yield's caps alone would take: the plain threshold
+    assert s.budget_threshold(0.1, 0.0, min_yield=0.5) == pytest.approx(
+        (math.sqrt(32) + 4 * math.sqrt(0.02)) ** 2 / (2 * 0.1 ** 2))
+    with pytest.raises(ValueError, match="min_yield"):
+        s.next_due(0.0, min_yield=-1.0)
