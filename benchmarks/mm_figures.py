@@ -23,6 +23,13 @@ Every setting runs ``--runs`` walks (seeds ``--seed`` .. ``--seed + runs − 1``
   a buffer (UB = 10⁹, LB = 1);
 - fig6: precision of those three.
 
+Precision in figs. 4 and 6 is counted as [MM]'s crawler collects: over the distinct pages
+fetched (Alg. 2 reads a page seen before from its document base DB, stores it once, and reads
+R from "the n collected pages"), against the pages collected. Two panels: the topic documents
+among them (ground truth) and their mean r (the crawler's own tf·idf; the paper names no
+other judge). ``figN-fetches.png`` keeps the per-fetch precision, a page counted at every
+revisit, against pages fetched. results.md compares the settings at equal pages collected.
+
 ``--split`` chooses how a split shares energy (``EnergyPolicy(split=...)``): ``shared`` is
 Alg. 1's "share E between clones" (E conserved), ``printed`` is Alg. 2 as printed (every part
 E ÷ ⌊E⌋, more than E in all); ``both`` (the default) draws every figure for each, the
@@ -39,8 +46,10 @@ average pays (the population explodes), 0.1 in between. Why these (C, G): G = 8 
 fig. 2 (the pair fig. 4 compares), the paper's own example C = 0.5, G = 10, and a tolerant,
 less reactive C = 0.1, G = 3.
 
-Writes fig2.png … fig6.png (and the ``-printed`` set), results.json (settings, the graph, every run's summary and its
-series every ``pages / 200`` fetches) and results.md into ``--out``. Single process.
+Writes fig2.png … fig6.png, fig4-fetches.png and fig6-fetches.png (and the ``-printed`` set),
+results.json (settings, the graph, every run's summary, its precision at equal pages collected
+and its series every ``pages / 200`` fetches and every ``graph pages / 200`` pages collected)
+and results.md into ``--out``. Single process.
 """
 
 from __future__ import annotations
@@ -65,6 +74,8 @@ from newsforagers.text.topic import Topic
 
 HUGE_UB = 10**9  # Alg. 1: no upper bound
 POINTS = 200  # points per series in results.json and the plots
+#: Pages collected at which figs. 4 and 6 are compared in results.md (those every run reached).
+MARKS = (50, 100, 250, 500, 1000, 1500, 2000, 2500, 3000)
 
 
 def parse_floats(text: str) -> list[float]:
@@ -110,13 +121,22 @@ def build(args) -> tuple[Any, list[int], dict]:
     return graph, seeds, described
 
 
-def series(result, pages: int, window: int) -> dict[str, list]:
+def series(result, pages: int, window: int, site_pages: int) -> dict[str, list]:
     """Every ``pages / POINTS`` fetches: population (0 after extinction, None after the cap or
-    the end), cumulative and windowed precision (None after the end)."""
+    the end), cumulative and windowed precision per fetch (None after the end). And every
+    ``site_pages / POINTS`` distinct pages (``collected``, the x-axis of figs. 4 and 6): the
+    topic documents among the pages collected and their mean r, read at the fetch that
+    collected that many (None for a count the run never reached)."""
     step = max(1, pages // POINTS)
     xs = list(range(step, pages + 1, step))
     precision, windowed = result.precision(), result.window_precision(window)
     out: dict[str, list] = {"fetched": xs, "population": [], "precision": [], "window_precision": []}
+    pstep = max(1, site_pages // POINTS)
+    out["collected"] = list(range(pstep, site_pages + 1, pstep))
+    for key, values in (("collected_precision", result.distinct_precision()),
+                        ("collected_relevance", result.collected_relevance())):
+        out[key] = [None if v is None else round(v, 5)
+                    for v in result.at_collected(values, out["collected"])]
     for x in xs:
         if x <= result.fetched:
             out["population"].append(int(result.population[x - 1]))
@@ -144,35 +164,62 @@ def run_setting(graph, seeds, args, *, label: str, pages: int, split: str, model
                       max_agents=args.max_agents, seed=args.seed + k)
         timed = ({"time_above": round(float((result.population > line).mean()), 4)}
                  if line is not None else {})
+        marks = zip(MARKS, result.at_collected(result.distinct_precision(), MARKS),
+                    result.at_collected(result.collected_relevance(), MARKS))
         runs.append({"seed": args.seed + k, **result.summary(), **timed,
-                     "series": series(result, pages, window)})
+                     "at_collected": {str(m): None if p is None else [p, r]
+                                      for m, p, r in marks},
+                     "series": series(result, pages, window, graph.n)})
     return {"label": label, "model": model, "C": C, "G": G if model == "sigmoid" else None,
             "rho": rho if model == "original" else None, "buffer": buffer, "bounds": bounds,
             "lower_bound": lb, "upper_bound": ub if ub < HUGE_UB else None, "split": split,
             "pages": pages, "precision_window": window, "runs": runs}
 
 
+def _draw(ax, settings: list[dict], key: str, x: str = "fetched") -> None:
+    """The mean over a setting's runs (points) and each run (thin lines) of ``key`` against
+    ``x`` ("fetched" or "collected")."""
+    for setting in settings:
+        runs = [run["series"] for run in setting["runs"]]
+        points = [list(zip(s[x], s[key])) for s in runs]
+        _plot_mean(ax, setting["label"], points)
+        colour = ax.lines[-1].get_color() if ax.lines else None
+        for s in runs:
+            xs = [v for v, y in zip(s[x], s[key]) if y is not None]
+            ys = [y for y in s[key] if y is not None]
+            ax.plot(xs, ys, "-", lw=0.6, alpha=0.45, color=colour)
+
+
 def plot(settings: list[dict], key: str, path: Path, title: str, ylabel: str,
          lines: tuple[float, ...] = (), cap: int | None = None) -> Path:
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=110)
-    for setting in settings:
-        runs = [run["series"] for run in setting["runs"]]
-        points = [list(zip(s["fetched"], s[key])) for s in runs]
-        _plot_mean(ax, setting["label"], points)
-        colour = ax.lines[-1].get_color() if ax.lines else None
-        for s in runs:
-            xs = [x for x, y in zip(s["fetched"], s[key]) if y is not None]
-            ys = [y for y in s[key] if y is not None]
-            ax.plot(xs, ys, "-", lw=0.6, alpha=0.45, color=colour)
+    _draw(ax, settings, key)
     for y in lines:
         ax.axhline(y, ls=":", lw=0.8, color="k")
     if cap is not None and any(run["capped_at"] for s in settings for run in s["runs"]):
         ax.axhline(cap, ls="--", lw=0.8, color="tab:red", label=f"agent cap ({cap}): run stopped")
-    ax.set_xlabel("pages fetched")
+    ax.set_xlabel("pages fetched (revisits included)")
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=10)
     ax.legend(fontsize=8)
+    return _save(fig, path)
+
+
+def plot_collected(settings: list[dict], path: Path, title: str) -> Path:
+    """Precision as [MM] count it: over the pages collected (each page once, Alg. 2's DB),
+    against the pages collected; left by the ground truth, right by the crawler's own r."""
+    plt = _pyplot()
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5), dpi=110)
+    _draw(left, settings, "collected_precision", "collected")
+    _draw(right, settings, "collected_relevance", "collected")
+    left.set_ylabel("topic documents / pages collected")
+    right.set_ylabel("mean r of pages collected")
+    for ax in (left, right):
+        ax.set_xlabel("pages collected (distinct pages fetched)")
+        ax.set_xscale("log")
+        ax.legend(fontsize=8)
+    fig.suptitle(title, fontsize=10)
     return _save(fig, path)
 
 
@@ -202,15 +249,20 @@ def figures(graph, seeds, args, split: str, suffix: str, out: Path, rhos: list[f
              "agents", cap=cap),
         plot(fig3, "population", out / f"fig3{suffix}.png",
              f"Fig. 3: sigmoid model, {args.runs} runs each" + note, "agents", cap=cap),
-        plot([middle, g8], "precision", out / f"fig4{suffix}.png",
-             "Fig. 4: precision (topic documents / pages fetched), original vs sigmoid" + note,
-             "precision (cumulative)"),
+        plot_collected([middle, g8], out / f"fig4{suffix}.png",
+                       "Fig. 4: precision of the pages collected, original vs sigmoid" + note),
+        plot([middle, g8], "precision", out / f"fig4-fetches{suffix}.png",
+             "Fig. 4, per fetch (revisits counted): topic documents / pages fetched" + note,
+             "precision per fetch (cumulative)"),
         plot(fig5, "population", out / f"fig5{suffix}.png",
              f"Fig. 5: sigmoid G={args.long_G:g}, with and without the energy buffer" + note,
              "agents", lines=(args.ub, args.lb), cap=cap),
-        plot(fig5, "precision", out / f"fig6{suffix}.png",
-             "Fig. 6: precision with and without the energy buffer" + note,
-             "precision (cumulative)"),
+        plot_collected(fig5, out / f"fig6{suffix}.png",
+                       "Fig. 6: precision of the pages collected, with and without the energy "
+                       "buffer" + note),
+        plot(fig5, "precision", out / f"fig6-fetches{suffix}.png",
+             "Fig. 6, per fetch (revisits counted): topic documents / pages fetched" + note,
+             "precision per fetch (cumulative)"),
     ]
     return {"fig2": fig2, "fig3": fig3, "fig4": [middle, g8], "fig5": fig5,
             "png": [str(p) for p in paths]}
@@ -231,8 +283,9 @@ def _fmt(value, digits: int = 3) -> str:
 
 def table(settings: list[dict]) -> list[str]:
     rows = ["| setting | runs died (mean fetch) | runs capped (mean fetch) | final pop. | max pop. "
-            "| min pop. | precision | distinct precision | distinct pages |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+            "| min pop. | precision per fetch | collected precision | collected mean r "
+            "| pages collected |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in settings:
         runs = s["runs"]
         died = [r["died_at"] for r in runs if r["died_at"] is not None]
@@ -245,7 +298,23 @@ def table(settings: list[dict]) -> list[str]:
             f"| {_fmt(_mean(r['min_population'] for r in runs), 0)} "
             f"| {_fmt(_mean(r['precision'] for r in runs))} "
             f"| {_fmt(_mean(r['distinct_precision'] for r in runs))} "
+            f"| {_fmt(_mean(r['collected_relevance'] for r in runs), 4)} "
             f"| {_fmt(_mean(r['distinct_pages'] for r in runs), 0)} |")
+    return rows
+
+
+def collected_table(settings: list[dict]) -> list[str]:
+    """Figs. 4 and 6 at equal pages collected: collected precision (and mean r) of each
+    setting, means over the runs, at the ``MARKS`` every run of every setting reached."""
+    marks = [m for m in MARKS
+             if all(r["at_collected"][str(m)] is not None for s in settings for r in s["runs"])]
+    rows = ["| setting | " + " | ".join(f"{m} pages" for m in marks) + " |",
+            "|---|" + "---:|" * len(marks)]
+    for s in settings:
+        cells = [f"{_fmt(_mean(r['at_collected'][str(m)][0] for r in s['runs']))} "
+                 f"({_fmt(_mean(r['at_collected'][str(m)][1] for r in s['runs']), 4)})"
+                 for m in marks]
+        rows.append(f"| {s['label']} | " + " | ".join(cells) + " |")
     return rows
 
 
@@ -283,6 +352,9 @@ def markdown(results: dict) -> str:
                        "fig4": "Fig. 4 (original vs sigmoid G = 8)",
                        "fig5": "Figs. 5 and 6 (energy buffer)"}[name]
             lines += [f"### {caption}", "", *table(figs[name]), ""]
+        lines += ["### Figs. 4 and 6 at equal pages collected: collected precision (mean r)",
+                  "", "Fig. 4:", "", *collected_table(figs["fig4"]), "", "Fig. 6:", "",
+                  *collected_table(figs["fig5"]), ""]
         lines += ["### Figs. 5 and 6: what the buffer did", "", *buffer_table(figs["fig5"]), ""]
     return "\n".join(lines) + "\n"
 

@@ -54,6 +54,23 @@ def test_original_model_pays_rho_r_minus_c_once_per_page():
     assert result.topical.tolist() == [True, False, True, False]
 
 
+def test_precision_per_fetch_and_of_the_pages_collected():
+    # fetches 1, 2, 1, 2: r 0.3, 0.1, 0.3, 0.1; page 1 a topic document; the last two revisits
+    result = walk(chain(0.3, 0.1), alg1(C=0.4, rho=1.0), [0], pages=4, agents=1, buffer=False)
+    assert result.precision().tolist() == pytest.approx([1, 1 / 2, 2 / 3, 1 / 2])
+    # a revisit is read from the document base, not collected again: the collected share stays
+    assert result.collected().tolist() == [1, 2, 2, 2]
+    assert result.distinct_precision().tolist() == pytest.approx([1, 1 / 2, 1 / 2, 1 / 2])
+    assert result.collected_relevance().tolist() == pytest.approx([0.3, 0.2, 0.2, 0.2])
+    # read at the fetch that collected the 1st and the 2nd page; the 3rd never came
+    assert result.at_collected(result.precision(), [1, 2, 3]) == pytest.approx([1, 1 / 2, None])
+    summary = result.summary()
+    assert summary["precision"] == pytest.approx(1 / 2)
+    assert summary["distinct_precision"] == pytest.approx(1 / 2)
+    assert summary["collected_relevance"] == pytest.approx(0.2)
+    assert summary["mean_relevance"] == pytest.approx(0.2)
+
+
 def test_rho_scales_the_gain():
     _, seen = energies_per_fetch(chain(0.1, 0.05), alg1(C=0.4, rho=2.0), pages=2, agents=1,
                                  buffer=False)
@@ -268,7 +285,8 @@ def test_mm_figures_end_to_end(corpus, site, tmp_path):
                         "--pages", "300", "--long-pages", "400", "--agents", "20",
                         "--max-pages", "300", "--max-agents", "400", "--ub", "30", "--lb", "5",
                         "--out", str(out)]) == 0
-    for name in ("fig2", "fig3", "fig4", "fig5", "fig6", "fig2-printed", "fig6-printed"):
+    for name in ("fig2", "fig3", "fig4", "fig5", "fig6", "fig2-printed", "fig6-printed",
+                 "fig4-fetches", "fig6-fetches-printed"):
         assert (out / f"{name}.png").stat().st_size > 1000, name
     results = json.loads((out / "results.json").read_text())
     assert set(results["figures"]) == {"shared", "printed"}
@@ -285,6 +303,12 @@ def test_mm_figures_end_to_end(corpus, site, tmp_path):
             assert run["time_above"] == 0.0 and run["charged"] == 0
         for run in paper["runs"]:
             assert 0.0 <= run["precision"] <= 1.0 and 0.0 <= run["time_above"] <= 1.0
+            assert 0.0 <= run["distinct_precision"] <= 1.0 and run["collected_relevance"] >= 0.0
             assert {"charged", "deferred", "remnants_taken", "teleports"} <= set(run)
+            collected = run["series"]["collected"]
+            assert collected == sorted(collected) and collected[-1] <= results["graph"]["pages"]
+            reached = [v for v in run["series"]["collected_precision"] if v is not None]
+            assert reached and reached[-1] == pytest.approx(run["distinct_precision"], abs=0.05)
+            assert run["at_collected"]["50"] is None or len(run["at_collected"]["50"]) == 2
     text = (out / "results.md").read_text()
-    assert "Fig. 2" in text and "what the buffer did" in text
+    assert "Fig. 2" in text and "what the buffer did" in text and "at equal pages collected" in text

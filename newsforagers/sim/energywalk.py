@@ -244,7 +244,8 @@ class WalkResult:
         return int(self.population.shape[0])
 
     def precision(self) -> np.ndarray:
-        """Cumulative precision: topic documents among the pages fetched so far."""
+        """Cumulative precision per fetch: topic documents among the fetches so far, a page
+        counted again at every revisit."""
         return np.cumsum(self.topical) / np.arange(1, self.fetched + 1)
 
     def window_precision(self, window: int) -> np.ndarray:
@@ -253,7 +254,8 @@ class WalkResult:
 
     def distinct_precision(self) -> np.ndarray:
         """Topic documents among the distinct pages fetched so far (a page counted once, on
-        its first visit; NaN before the first new page)."""
+        its first visit; NaN before the first new page): the precision of what the crawler
+        has collected, Alg. 2's document base."""
         new = np.cumsum(self.new)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(new > 0, np.cumsum(self.topical & self.new) / np.maximum(new, 1),
@@ -263,11 +265,32 @@ class WalkResult:
         """Mean r of the last ``window`` fetched pages."""
         return _moving_mean(self.relevance.astype(np.float64), window)
 
+    def collected(self) -> np.ndarray:
+        """Distinct pages fetched so far, per fetch: the size of Alg. 2's document base DB,
+        the "pages" of the paper's crawls (a revisit is read from DB, not crawled)."""
+        return np.cumsum(self.new)
+
+    def collected_relevance(self) -> np.ndarray:
+        """Mean r of the distinct pages fetched so far (each page counted once, on its first
+        visit; NaN before the first new page): the crawler's own judgement of what it has
+        collected, with no ground truth."""
+        new = np.cumsum(self.new)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(new > 0, np.cumsum(np.where(self.new, self.relevance.astype(np.float64), 0.0))
+                            / np.maximum(new, 1), np.nan)
+
+    def at_collected(self, values: np.ndarray, pages: Sequence[int]) -> list[float | None]:
+        """``values`` (one per fetch) read when the ``pages[j]``-th distinct page was fetched;
+        None for a count the walk never reached. Puts walks on the x-axis of pages collected."""
+        where = np.searchsorted(self.collected(), np.asarray(pages), side="left")
+        return [float(values[k]) if k < self.fetched else None for k in where.tolist()]
+
     def summary(self) -> dict[str, Any]:
         """The run's numbers (JSON-able)."""
         pop = self.population
         precision = self.precision()
         distinct = self.distinct_precision()
+        collected_r = self.collected_relevance()
         return {
             "fetched": self.fetched,
             "distinct_pages": int(self.new.sum()),
@@ -280,6 +303,8 @@ class WalkResult:
             "distinct_precision": (float(distinct[-1]) if pop.size and np.isfinite(distinct[-1])
                                    else None),
             "mean_relevance": float(self.relevance.mean()) if pop.size else None,
+            "collected_relevance": (float(collected_r[-1])
+                                    if pop.size and np.isfinite(collected_r[-1]) else None),
             **self.counts,
         }
 
