@@ -315,14 +315,15 @@ COLOURS["best_first"] = "goldenrod"
 def plot_topic(results: Mapping[str, Any], path: Path) -> Path | None:
     """``topic.png`` (``--topic``): each crawler's harvest rate over simulated time — the topic's
     documents it had fetched by the end of each series window over the requests it had made by
-    then (cumulative), the mean over its repeats."""
+    then (cumulative), the mean over its repeats; every variant (``scheduled@no-topic``, the
+    colony without the topic, too)."""
     topic = results.get("topic")
     if not topic:
         return None
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.5), dpi=110)
     drawn = False
-    for crawler in results["settings"]["crawlers"]:
+    for crawler in results.get("crawlers") or results["settings"]["crawlers"]:
         series = []
         for run in _ok_runs(results, crawler):
             rows = (run["series"].get("topic") or {}).get("harvest") or []
