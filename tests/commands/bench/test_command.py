@@ -166,19 +166,22 @@ def test_a_sweep_end_to_end(corpus, tmp_path, capsys):
 
 
 def test_a_topical_bench_end_to_end(corpus, tmp_path):
-    """``--topic``: the scheduled colony and best_first given the section's words, bfs not; the
-    topic's measures, table, targets and plot; the same files judged again give the same."""
+    """``--topic``: the scheduled colony and best_first given the section's words, bfs and the
+    colony's reference run (scheduled@no-topic) not; the topic's measures, table, targets and
+    plot; the same files judged again give the same."""
     out = tmp_path / "topic"
     done = bench(corpus, out, "--topic", "politics", "--crawlers", "scheduled,best_first,bfs",
                  "--repeats", "1", "--duration", "6", "--speed", "600", "--budget", "40", timeout=170)
-    assert "run 2/3 best_first-r0: ok" in done.stderr and "harvest rate" in done.stderr
+    assert "run 2/4 scheduled@no-topic-r0: ok" in done.stderr
+    assert "run 3/4 best_first-r0: ok" in done.stderr and "harvest rate" in done.stderr
     results = json.loads((out / "results.json").read_text())
     assert results["settings"]["topic"] == "politics"
     assert results["settings"]["topic_text"].startswith("the parliament the senate")
-    runs = {r["crawler"]: r for r in results["runs"]}
+    runs = {r["key"]: r for r in results["runs"]}
     assert "'topic=the parliament" in runs["best_first"]["argv"]
     assert "'topic=the parliament" in runs["scheduled"]["argv"] and "topic=" not in runs["bfs"]["argv"]
-    for name in ("scheduled", "best_first", "bfs"):
+    assert "topic=" not in runs["scheduled@no-topic"]["argv"]
+    for name in ("scheduled", "scheduled@no-topic", "best_first", "bfs"):
         topic = results["crawlers"][name]["topic"]
         assert topic["requests"]["mean"] > 0, name
         assert 0 <= topic["harvest_rate"]["mean"] <= 1, name
@@ -193,7 +196,8 @@ def test_a_topical_bench_end_to_end(corpus, tmp_path):
     assert results["topic"]["at_requests"] == min(
         results["crawlers"][name]["topic"]["requests"]["mean"] for name in runs)
     assert [row["target"] for row in results["targets"]] == [
-        "harvest rate > bfs", "harvest rate ≥ best_first", "topic recall ≥ 0.9"]
+        "harvest rate > bfs", "harvest rate ≥ best_first", "topic recall ≥ 0.9",
+        "topic lag ≤ without the topic"]
     text = (out / "results.md").read_text()
     assert "## Topic `politics`" in text and "| `best_first` | 1/1 |" in text
     assert (out / "topic.png").read_bytes()[:4] == b"\x89PNG"
@@ -202,5 +206,5 @@ def test_a_topical_bench_end_to_end(corpus, tmp_path):
     site = prepare_site(config)
     for run in plan_runs(config):
         again = json.loads(json.dumps(evaluate_files(config, run, out / "runs" / run.name, site.changes)))
-        assert again["topic"] == runs[run.crawler]["topic"]
-        assert again["series"]["topic"] == runs[run.crawler]["series"]["topic"]
+        assert again["topic"] == runs[run.key]["topic"]
+        assert again["series"]["topic"] == runs[run.key]["series"]["topic"]
