@@ -87,8 +87,9 @@ class Fetch:
     """One request of the scheduled forager: what to download, why, and the listing visit it
     came through (``visit``; 0: none) so that rewards can be credited to that listing.
     ``priority``: 1 for news (a story dated since the forager began, a teleport, a request
-    resumed in flight), 0 otherwise; it becomes the request's Scrapy priority, by which the
-    colony's host budget lets news go before the listing visits of other foragers."""
+    resumed in flight), 0 otherwise; the spider puts it in the request's meta
+    (``forager_budget_priority``, not Scrapy's ``Request.priority``, which redirects raise), by
+    which the colony's host budget lets news go before the listing visits of other foragers."""
 
     url: str
     kind: str
