@@ -337,12 +337,13 @@ class HubSchedule:
         scale = self._scale(now)
         rates = sorted(r * scale for r in self._live_rates())
         capped, threshold = 0, plain
+        spare, rest = poll_rate, demand  # (running: the budget left, Σ√λ of the uncapped)
         # the listings of lowest rate pass their cap first: cap them one by one until none does
         while capped < len(rates) and rates[capped] < min_yield * min_yield / (2.0 * threshold):
+            spare -= rates[capped] / min_yield
+            rest -= math.sqrt(rates[capped])
             capped += 1
-            spare = poll_rate - sum(rates[:capped]) / min_yield
-            rest = sum(math.sqrt(r) for r in rates[capped:])
-            if spare <= 0 or rest <= 0:
+            if spare <= 0 or rest <= 1e-12:
                 return plain  # the caps alone take the budget: every listing at its yield
             threshold = rest * rest / (2.0 * spare * spare)
         return threshold
