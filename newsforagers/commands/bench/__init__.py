@@ -33,6 +33,8 @@ CRAWLER_NAMES = ("wlrl", "wl", "rl", "scheduled", "bfs", "hubs", "adaptive", "fe
 #: ``best_first``, which needs a topic (with ``--topic``: evaluation/bench/config.py's
 #: ``TOPIC_CRAWLERS``, ``scheduled,bfs,best_first``).
 DEFAULT_CRAWLERS = tuple(name for name in CRAWLER_NAMES if name not in ("feeds", "best_first"))
+#: ``--topic-words``'s choices (evaluation/bench/config.py's ``TOPIC_WORDS``)
+TOPIC_WORDS = ("name", "examples")
 
 
 def _crawlers(value: str) -> tuple[str, ...]:
@@ -115,6 +117,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a topical benchmark: the topic is this section of the corpus, its "
                         "documents the truth; the colonies and best_first get its words (-a topic) "
                         "and every run is judged on harvest rate, topic recall and precision")
+    parser.add_argument("--topic-words", dest="topic_words", choices=TOPIC_WORDS, default="name",
+                        help="how the topical crawlers are told the topic: its name, as a reader "
+                        "would type it (default), or examples: the titles of the section's "
+                        "articles published before the window, written to OUT/topic.txt and "
+                        "given as -a topic=@OUT/topic.txt")
     parser.add_argument("--sweep", action="store_true",
                         help="run each crawler at several values of its cost knob (scheduled: "
                         "poll yield; adaptive, feeds: interval scale; hubs: interval) and draw "
@@ -186,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     from newsforagers.evaluation.bench.plan import describe_plan, plan_runs
     from newsforagers.evaluation.bench.report import write_results
     from newsforagers.evaluation.bench.site import prepare_site
-    from newsforagers.evaluation.bench.topic import resolve_topic
+    from newsforagers.evaluation.bench.topic import resolve_topic, write_topic_file
 
     # The plots are drawn after every crawl has run: a missing matplotlib must stop the bench
     # before the first one, not after the last.
@@ -212,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
         crawlers=tuple(crawlers), seed=args.seed, settings=tuple(args.settings),
         grace=args.grace, model=str(Path(args.model).resolve()) if args.model else None,
         sweep=args.sweep, sweep_values=tuple(args.sweep_values), budgets=tuple(args.budgets),
-        feeds=args.feeds, topic=args.topic)
+        feeds=args.feeds, topic=args.topic, topic_words=args.topic_words)
     try:
         config.validate()
     except BenchError as exc:
@@ -222,7 +229,8 @@ def run(args: argparse.Namespace) -> int:
         return _error(problem)
     try:
         site = prepare_site(config)
-        config = resolve_topic(config, site.sections)  # the topic's words, from the corpus
+        # the topic's words, from the corpus
+        config = resolve_topic(config, site.sections, site.examples)
     except BenchError as exc:
         return _error(str(exc))
     if args.dry_run:
@@ -232,6 +240,10 @@ def run(args: argparse.Namespace) -> int:
         Path(config.out).mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return _error(f"--out ({args.out!r}) cannot be created: {exc}")
+    try:
+        write_topic_file(config)
+    except OSError as exc:
+        return _error(f"the topic's examples cannot be written to --out ({args.out!r}): {exc}")
     command = _command_line()
     progress = Progress(total=len(plan_runs(config)), duration=config.duration + 10.0)
     try:

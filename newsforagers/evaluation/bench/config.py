@@ -29,6 +29,10 @@ TOPIC_CRAWLERS = ("scheduled", "bfs", "best_first")
 #: ``best_first``. The others crawl as always and are judged against the same topic.
 TOPICAL = COLONIES + ("best_first",)
 PROFILES = ("hard", "easy")
+#: How a topical benchmark describes its topic to the crawlers (``--topic-words``): ``name``,
+#: the section's name as a reader would type it; ``examples``, the titles of the section's
+#: articles published before the window (a longer text, given as ``-a topic=@FILE``).
+TOPIC_WORDS = ("name", "examples")
 
 #: Wall seconds a crawl may take beyond ``duration`` (start-up, a colony's orderly shutdown)
 #: before it is killed and its run counted as failed.
@@ -69,6 +73,9 @@ class BenchConfig:
     # off the corpus; None until then)
     topic: str | None = None
     topic_text: str | None = None
+    # how the topic is described (--topic-words, TOPIC_WORDS): by the section's name, or by
+    # the titles of its articles published before the window (evaluation/bench/topic.py)
+    topic_words: str = "name"
 
     def validate(self) -> "BenchConfig":
         """Raise :class:`BenchError` for the first bad value; return ``self``."""
@@ -92,6 +99,11 @@ class BenchConfig:
             raise BenchError(f"--crawlers ({','.join(self.crawlers)}) names a crawler twice.")
         if self.topic is not None and (not isinstance(self.topic, str) or not self.topic.strip()):
             raise BenchError(f"--topic ({self.topic!r}) must name a section of the corpus.")
+        if self.topic_words not in TOPIC_WORDS:
+            raise BenchError(f"--topic-words ({self.topic_words!r}) must be one of "
+                             f"{', '.join(TOPIC_WORDS)}.")
+        if self.topic_words != "name" and self.topic is None:
+            raise BenchError("--topic-words describes the topic of --topic SECTION: give one.")
         if "best_first" in self.crawlers and self.topic is None:
             raise BenchError("the best_first crawler orders its frontier by relevance to a topic: "
                              "give one with --topic SECTION.")
@@ -159,5 +171,5 @@ def _finite(value: Any) -> bool:
 __all__ = [
     "BASELINES", "BenchConfig", "BenchError", "COLONIES", "COLONY_MODES", "CRAWLERS",
     "DEFAULT_CRAWLERS",
-    "DEFAULT_GRACE", "PROFILES", "TOPICAL", "TOPIC_CRAWLERS",
+    "DEFAULT_GRACE", "PROFILES", "TOPICAL", "TOPIC_CRAWLERS", "TOPIC_WORDS",
 ]

@@ -17,6 +17,7 @@ from newsforagers.evaluation.bench.config import (
     COLONIES, COLONY_MODES, TOPICAL, BenchConfig, BenchError,
 )
 from newsforagers.evaluation.bench.sweep import Variant, variants
+from newsforagers.evaluation.bench.topic import topic_argument
 
 #: Wall seconds between two snapshots of a colony (its population and scores over time).
 SNAPSHOT_INTERVAL = 1.0
@@ -131,7 +132,7 @@ def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | s
         if not config.topic_text:
             raise BenchError(f"--topic ({config.topic!r}) has no words yet: resolve them from the "
                              "corpus first (evaluation/bench/topic.py resolve_topic).")
-        argv += ["-a", f"topic={config.topic_text}"]
+        argv += ["-a", f"topic={topic_argument(config)}"]
     for key, value in config.settings:
         argv += ["-s", f"{key}={value}"]
     if variant is not None:  # after --set: the sweep's knob wins
@@ -180,7 +181,10 @@ def describe_plan(config: BenchConfig, start: str) -> str:
              f"{config.speed:g}, budget {config.budget:g} req/s, site seed {config.seed}"]
     if config.topic is not None:
         given = [c for c in config.crawlers if c in TOPICAL]
-        lines.append(f"topic: section {config.topic!r}, words {config.topic_text!r}, given to "
+        words = (f"{len((config.topic_text or '').splitlines())} example titles in "
+                 f"{topic_argument(config)[1:]}" if config.topic_words == "examples"
+                 else f"words {config.topic_text!r}")
+        lines.append(f"topic: section {config.topic!r}, {words}, given to "
                      f"{', '.join(given) or 'no crawler'}"
                      + ("; scheduled@no-topic: the colony without it, the topic lag's reference"
                         if "scheduled" in config.crawlers else ""))

@@ -105,6 +105,15 @@ def results_markdown(results: Mapping[str, Any], plots: Sequence[str] = ()) -> s
     return "\n".join(lines) + "\n"
 
 
+def _given(topic: Mapping[str, Any]) -> str:
+    """What the topical crawlers were told of the topic, for the report."""
+    text = topic.get("text") or ""
+    if topic.get("words") == "examples":
+        return (f"`-a topic=@topic.txt`, the titles of the section's {len(text.splitlines())} "
+                "articles published before the window")
+    return f"`-a topic=\"{text}\"`"
+
+
 def _topic_markdown(results: Mapping[str, Any]) -> list[str]:
     """A topical benchmark's section: each crawler's topic measures (nothing without a
     topic)."""
@@ -114,7 +123,7 @@ def _topic_markdown(results: Mapping[str, Any]) -> list[str]:
     at = topic.get("at_requests")
     lines = ["", f"## Topic `{topic['section']}`", "",
              f"The topic's documents: the articles filed in section `{topic['section']}`; the "
-             f"colonies and `best_first` were given `-a topic=\"{topic.get('text') or ''}\"`, the "
+             f"colonies and `best_first` were given {_given(topic)}, the "
              "others crawled as always. Harvest rate: topic documents fetched / requests; topic "
              "recall: the window's topic documents output as novel / those published in it; "
              f"recall at equal requests: the same after the run's first {_number(at, 0)} requests "

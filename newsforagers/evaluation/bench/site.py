@@ -37,6 +37,18 @@ def default_start(published: Sequence[datetime]) -> datetime:
     return first - timedelta(minutes=1)
 
 
+def earlier_titles(articles, start: datetime) -> dict[str, tuple[str, ...]]:
+    """Each section's titles of ``articles`` (``title``, ``published``, ``sections``) published
+    before ``start``, in publication order: what a reader knew of a section before the window."""
+    found: dict[str, list[str]] = {}
+    for article in sorted(articles, key=lambda a: a.published):
+        if article.published >= start:
+            break
+        for section in article.sections:
+            found.setdefault(section, []).append(article.title)
+    return {section: tuple(titles) for section, titles in found.items()}
+
+
 @dataclass
 class Site:
     """What the benchmark knows of the replay before any run: the window's start and, for
@@ -53,6 +65,9 @@ class Site:
     #: The site's sections, the largest first (what ``--topic`` may name: the names the
     #: truth's ``sections`` carry)
     sections: tuple[str, ...] = ()
+    #: Each section's article titles published before the window's start, oldest first: the
+    #: examples a topic is described by with ``--topic-words examples`` (issue 20)
+    examples: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     def describe(self) -> dict[str, Any]:
         """The site as ``results.json`` records it (the changes counted, not listed)."""
@@ -75,11 +90,11 @@ def prepare_site(config: BenchConfig) -> Site:
         raise BenchError(f"--corpus ({config.corpus!r}) has no article.")
     published = [a.published for a in index.articles]
     start = as_time(config.start) if config.start else default_start(published)
-    return Site(start=start.isoformat(), changes=article_changes(index),
+    return Site(examples=earlier_titles(index.articles, start),start=start.isoformat(), changes=article_changes(index),
                 articles=len(index.articles), first=published[0].isoformat(),
                 last=published[-1].isoformat(),
                 pages=PageBuilder(index, config.profile, feeds=config.feeds),
                 sections=tuple(front.name for front in index.sections))
 
 
-__all__ = ["Site", "default_start", "prepare_site"]
+__all__ = ["Site", "default_start", "earlier_titles", "prepare_site"]

@@ -63,7 +63,8 @@ def summarise(config: BenchConfig, site: Mapping[str, Any] | None, records: Sequ
         summaries, at = topic_summary(topical)
         for name, summary in summaries.items():
             crawlers[name]["topic"] = summary
-        results["topic"] = {"section": config.topic, "text": config.topic_text, "at_requests": at}
+        results["topic"] = {"section": config.topic, "text": config.topic_text, "at_requests": at,
+                            "words": config.topic_words}
         results["targets"] = topic_targets(config.profile, crawlers, TARGET_CRAWLERS)
     if config.sweep or config.sweep_values or config.budgets:
         found = curves(records, crawlers)

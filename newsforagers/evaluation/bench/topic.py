@@ -9,19 +9,31 @@ chose the output threshold with: a section's name, ``-`` and ``_`` read as space
 ("data-visualization" → "data visualization"); on the synthetic site
 (:mod:`newsforagers.replay.synth`), whose articles seldom name their section, the words its
 generator writes a section of ``TOPICS`` with (that topic's subjects and objects). A regional
-edition of the synthetic site ("politics-north") keeps its name."""
+edition of the synthetic site ("politics-north") keeps its name.
+
+With ``--topic-words examples`` the topic is described instead by example: the titles of the
+section's articles published before the window (:func:`example_text`), as a user would describe
+"more like these" with ``-a topic=@FILE``. An editorial tag is often a topic its name does not
+say (digital.gov's ``emerging-tech`` posts seldom contain the words), and the examples are
+what the site itself filed under it; none of them is a document the run is judged on. The
+crawlers read the text from :data:`TOPIC_FILE` in the benchmark's directory
+(:func:`write_topic_file`, :func:`topic_argument`)."""
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from pathlib import Path
 
 from newsforagers.evaluation.bench.config import BenchConfig, BenchError
 from newsforagers.replay.synth import REGIONS, TOPICS
 
 #: How many of the corpus's sections an unknown ``--topic`` lists (the largest first).
 SHOWN_SECTIONS = 8
+#: The file, in the benchmark's directory, a topic described by examples is written to and
+#: given to the crawlers from (``-a topic=@FILE``).
+TOPIC_FILE = "topic.txt"
 
 
 def is_synthetic(sections: Iterable[str]) -> bool:
@@ -49,11 +61,27 @@ def section_words(section: str, synthetic: bool) -> str:
     return " ".join(section.replace("-", " ").replace("_", " ").split())
 
 
-def resolve_topic(config: BenchConfig, sections: Sequence[str]) -> BenchConfig:
+def example_text(section: str, examples: Mapping[str, Sequence[str]]) -> str:
+    """The topic text of ``section`` described by example: its titles in ``examples`` (a
+    :class:`~newsforagers.evaluation.bench.site.Site`'s, published before the window), one a
+    line. :class:`BenchError` when the section has none."""
+    titles = [" ".join(t.split()) for t in examples.get(section, ()) if isinstance(t, str)]
+    titles = [t for t in titles if t]
+    if not titles:
+        raise BenchError(f"--topic-words examples: no article of section {section!r} is "
+                         "published before the window to describe it by; use --topic-words "
+                         "name or an earlier --start.")
+    return "\n".join(titles) + "\n"
+
+
+def resolve_topic(config: BenchConfig, sections: Sequence[str],
+                  examples: Mapping[str, Sequence[str]] | None = None) -> BenchConfig:
     """``config`` with its topic's words (``topic_text``, unless it has some already), checked
     against the corpus's ``sections`` (largest first: :class:`~newsforagers.evaluation.bench.
-    site.Site`'s). Raises :class:`BenchError` for a ``--topic`` that is not one of them,
-    naming the closest and the largest sections. A config without a topic is returned as is."""
+    site.Site`'s): the section's words, or with ``topic_words="examples"`` the titles
+    ``examples`` holds for it (:func:`example_text`). Raises :class:`BenchError` for a
+    ``--topic`` that is not one of them, naming the closest and the largest sections, and for
+    a section without examples. A config without a topic is returned as is."""
     if config.topic is None:
         return config
     if config.topic not in sections:
@@ -63,8 +91,32 @@ def resolve_topic(config: BenchConfig, sections: Sequence[str]) -> BenchConfig:
         more = f" ({len(sections)} in all)" if len(sections) > SHOWN_SECTIONS else ""
         raise BenchError(f"--topic ({config.topic!r}) is not a section of the corpus; {hint}"
                          f"its largest sections: {shown or 'none'}{more}.")
-    text = config.topic_text or section_words(config.topic, is_synthetic(sections))
+    text = config.topic_text
+    if not text:
+        if config.topic_words == "examples":
+            text = example_text(config.topic, examples or {})
+        else:
+            text = section_words(config.topic, is_synthetic(sections))
     return replace(config, topic_text=text)
+
+
+def topic_argument(config: BenchConfig) -> str:
+    """The value of the crawlers' ``-a topic=``: the words themselves, or for a topic
+    described by examples ``@`` and the path of :data:`TOPIC_FILE` in the benchmark's
+    directory (written by :func:`write_topic_file`)."""
+    if config.topic_words == "examples":
+        return "@" + str(Path(config.out) / TOPIC_FILE)
+    return config.topic_text or ""
+
+
+def write_topic_file(config: BenchConfig) -> Path | None:
+    """Write a topic described by examples to :data:`TOPIC_FILE` in the benchmark's directory
+    (which must exist) and return its path; None when the topic is given as words."""
+    if config.topic is None or config.topic_words != "examples" or not config.topic_text:
+        return None
+    path = Path(config.out) / TOPIC_FILE
+    path.write_text(config.topic_text, encoding="utf-8")
+    return path
 
 
 def topic_documents(truth: Iterable[Mapping], section: str) -> set[str]:
@@ -81,4 +133,5 @@ def topic_documents(truth: Iterable[Mapping], section: str) -> set[str]:
     return found
 
 
-__all__ = ["SHOWN_SECTIONS", "is_synthetic", "resolve_topic", "section_words", "topic_documents"]
+__all__ = ["SHOWN_SECTIONS", "TOPIC_FILE", "example_text", "is_synthetic", "resolve_topic",
+           "section_words", "topic_argument", "topic_documents", "write_topic_file"]

@@ -108,7 +108,8 @@ def test_recall_at_requests():
 def test_summary_reads_recall_at_the_fewest_requests_and_judges_the_targets():
     results = topic_summary_of(TOPIC_RECORDS)
     # mean requests: scheduled 15, bfs 6: recall at 6 requests
-    assert results["topic"] == {"section": "solar", "text": "solar energy", "at_requests": 6.0}
+    assert results["topic"] == {"section": "solar", "text": "solar energy", "at_requests": 6.0,
+                                "words": "name"}
     scheduled, bfs = (results["crawlers"][name]["topic"] for name in ("scheduled", "bfs"))
     assert scheduled["harvest_rate"]["mean"] == pytest.approx(0.3)
     # scheduled: 2 of 4 by request 6, then 1 of 4; bfs: 2 of 4
