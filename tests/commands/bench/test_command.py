@@ -208,3 +208,23 @@ def test_a_topical_bench_end_to_end(corpus, tmp_path):
         again = json.loads(json.dumps(evaluate_files(config, run, out / "runs" / run.name, site.changes)))
         assert again["topic"] == runs[run.key]["topic"]
         assert again["series"]["topic"] == runs[run.key]["series"]["topic"]
+
+
+def test_a_topic_described_by_examples_end_to_end(corpus, tmp_path):
+    """``--topic-words examples``: the titles of the section's articles published before the
+    window are written to OUT/topic.txt, and best_first reads its topic from that file
+    (``-a topic=@FILE``), the path a user takes with a longer topic."""
+    out = tmp_path / "examples"
+    bench(corpus, out, "--topic", "politics", "--topic-words", "examples", "--crawlers",
+          "best_first", "--repeats", "1", "--duration", "5", "--speed", "600", "--budget", "40",
+          "--no-plots", timeout=120)
+    results = json.loads((out / "results.json").read_text())
+    titles = (out / "topic.txt").read_text(encoding="utf-8").splitlines()
+    assert titles and results["settings"]["topic_text"].splitlines() == titles
+    assert results["settings"]["topic_words"] == "examples"
+    assert results["topic"]["words"] == "examples"
+    run = results["runs"][0]
+    assert run["status"] == "ok" and "'topic=@$OUT/topic.txt'" in run["argv"]
+    assert run["topic"]["requests"] > 0
+    assert (f"`-a topic=@topic.txt`, the titles of the section's {len(titles)} articles published "
+            "before the window") in (out / "results.md").read_text()

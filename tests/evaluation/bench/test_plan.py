@@ -71,3 +71,15 @@ def test_the_topical_crawlers_get_the_topics_words(tmp_path):
         crawl_argv(unresolved, plan_runs(unresolved)[0], url, tmp_path)
     text = describe_plan(config, "2024-01-01T07:00:00+00:00")
     assert "topic: section 'solar', words 'solar energy', given to scheduled, best_first" in text
+
+
+def test_a_topic_described_by_examples_is_given_as_a_file(tmp_path):
+    config = BenchConfig(corpus="c", out=str(tmp_path), topic="solar", topic_words="examples",
+                         topic_text="Cheap panels\nRooftop solar\n", crawlers=("scheduled", "best_first"))
+    url = "http://127.0.0.1:1234/"
+    argv = {run.key: crawl_argv(config, run, url, tmp_path / run.name) for run in plan_runs(config)}
+    given = f"topic=@{tmp_path / 'topic.txt'}"
+    assert given in argv["scheduled"] and given in argv["best_first"]
+    assert not any(arg.startswith("topic=") for arg in argv["scheduled@no-topic"])
+    text = describe_plan(config, "2024-01-01T07:00:00+00:00")
+    assert f"topic: section 'solar', 2 example titles in {tmp_path / 'topic.txt'}, given to " in text

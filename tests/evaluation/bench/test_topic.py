@@ -3,12 +3,16 @@ against its sections; the topic's documents."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import datetime, timezone
+
 import pytest
 
 from newsforagers.evaluation.bench.config import BenchConfig, BenchError
-from newsforagers.evaluation.bench.site import prepare_site
+from newsforagers.evaluation.bench.site import earlier_titles, prepare_site
 from newsforagers.evaluation.bench.topic import (
-    is_synthetic, resolve_topic, section_words, topic_documents,
+    TOPIC_FILE, is_synthetic, resolve_topic, section_words, topic_argument, topic_documents,
+    write_topic_file,
 )
 from tests.evaluation.bench.samples import config_for
 
@@ -62,3 +66,65 @@ def test_the_corpus_sections_largest_first(corpus, tmp_path):
     assert config.topic_text == POLITICS
     assert config.to_dict()["topic_text"] == POLITICS
     assert BenchConfig.from_dict(config.to_dict()) == config
+
+
+def _article(title, hour, *sections):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(title=title, sections=sections,
+                           published=datetime(2024, 1, 1, hour, tzinfo=timezone.utc))
+
+
+def test_earlier_titles_are_each_sections_titles_before_the_window():
+    articles = [_article("Late", 9, "solar"), _article("Wind farms", 3, "wind", "solar"),
+                _article("Panels", 1, "solar"), _article("At the start", 7, "wind")]
+    start = datetime(2024, 1, 1, 7, tzinfo=timezone.utc)
+    # publication order, only before the start (an article at the start is in the window)
+    assert earlier_titles(articles, start) == {"solar": ("Panels", "Wind farms"),
+                                               "wind": ("Wind farms",)}
+    assert earlier_titles(articles, datetime(2024, 1, 1, 0, tzinfo=timezone.utc)) == {}
+
+
+def test_a_topic_described_by_examples(tmp_path):
+    examples = {"solar": ("Cheap  panels\n", "", "Rooftop solar, again"), "wind": ()}
+    config = BenchConfig(corpus="c", out=str(tmp_path), topic="solar", topic_words="examples")
+    resolved = resolve_topic(config, ["solar", "wind"], examples)
+    # one title a line, white space collapsed, empty titles dropped
+    assert resolved.topic_text == "Cheap panels\nRooftop solar, again\n"
+    assert topic_argument(resolved) == "@" + str(tmp_path / TOPIC_FILE)
+    path = write_topic_file(resolved)
+    assert path == tmp_path / TOPIC_FILE
+    assert path.read_text(encoding="utf-8") == "Cheap panels\nRooftop solar, again\n"
+    # what the crawlers read from it: the same text (-a topic=@FILE)
+    from newsforagers.evaluation.baselines import read_topic
+
+    assert read_topic(topic_argument(resolved)) == resolved.topic_text
+    with pytest.raises(BenchError, match=r"--topic-words examples: no article of section 'wind' "
+                                         r"is published before the window"):
+        resolve_topic(replace(config, topic="wind"), ["solar", "wind"], examples)
+    with pytest.raises(BenchError, match="no article of section 'solar'"):
+        resolve_topic(config, ["solar", "wind"])
+    # by name: the words themselves, and no file
+    named = resolve_topic(replace(config, topic_words="name"), ["solar", "wind"], examples)
+    assert topic_argument(named) == "solar" and write_topic_file(named) is None
+    assert not (tmp_path / "other").exists()
+
+
+def test_topic_words_are_checked():
+    with pytest.raises(BenchError, match=r"--topic-words \('titles'\) must be one of name, examples"):
+        BenchConfig(corpus="c", out="o", topic="solar", topic_words="titles").validate()
+    with pytest.raises(BenchError, match="--topic-words describes the topic of --topic SECTION"):
+        BenchConfig(corpus="c", out="o", topic_words="examples").validate()
+
+
+def test_the_sites_examples_are_the_corpus_titles_before_its_start(corpus, tmp_path):
+    from newsforagers.corpus import load_corpus
+
+    site = prepare_site(config_for(corpus, tmp_path, topic="politics", start="2024-01-02T07:00:00+00:00"))
+    start = datetime.fromisoformat(site.start)
+    expected = [a.title for a in sorted(load_corpus(corpus).articles, key=lambda a: a.published)
+                if a.published < start and "politics" in a.sections]
+    assert len(expected) > 10 and list(site.examples["politics"]) == expected
+    config = resolve_topic(config_for(corpus, tmp_path, topic="politics", topic_words="examples"),
+                           site.sections, site.examples)
+    assert config.topic_text.splitlines() == [" ".join(t.split()) for t in expected]
