@@ -169,7 +169,7 @@ def _settings_problem(config) -> str | None:
     from newsforagers.evaluation.bench.plan import PlannedRun, crawl_argv
 
     # the topic is a spider argument (its words are read off the corpus later): it sets nothing
-    config = replace(config, topic=None, topic_text=None)
+    config = replace(config, topic=None, topic_text=None, topic_words="name")
     for crawler in config.crawlers:
         argv = crawl_argv(config, PlannedRun(0, crawler, 0, config.seed), "http://127.0.0.1/",
                           Path(config.out) / "check")

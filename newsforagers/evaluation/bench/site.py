@@ -90,11 +90,12 @@ def prepare_site(config: BenchConfig) -> Site:
         raise BenchError(f"--corpus ({config.corpus!r}) has no article.")
     published = [a.published for a in index.articles]
     start = as_time(config.start) if config.start else default_start(published)
-    return Site(examples=earlier_titles(index.articles, start),start=start.isoformat(), changes=article_changes(index),
+    return Site(start=start.isoformat(), changes=article_changes(index),
                 articles=len(index.articles), first=published[0].isoformat(),
                 last=published[-1].isoformat(),
                 pages=PageBuilder(index, config.profile, feeds=config.feeds),
-                sections=tuple(front.name for front in index.sections))
+                sections=tuple(front.name for front in index.sections),
+                examples=earlier_titles(index.articles, start))
 
 
 __all__ = ["Site", "default_start", "earlier_titles", "prepare_site"]

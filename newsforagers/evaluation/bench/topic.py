@@ -70,7 +70,7 @@ def example_text(section: str, examples: Mapping[str, Sequence[str]]) -> str:
     if not titles:
         raise BenchError(f"--topic-words examples: no article of section {section!r} is "
                          "published before the window to describe it by; use --topic-words "
-                         "name or an earlier --start.")
+                         "name or a later --start.")
     return "\n".join(titles) + "\n"
 
 
