@@ -256,10 +256,7 @@ class WalkResult:
         """Topic documents among the distinct pages fetched so far (a page counted once, on
         its first visit; NaN before the first new page): the precision of what the crawler
         has collected, Alg. 2's document base."""
-        new = np.cumsum(self.new)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(new > 0, np.cumsum(self.topical & self.new) / np.maximum(new, 1),
-                            np.nan)
+        return self._over_collected(self.topical.astype(np.float64))
 
     def mean_relevance(self, window: int) -> np.ndarray:
         """Mean r of the last ``window`` fetched pages."""
@@ -274,10 +271,14 @@ class WalkResult:
         """Mean r of the distinct pages fetched so far (each page counted once, on its first
         visit; NaN before the first new page): the crawler's own judgement of what it has
         collected, with no ground truth."""
+        return self._over_collected(self.relevance.astype(np.float64))
+
+    def _over_collected(self, values: np.ndarray) -> np.ndarray:
+        """Per fetch, the mean of ``values`` over the distinct pages fetched so far, each read
+        at its first visit; NaN before the first new page."""
         new = np.cumsum(self.new)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(new > 0, np.cumsum(np.where(self.new, self.relevance.astype(np.float64), 0.0))
-                            / np.maximum(new, 1), np.nan)
+        total = np.cumsum(np.where(self.new, values, 0.0))
+        return np.where(new > 0, total / np.maximum(new, 1), np.nan)
 
     def at_collected(self, values: np.ndarray, pages: Sequence[int]) -> list[float | None]:
         """``values`` (one per fetch) read when the ``pages[j]``-th distinct page was fetched;
