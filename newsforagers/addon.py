@@ -30,7 +30,8 @@ COMPONENTS = {
     "EXTENSIONS": {"newsforagers.extensions.population.PopulationExtension": 500,
                    "newsforagers.extensions.host.ColonyHostExtension": 510,
                    "newsforagers.extensions.record.ColonyRecordExtension": 520,
-                   "newsforagers.extensions.index.IndexExtension": 530},
+                   "newsforagers.extensions.index.IndexExtension": 530,
+                   "newsforagers.extensions.output.OutputExtension": 540},
     "DOWNLOADER_MIDDLEWARES": {
         # one robots.txt per colony and host instead of one per forager
         "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,

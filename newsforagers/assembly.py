@@ -38,6 +38,9 @@ def assemble(context: ForagerContext, spider: Any) -> ForagerDriver:
     if colony is None:
         colony = Colony(crawler, config, hosting=root)
         colony.open()
+        if root:
+            # the second process hosting foragers on one store names its foragers apart
+            spider.forager_id = colony.host_name(spider.forager_id)
         colony.claim_id(spider.forager_id)
         colony.speed = spider.speed
         colony.root_name = spider.forager_id
@@ -46,6 +49,8 @@ def assemble(context: ForagerContext, spider: Any) -> ForagerDriver:
     spider.config, spider.colony = config, colony
     # what a child of a split is born with comes through the store (the colony's hand-over)
     handover = colony.store.get_value(handover_key(spider.forager_id)) if not root else None
+    if member and handover and handover.get("host"):
+        colony.host_token = str(handover["host"])  # whose share of the colony it is
     if member:
         # its place in the population is the store's (its parent reserved it); this process
         # renews its lease

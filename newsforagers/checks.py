@@ -8,13 +8,14 @@ from scrapy.utils.misc import load_object
 
 from newsforagers.downloadhandlers import check_handlers
 from newsforagers.errors import ForagersUsageError
+from newsforagers.extensions.output import OutputExtension
 from newsforagers.pipelines import ReinforcingAgentPipeline
 from newsforagers.scheduler import ForagerScheduler
 
 
 def check_components(settings) -> None:
     """Refuse settings under which a forager cannot work or a colony cannot be polite: the
-    forager's scheduler or the reinforcing agent replaced or disabled, or an ``http``/``https``
+    forager's scheduler, the reinforcing agent or the output extension replaced or disabled, or an ``http``/``https``
     download handler outside the colony's budget. Raises
     :class:`~newsforagers.errors.ForagersUsageError` saying which setting, why, and what to do."""
     scheduler = settings.get("SCHEDULER")
@@ -32,6 +33,13 @@ def check_components(settings) -> None:
             "ITEM_PIPELINES disables newsforagers.pipelines.ReinforcingAgentPipeline, the colony's "
             "reinforcing agent: without it no send is judged, rewarded or output. Give it an "
             "order (the add-on's is 100) instead of None.")
+    extensions = settings.getwithbase("EXTENSIONS")
+    if not any(order is not None and _is_subclass(path, OutputExtension) for path, order in extensions.items()):
+        raise ForagersUsageError(
+            "EXTENSIONS disables newsforagers.extensions.output.OutputExtension, which hands what "
+            "every forager's item pipelines let through to the colony's feed, export and index: "
+            "without it, the documents of every forager but the first would be lost. Give it an "
+            "order (the add-on's is 540) instead of None.")
     check_handlers(settings)
 
 

@@ -9,8 +9,20 @@ novel document on as an output item: a structured document (the i-Bot paper's fi
 from its page by trafilatura and its language told by py3langid (:mod:`newsforagers.pages.document`)
 — ``url, title, published, found_at, forager, reward, description, keywords, authors,
 site_name, language`` [, ``text`` (the main text), ``html`` (it as clean HTML)], the same
-record the store keeps. A send that is not novel is dropped quietly and counted. Items that are
-not forager sends pass through untouched, so other pipelines and feed exports work as usual.
+record the store keeps. A send that is not novel is dropped quietly and counted (an
+:class:`AgentDrop`, so that a drop by another pipeline before the agent can be told apart).
+Items that are not forager sends pass through untouched, so other pipelines and feed exports
+work as usual.
+
+Where it sits: at 100 in ``ITEM_PIPELINES`` (the add-on's order). A project's pipelines ordered
+after it — Scrapy's template suggests 300 — take each novel document once, as output, and
+what they let through is the colony's output (:mod:`newsforagers.extensions.output`); those
+ordered before it see every send, candidates included. What it pays: discovery, as the papers
+do. A document that a pipeline after it drops was still found first, novel and on time: the
+sender keeps its reward (a user's filter is output policy, not the foragers' lesson); a send a
+pipeline before it drops is never judged, neither paid nor charged (counted
+``newsforagers/agent/unjudged``). What the foragers should learn to seek, the agent judges
+itself: ``FORAGERS_LANGUAGES``, a topic.
 
 With ``FORAGERS_LANGUAGES`` (``en,es``) only documents in those languages are paid and output:
 one in another language, or whose language cannot be told, is judged as a send that found
@@ -57,6 +69,13 @@ from newsforagers.store import DocumentRecord, open_store
 logger = logging.getLogger(__name__)
 
 EXPIRE_EVERY = 3600.0  # seconds of the sends' clock between two expiries of old claims
+
+
+class AgentDrop(DropItem):
+    """A send the reinforcing agent saw and does not output (not novel, malformed, off topic,
+    from no member...): unlike a drop by a pipeline before it, the send was judged."""
+
+    by_agent = True
 
 
 class ReinforcingAgentPipeline:
@@ -115,12 +134,12 @@ class ReinforcingAgentPipeline:
             url = adapter["url"]
         except (KeyError, TypeError, ValueError) as exc:
             stats.inc_value("newsforagers/agent/bad_send")
-            raise DropItem(f"malformed forager send: {exc}", log_level="WARNING") from None
+            raise AgentDrop(f"malformed forager send: {exc}", log_level="WARNING") from None
 
         if self.context is not None and self.context.colony is not None \
                 and not self.store.is_member(forager, time.time()):
             stats.inc_value("newsforagers/agent/refused/not_member")
-            raise DropItem(f"send from {forager}, no live member of the population (unknown, "
+            raise AgentDrop(f"send from {forager}, no live member of the population (unknown, "
                            f"retired, or its lease ran out): {url}", log_level="WARNING")
         claimed = False
         reason = "out_of_window"
@@ -163,7 +182,7 @@ class ReinforcingAgentPipeline:
         )
         if not outcome.rewarded:
             stats.inc_value(f"newsforagers/agent/dropped/{reason}")
-            raise DropItem(f"{reason.replace('_', ' ')}: {url}", log_level="DEBUG")
+            raise AgentDrop(f"{reason.replace('_', ' ')}: {url}", log_level="DEBUG")
         stats.inc_value("newsforagers/agent/rewarded")
         if record.language:
             stats.inc_value(f"newsforagers/agent/language/{record.language}")
@@ -171,7 +190,7 @@ class ReinforcingAgentPipeline:
         if topical:
             if relevance < self.config.topic_min_relevance:
                 stats.inc_value("newsforagers/agent/dropped/off_topic")
-                raise DropItem(f"off topic (relevance {relevance:.3f} < FORAGERS_TOPIC_MIN_RELEVANCE "
+                raise AgentDrop(f"off topic (relevance {relevance:.3f} < FORAGERS_TOPIC_MIN_RELEVANCE "
                                f"{self.config.topic_min_relevance:g}): {url}", log_level="DEBUG")
             stats.inc_value("newsforagers/agent/on_topic")
             logger.info("novel: %s (%s, relevance %.3f) found by %s", url, output["title"], relevance,

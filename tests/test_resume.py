@@ -9,6 +9,7 @@ import pytest
 from scrapy import signals
 from scrapy.utils.test import get_crawler
 
+from newsforagers.colony.feed import ColonyFeed
 from newsforagers.colony.local import Colony
 from newsforagers.colony import checkpoint as checkpoints
 from newsforagers.config import ForagersConfig
@@ -179,23 +180,28 @@ def record(i):
                           "2024-01-01T10:05:00+00:00", "f1", 100.0)
 
 
-def test_the_documents_of_this_job_missing_from_the_feed():
+def test_the_outputs_of_this_host_s_job_missing_from_the_feed():
     store = MemoryStore()
     for i in range(6):
-        store.claim([f"url:{i}"], record(i))
-    missing = checkpoints.missing_documents(store, 2, {"http://s/3", "http://s/5"})
-    assert [r.url for r in missing] == ["http://s/2", "http://s/4"]
+        store.add_output(record(i).item(True), "job", "f1" if i % 2 else "f2")
+    store.add_output(record(6).item(True), "another-host", "h2.f1")
+    feed = ColonyFeed(store, "job", "f1")
+    missing = feed.missing(2, {"http://s/3", "http://s/5"})
+    # the root's own outputs (odd records) are checked as the others': a stop can come between
+    # an output and its line in the feed
+    assert [item["url"] for item in missing] == ["http://s/2", "http://s/4"]
 
 
 def resumed_colony(tmp_path, feeds, population=True):
     jobdir = tmp_path / "job"
     if population:
         checkpoints.write_checkpoint(jobdir / checkpoints.POPULATION_FILE, {
-            "seq": 7, "next_id": 5, "store_start": 1, "members": {"f1": {"root": True}}})
+            "seq": 7, "next_id": 5, "host": "job", "output_start": 1, "members": {"f1": {"root": True}}})
     crawler = get_crawler(settings_dict={"JOBDIR": str(jobdir), "FEEDS": feeds})
     store = MemoryStore()
     for i in range(5):
-        store.claim([f"url:{i}"], record(i))
+        store.add_output(record(i).item(True), "job", "f1")
+    store.add_output(record(9).item(True), "another-host", "h2.f1")  # never this host's feed's
     colony = Colony(crawler, ForagersConfig.from_settings({"FORAGERS_RUN_DIR": str(tmp_path / "run")}),
                     store=store)
     colony.open()
@@ -218,7 +224,7 @@ def test_a_resume_repairs_the_feed_and_outputs_what_it_lost_once(tmp_path):
     crawler.signals.send_catch_log(signals.spider_opened, spider=None)
     # the store's documents after the job's start (record 0 is an earlier job's), minus the feed's
     assert [item["url"] for item in output] == ["http://s/2", "http://s/4"]
-    assert output[0] == record(2).to_dict()
+    assert output[0] == record(2).item(True)
     crawler.signals.send_catch_log(signals.spider_opened, spider=None)
     assert len(output) == 2  # once
 
@@ -229,7 +235,7 @@ def test_a_fresh_job_outputs_nothing_again(tmp_path):
     colony, crawler, output = resumed_colony(tmp_path, {str(feed): {"format": "jsonlines"}}, population=False)
     colony.prepare_feeds()
     crawler.signals.send_catch_log(signals.spider_opened, spider=None)
-    assert output == [] and colony.store_start == 5
+    assert output == [] and colony.output_start == 6
     assert feed.read_text().endswith('{"url": "ht')  # not this job's to repair: Scrapy appends
 
 

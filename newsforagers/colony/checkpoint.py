@@ -8,10 +8,11 @@ previous checkpoint is kept beside it (``NAME.prev``): a file that is unreadable
 
 The user's feed (``-o FILE``) is written by Scrapy's feed exporter through a buffer: after a
 crash the file may lack the last items and end in half a line. :func:`repair_feed` cuts that
-line off before the feed is reopened; :func:`feed_urls` and :func:`missing_documents` say which
-documents the store paid for that the file lacks — the store is the source of truth.
+line off before the feed is reopened; :func:`feed_urls` tells which documents the file holds,
+and :meth:`~newsforagers.colony.feed.ColonyFeed.missing` which outputs of the job it lacks —
+the store's output is the source of truth.
 
-No Scrapy here: paths, dicts and the store in, files and lists out.
+No Scrapy here: paths and dicts in, files and lists out.
 """
 
 from __future__ import annotations
@@ -21,9 +22,7 @@ import logging
 import os
 import threading
 from pathlib import Path
-from typing import Any, Iterable, Mapping
-
-from newsforagers.store import ColonyStore, DocumentRecord
+from typing import Any, Mapping
 
 logger = logging.getLogger(__name__)
 
@@ -172,11 +171,3 @@ def feed_urls(path: Path) -> set[str]:
             if isinstance(item, dict) and isinstance(item.get("url"), str):
                 urls.add(item["url"])
     return urls
-
-
-def missing_documents(store: ColonyStore, since: int, present: Iterable[str]) -> list[DocumentRecord]:
-    """The documents the store paid for after its first ``since`` ones (this job's) that are
-    not among ``present`` URLs, in the order they were paid for."""
-    present = set(present)
-    return [record for index, record in enumerate(store.documents())
-            if index >= since and record.url not in present]

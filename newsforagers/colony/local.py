@@ -36,6 +36,7 @@ import logging
 import os
 import socket
 import time
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,6 +46,8 @@ from scrapy import signals
 
 from newsforagers import defaults
 from newsforagers.colony import checkpoint as checkpoints
+from newsforagers.colony import hosts as colony_hosts
+from newsforagers.colony.feed import FEED_MARK, ColonyFeed
 from newsforagers.colony.fetches import SharedFetches
 from newsforagers.colony.scrapyd import ScrapydSpawner
 from newsforagers.colony.spawner import InProcessSpawner, ProcessSpawner, Spawner
@@ -52,7 +55,7 @@ from newsforagers.colony.throttle import HostBudget, Politeness
 from newsforagers.config import ForagersConfig
 from newsforagers.learning import EnergyPolicy, ScorePolicy
 from newsforagers.scrapy_access import engine_running, wake_engine
-from newsforagers.store import ColonyStore, DocumentRecord, open_store
+from newsforagers.store import ColonyStore, open_store
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -65,8 +68,8 @@ HANDOVER = "handover/{name}"
 SNAPSHOT = "snapshot/{name}"
 #: Store key of the site's clock as the last forager to read it saw it.
 SITE_CLOCK = "site_clock"
-#: Store key set when the host ends the colony: a forager in another process stops.
-STOP = "colony/stop"
+#: Store key set when a host ends its share of the colony: its foragers in other processes stop.
+STOP = "colony/stop/{host}"
 #: How long a forager to close is waited for while its engine starts: steps of _ENGINE_WAIT s.
 _ENGINE_WAIT = 0.1
 _ENGINE_WAIT_STEPS = 300
@@ -74,6 +77,10 @@ _ENGINE_WAIT_STEPS = 300
 
 def handover_key(name: str) -> str:
     return HANDOVER.format(name=name)
+
+
+def stop_key(host: str) -> str:
+    return STOP.format(host=host)
 
 
 def snapshot_key(name: str) -> str:
@@ -113,6 +120,10 @@ class Colony:
         # who this process is, as the i-Bot paper's bots register with their broker: each
         # member of the population carries it in the store (newsforagers status shows it)
         self.process_id = f"{socket.gethostname()}:{os.getpid()}"
+        # which host's share of the colony this process's foragers are (colony/hosts.py): a
+        # host's own token (kept by its checkpoint), a member's its host's (its hand-over)
+        self.host_token = uuid.uuid4().hex[:12]
+        self.host_number: int | None = None  # the host's place (a host only)
         self.config = config
         self.store = store
         self.rng = rng if rng is not None else np.random.default_rng(None if config.seed < 0 else config.seed)
@@ -155,11 +166,12 @@ class Colony:
         self.jobdir = Path(jobdir) if jobdir else None
         self._population_seq = 0
         self.resumed: dict | None = None  # the population checkpoint this run resumes from
-        self.store_start = 0
-        self.feed_position = 0  # documents of the store already in (or not for) the root's feed
+        self.output_start = 0  # the store's outputs before this job's (a resume keeps it)
+        self.feed: ColonyFeed | None = None  # the host's share of the output, for the root's feed
         self.root_name: str | None = None
         self.speed: float | None = None  # the site clock's speed (the root's -a speed)
-        self._reemit: list = []
+        self._reemit: list[dict] = []
+        self._lease_renewed = 0.0  # time.monotonic() of the last renewal of the leases
         # what the colony did, for its summary at the end
         self.judged = 0  # sends the reinforcing agent judged
         self.paid = 0  # of them, first finds of novel documents (rewarded)
@@ -167,7 +179,8 @@ class Colony:
         self.retired = 0
 
     def open(self) -> None:
-        """Open the store, the colony's record and its checkpoint (once)."""
+        """Open the store, the colony's record and its checkpoint (once); a host takes its
+        place among the colony's hosts (:mod:`newsforagers.colony.hosts`)."""
         if self._opened:
             return
         self._opened = True
@@ -175,10 +188,20 @@ class Colony:
         if self.store is None:
             self.store = open_store(config.store, config.url_records_max, prefix=config.redis_prefix,
                                     retry=config.store_retry)
+        others: dict = {}
+        if self.hosting:
+            if self.jobdir is not None:
+                self.resumed = checkpoints.read_checkpoint(self.jobdir / checkpoints.POPULATION_FILE)
+            if self.resumed is not None and self.resumed.get("host"):
+                self.host_token = str(self.resumed["host"])  # its foragers' outputs are its feed's
+            now = time.time()
+            self.host_number = colony_hosts.take_place(self.store, self.host_token, self.process_id,
+                                                       now + config.lease, now)
+            others = colony_hosts.other_hosts(self.store, self.host_token, now)
         # Scrapy's per-crawler politeness would multiply with the foragers: it binds the colony
         self.politeness = Politeness.from_settings(root.settings, config.host_rate, config.host_concurrency)
         # foragers in other processes (and machines) draw from one budget kept in the store
-        shared = self.store if config.spawner != "inprocess" else None
+        shared = self.store if config.spawner != "inprocess" or others else None
         self.budget = HostBudget.from_politeness(self.politeness, shared=shared)
         logger.info("colony: one politeness for all foragers%s: %s",
                     " of every process (kept in the store)" if shared is not None else "",
@@ -186,14 +209,23 @@ class Colony:
         root.signals.connect(self._root_started, signal=signals.engine_started)
         if not self.hosting:
             # a member: the record, the checkpoint of the population and the feed are the host's
-            self.store_start = self.feed_position = self.store.document_count()
             return
-        # a new colony: an earlier one's stop mark and members (a colony killed before its
-        # members left) are not this one's; on a resume its foragers join again
-        self.store.delete_value(STOP)
+        logger.info("colony: store %s (newsforagers status|export|search|web --store %s)",
+                    self.store.safe_url, self.store.safe_url)
+        if others:
+            logger.info("colony: %d other process(es) host foragers of this colony on this store "
+                        "(%s); this one is host %d: its foragers are named %s*, and its feed holds "
+                        "what they output (`newsforagers export --store %s` writes the whole colony's)",
+                        len(others), ", ".join(f"host {n}: {host.get('process')}" for n, host in sorted(others.items())),
+                        self.host_number, colony_hosts.name_prefix(self.host_number) or "f", self.store.safe_url)
+        # members of no live host are an earlier colony's, killed before they left (or this
+        # host's own before its stop, respawned from the checkpoint): not this one's
         now = time.time()
-        for name in self.store.members(now):
-            self.store.leave(name, now)
+        alive = {host.get("token") for host in others.values()}
+        for name, member in self.store.members(now).items():
+            if member.fields.get("host") not in alive:
+                self.store.leave(name, now)
+        self.store.delete_value(stop_key(self.host_token))
         self.run_dir = Path(config.run_dir) if config.run_dir else _default_run_dir(root)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         events_path = Path(config.events) if config.events else self.run_dir / "events.jsonl"
@@ -202,37 +234,47 @@ class Colony:
         checkpoints.repair_feed(self.run_dir / "snapshots.jsonl")
         self._events = open(events_path, "a", encoding="utf-8")
         self._snapshots = open(self.run_dir / "snapshots.jsonl", "a", encoding="utf-8")
-        if self.jobdir is not None:
-            self.resumed = checkpoints.read_checkpoint(self.jobdir / checkpoints.POPULATION_FILE)
         if self.resumed is not None:
             self._population_seq = int(self.resumed["seq"])
             self._next_id = max(self._next_id, int(self.resumed.get("next_id", 1)))
-            self.store_start = int(self.resumed.get("store_start", 0))
+            self.output_start = int(self.resumed.get("output_start", 0))
             if isinstance(self.policy, EnergyPolicy) and self.resumed.get("energy"):
                 try:
                     self.policy.restore(self.resumed["energy"])
                 except (TypeError, ValueError) as exc:
                     logger.error("colony: saved energy policy unusable (%s); starting afresh", exc)
         else:
-            # the store may hold earlier jobs' documents: this job's feed holds those after them
-            self.store_start = self.store.document_count()
-        # the feed follows the store from here (on a resume, what was paid before the stop and
-        # is missing from the feed is output once, by prepare_feeds)
-        self.feed_position = self.store.document_count()
+            # the store may hold earlier jobs' outputs: this job's feed holds those after them
+            self.output_start = self.store.output_count()
+        # the feed follows the store from here (on a resume, what was output before the stop
+        # and is missing from the feed is output once, by prepare_feeds)
+        self.feed = ColonyFeed(self.store, self.host_token, self.root_name, self.store.output_count())
 
     # -- identity and population -------------------------------------------------------------
 
     def new_id(self) -> str:
-        """A name for a new forager, unique in the whole colony: the host's are f1, f2, ...;
-        a member process's are its own forager's name and a number (f2.1, f2.2, ...), since
-        every process counts apart (a member counting on from its own f2 once named its child
-        f3 while the host's f3 had just died, and the dead forager seemed to live on)."""
+        """A name for a new forager, unique in the whole colony: the first host's are f1, f2,
+        ...; host n's (another process on the same store) hn.f1, hn.f2, ...; a member process's
+        are its own forager's name and a number (f2.1, f2.2, ...), since every process counts
+        apart (a member counting on from its own f2 once named its child f3 while the host's
+        f3 had just died, and the dead forager seemed to live on)."""
         if self._prefix is not None:
             name = f"{self._prefix}.{self._next_id}"
         else:
-            name = f"f{self._next_id}"
+            name = f"{self.name_prefix}f{self._next_id}"
         self._next_id += 1
         return name
+
+    @property
+    def name_prefix(self) -> str:
+        """What this host puts before its foragers' names (colony/hosts.py)."""
+        return colony_hosts.name_prefix(self.host_number or 1) if self.hosting else ""
+
+    def host_name(self, name: str) -> str:
+        """The root's name given on the command line, as this host names it (``f1``, or
+        ``h2.f1`` for the second host on a store)."""
+        prefix = self.name_prefix
+        return name if name.startswith(prefix) else f"{prefix}{name}"
 
     def claim_id(self, name: str) -> None:
         """Keep generated ids clear of a name given on the command line; a member process's
@@ -241,8 +283,9 @@ class Colony:
             if self._prefix is None:
                 self._prefix, self._next_id = name, 1
             return
-        if name.startswith("f") and name[1:].isdigit():
-            self._next_id = max(self._next_id, int(name[1:]) + 1)
+        number = name[len(self.name_prefix):] if name.startswith(self.name_prefix) else ""
+        if number.startswith("f") and number[1:].isdigit():
+            self._next_id = max(self._next_id, int(number[1:]) + 1)
 
     @property
     def population(self) -> int:
@@ -253,7 +296,7 @@ class Colony:
         return time.time() + self.config.lease
 
     def _member_fields(self) -> dict:
-        return {"process": self.process_id}
+        return {"process": self.process_id, "host": self.host_token}
 
     def register(self, name: str, crawler: Crawler | None, parent: str | None = None,
                  energy: float | None = None, member: dict | None = None, resumed: bool = False) -> None:
@@ -339,9 +382,11 @@ class Colony:
         return True
 
     async def _lease_loop(self) -> None:
-        """Renew the leases of this process's foragers (a third of FORAGERS_LEASE apart)."""
+        """Renew the leases of this process's foragers (a host's a third of FORAGERS_LEASE
+        apart, and its place among the hosts with them); a member looks for its host's stop,
+        a host for other hosts, every second at most."""
         while not self._closed:
-            await asyncio.sleep(self.config.lease / 3.0 if self.hosting else min(1.0, self.config.lease / 3.0))
+            await asyncio.sleep(min(1.0, self.config.lease / 3.0))
             if self._closed:
                 return
             if self.stop_requested():
@@ -350,12 +395,41 @@ class Colony:
                     if engine_running(crawler):
                         asyncio.ensure_future(crawler.engine.close_spider_async(reason="shutdown"))
                 return
+            if self.hosting:
+                self._share_budget_with_other_hosts()
+                if time.monotonic() - self._lease_renewed < self.config.lease / 3.0:
+                    continue
+                self._lease_renewed = time.monotonic()
+                self._renew_place()
             for name in list(self.foragers):
                 if not self.store.renew(name, self._lease()):
                     # counted out (the reactor or the store stalled past the lease): it is
                     # alive, so back in if the population has room for it
                     logger.warning("colony: forager %s's lease ran out; it joins again", name)
                     self._join_within_bound(name)
+
+    def _renew_place(self) -> None:
+        now = time.time()
+        if colony_hosts.renew_place(self.store, self.host_token, self.host_number, self.process_id,
+                                    now + self.config.lease, now):
+            return
+        # its lease ran out (the reactor or the store stalled) and another host took its number
+        self.host_number = colony_hosts.take_place(self.store, self.host_token, self.process_id,
+                                                   now + self.config.lease, now)
+        logger.warning("colony: this process's place among the colony's hosts ran out and was "
+                       "taken; it is host %d now", self.host_number)
+
+    def _share_budget_with_other_hosts(self) -> None:
+        """Another process hosts foragers of this colony now: from here on, every host's
+        requests draw from one budget, kept in the store."""
+        if self.budget is None or self.budget.shared is not None:
+            return
+        others = colony_hosts.other_hosts(self.store, self.host_token, time.time())
+        if others:
+            self.budget.shared = self.store
+            logger.info("colony: %d other process(es) host foragers of this colony now (%s): "
+                        "the budget per site is kept in the store from here on", len(others),
+                        ", ".join(str(host.get("process")) for host in others.values()))
 
     def start_leases(self) -> None:
         if self._lease_task is None:
@@ -374,11 +448,10 @@ class Colony:
             if parent is not None:
                 self.store.leave(name, time.time())
             return False
-        # what the forager is born with goes through the store, as it would to another process
-        if weblog is not None or weights is not None:
-            self.store.put_value(handover_key(name), {"weblog": weblog, "weights": weights})
-        else:
-            self.store.delete_value(handover_key(name))
+        # what the forager is born with goes through the store, as it would to another process,
+        # with the host whose share of the colony it is (its outputs, its stop)
+        self.store.put_value(handover_key(name), {"weblog": weblog, "weights": weights,
+                                                  "host": self.host_token})
         member = {"seeds": list(seeds), "mode": mode, "model": model, "parent": parent,
                   "weblog": weblog, "weights": weights}
         arguments: dict[str, Any] = {"seeds": ",".join(seeds), "mode": mode, "forager": name,
@@ -459,7 +532,8 @@ class Colony:
             return
         self._population_seq += 1
         data = {"seq": self._population_seq, "time": datetime.now(UTC).isoformat(),
-                "next_id": self._next_id, "store_start": self.store_start, "members": self.members}
+                "next_id": self._next_id, "host": self.host_token, "output_start": self.output_start,
+                "members": self.members}
         if isinstance(self.policy, EnergyPolicy):
             data["energy"] = self.policy.to_dict()
         try:
@@ -480,35 +554,30 @@ class Colony:
     # -- the feed --------------------------------------------------------------------------------
 
     def new_documents(self) -> list[dict]:
-        """The documents the other foragers got paid for since the last call, as output items,
-        in the order they were paid for (the root's own reach its feed through its pipeline)."""
-        if self.store is None or self._closed or not self.hosting:
+        """The items the host's other foragers output since the last call (what their item
+        pipelines let through), in the order they were output (the root's own reach its feed
+        through its own pipelines)."""
+        if self.feed is None or self._closed or not self.hosting:
             return []
-        records = self.store.documents_after(self.feed_position)
-        self.feed_position += len(records)
-        return [record.item(self.config.item_text) for record in records
-                if record.forager != self.root_name and self._output(record)]
-
-    def _output(self, record) -> bool:
-        """Whether the colony outputs a paid document: with a topic, only one at least
-        ``FORAGERS_TOPIC_MIN_RELEVANCE`` relevant (the reinforcing agent's own rule)."""
-        return record.relevance is None or record.relevance >= self.config.topic_min_relevance
+        self.feed.root = self.root_name
+        return self.feed.new_items()
 
     def output_new_documents(self) -> int:
-        """Put the other foragers' new documents in the root's feed (its ``item_scraped``, as
-        an item its own pipeline output would be); returns how many."""
+        """Put the other foragers' new outputs in the root's feed (its ``item_scraped``, as an
+        item its own pipelines output would be, marked so that it is not output again);
+        returns how many."""
         spider = getattr(self.root, "spider", None)
         items = self.new_documents() if spider is not None else []
         for item in items:
-            self.root.signals.send_catch_log(signal=signals.item_scraped, item=item,
-                                             response=None, spider=spider)
+            self.root.signals.send_catch_log(signal=signals.item_scraped, item=item, response=None,
+                                             spider=spider, **{FEED_MARK: True})
         if items:
             self.root.stats.inc_value("newsforagers/colony/feed_items", len(items))
         return len(items)
 
     def prepare_feeds(self) -> None:
         """Before the root's feed exports open: on a resume, repair the local JSON-lines feeds
-        and find the documents of this job the feed lacks (output again once it is open)."""
+        and find the outputs of this host's job the feed lacks (output again once it is open)."""
         if self.resumed is None:
             return
         local, other = checkpoints.local_feeds(self.root.settings.getdict("FEEDS"))
@@ -531,19 +600,18 @@ class Colony:
                            "writes them all", uri, self.store.safe_url)
         if reference is None:
             return
-        self._reemit = checkpoints.missing_documents(self.store, self.store_start, reference[1])
+        self._reemit = self.feed.missing(self.output_start, reference[1])
         if self._reemit:
             self.root.signals.connect(self._output_missing, signal=signals.spider_opened)
 
     def _output_missing(self, spider) -> None:
-        """(After the feed exports opened.) The documents the store paid for that the feed lost."""
-        missing, self._reemit = [r for r in self._reemit if self._output(r)], []
-        for record in missing:
-            self.root.signals.send_catch_log(signal=signals.item_scraped,
-                                             item=record.item(self.config.item_text),
-                                             response=None, spider=spider)
+        """(After the feed exports opened.) The outputs of this job that the feed lost."""
+        missing, self._reemit = self._reemit, []
+        for item in missing:
+            self.root.signals.send_catch_log(signal=signals.item_scraped, item=item, response=None,
+                                             spider=spider, **{FEED_MARK: True})
         self.root.stats.set_value("newsforagers/resume/output_again", len(missing))
-        logger.info("colony: %d document(s) paid for before the stop output again", len(missing))
+        logger.info("colony: %d document(s) output before the stop output again", len(missing))
 
     def _ended(self, name: str, error: BaseException | None) -> None:
         if name in self.foragers or name in self.members:
@@ -565,11 +633,17 @@ class Colony:
             return True
         if not self.hosting or self.store is None or self._closed:
             return False
-        return any(name != self.root_name for name in self.store.members(time.time()))
+        return any(name != self.root_name for name in self._host_members())
+
+    def _host_members(self) -> dict:
+        """The live members of the population that are this host's share of the colony."""
+        return {name: member for name, member in self.store.members(time.time()).items()
+                if member.fields.get("host") == self.host_token}
 
     def stop_requested(self) -> bool:
         """(A member.) The host ended the colony (the store's stop mark)."""
-        return not self.hosting and self.store is not None and self.store.get_value(STOP) is not None
+        return (not self.hosting and self.store is not None
+                and self.store.get_value(stop_key(self.host_token)) is not None)
 
     # -- record -------------------------------------------------------------------------------
 
@@ -603,7 +677,7 @@ class Colony:
             return
         now = datetime.now(UTC).isoformat()
         scores = self.store.scores()
-        for name in self.store.members(time.time()):
+        for name in self._host_members():
             self._snapshot_one(name, now, scores)
         self._snapshots.flush()
         for key, value in self.memory().items():
@@ -664,7 +738,7 @@ class Colony:
             return
         # every forager of the colony, in whatever process, stops (the store's stop mark; a
         # member looks at it with each renewal of its lease)
-        self.store.put_value(STOP, {"at": time.time(), "by": self.root_name})
+        self.store.put_value(stop_key(self.host_token), {"at": time.time(), "by": self.root_name})
         await self.spawner.stop()
         await self._others_left()
 
@@ -677,7 +751,7 @@ class Colony:
         deadline = time.monotonic() + self.config.lease
         while time.monotonic() < deadline:
             if not any(name != self.root_name and name not in self.foragers
-                       for name in self.store.members(time.time())):
+                       for name in self._host_members()):
                 return
             await asyncio.sleep(0.1)
 
@@ -695,7 +769,10 @@ class Colony:
                                    # downloads that reached a host (shared copies and Scrapy's
                                    # HTTP cache never do)
                                    "requests_sent": dict(sorted(self.budget.sent.items())),
-                                   "documents": self.store.document_count(), "memory": self.memory()}
+                                   "documents": self.store.document_count(),
+                                   "host": self.host_number,
+                                   "feed_items": self.root.stats.get_value("newsforagers/colony/feed_items", 0),
+                                   "memory": self.memory()}
         if isinstance(self.policy, EnergyPolicy):
             pages = self.policy.pages
             summary["energy"] = {
@@ -736,6 +813,7 @@ class Colony:
                 task.cancel()
         self._events.close()
         self._snapshots.close()
+        colony_hosts.leave_place(self.store, self.host_token)
         self.store.close()
 
     def _log_summary(self, summary: dict) -> None:

@@ -1,10 +1,15 @@
-"""``newsforagers export --store URL [--prefix P] [-o FILE]``: every novel document a colony store holds.
+"""``newsforagers export [--store STORE] [--prefix P] [-o FILE]``: the colony's output, every document once.
 
-The store is the colony's source of truth: each document the reinforcing agent paid for, in
-the order it was paid, as one JSON object per line (``url, title, published, found_at,
-forager, reward, text`` — the feed's fields; ``text`` is empty when the colony did not keep
-it, ``FORAGERS_ITEM_TEXT``). To standard output, or to
+The store is the colony's source of truth: each item that a forager's item pipelines let
+through (the project's ``ITEM_PIPELINES``, the reinforcing agent first), in the order they
+did, as the pipelines left it — the same items the root's ``-o`` feed holds, from every
+forager, process and host of the colony; an item a pipeline dropped is not there. One JSON
+object per line (the fields of docs/quickstart.md, *Output items*, and whatever the user's
+pipelines added). To standard output, or to
 ``FILE`` written next to itself and renamed into place, so a reader never sees half a file.
+The store is named as every command names it (``--store``: a URL or a store file's path,
+default the one a crawl keeps, ``.newsforagers/colony.db``; :mod:`~newsforagers.commands.arguments`);
+a store that is not there is an error, never a new empty file.
 Exit status: 0, or 2 when the store cannot be read or the file cannot be written.
 """
 
@@ -13,13 +18,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from newsforagers.commands.arguments import add_store_arguments
+from newsforagers.commands.arguments import about_default_store, add_store_arguments, store_of
 
-HELP = "write every novel document a colony store holds, as JSON lines"
+HELP = "write the colony's output (every document its item pipelines let through), as JSON lines"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_store_arguments(parser, required=True)
+    add_store_arguments(parser, help="the colony store whose documents to write")
     parser.add_argument("-o", "--output", metavar="FILE", default=None,
                         help="write here (atomically) instead of standard output")
 
@@ -38,11 +43,12 @@ def run(args: argparse.Namespace) -> int:
     from newsforagers.store import open_existing_store
 
     try:
-        store = open_existing_store(args.store, prefix=args.prefix)
+        store = open_existing_store(store_of(args), prefix=args.prefix)
     except ValueError as exc:
-        return _error(str(exc))
+        return _error(about_default_store(str(exc), args))
     try:
-        lines = [json.dumps(record.to_dict(), ensure_ascii=False) + "\n" for record in store.documents()]
+        # the colony's output: each item as the foragers' item pipelines let it through, once
+        lines = [json.dumps(output.item, ensure_ascii=False) + "\n" for output in store.outputs()]
     finally:
         store.close()
     if args.output is None:

@@ -1,12 +1,14 @@
-"""``ColonyHostExtension``: the root forager's crawler hosts the colony's output.
+"""``ColonyHostExtension``: the root forager's crawler hosts its share of the colony's output.
 
 The crawler started by ``scrapy crawl forager`` (the root) holds the user's feed exports
-(``-O``, ``FEEDS``). The other foragers' documents reach them from the store's record of paid
-documents — the same record ``newsforagers export`` reads — never by firing another crawler's
-signals: every :data:`FEED_EVERY` seconds, when the root is idle, and once more
-after the last forager has ended. The root stays open while other foragers live
-(``DontCloseSpider``), so one feed receives the whole colony's documents; when it closes, it
-stops them all, once (its scheduler's close, :class:`~newsforagers.driver.ForagerDriver`).
+(``-O``, ``FEEDS``). What the other foragers of its host output — the items their own
+``ITEM_PIPELINES`` let through, written to the store by
+:class:`~newsforagers.extensions.output.OutputExtension` — reaches them from the store
+(:class:`~newsforagers.colony.feed.ColonyFeed`), never by firing another crawler's signals:
+every :data:`FEED_EVERY` seconds, when the root is idle, and once more after the last forager
+has ended. The root stays open while its other foragers live (``DontCloseSpider``), so one feed
+receives its whole share; when it closes, it stops them all, once (its scheduler's close,
+:class:`~newsforagers.driver.ForagerDriver`).
 """
 
 from __future__ import annotations

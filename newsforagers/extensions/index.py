@@ -1,10 +1,10 @@
 """``IndexExtension``: the root keeps the colony's search index current (the i-Bot indexer).
 
-While the colony crawls, the root's crawler follows the store's record of paid documents into
-the index (:class:`~newsforagers.index.DocumentIndex`, ``FORAGERS_INDEX``) every
+While the colony crawls, the root's crawler follows the store's output (what the foragers'
+item pipelines let through, :mod:`newsforagers.extensions.output`) into the index (:class:`~newsforagers.index.DocumentIndex`, ``FORAGERS_INDEX``) every
 ``FORAGERS_INDEX_INTERVAL`` seconds, and once more when it closes — after the other foragers
 have ended (its scheduler's close waits for them), so the index holds every document the colony
-paid for. ``newsforagers search`` and a dashboard read the file meanwhile.
+output. ``newsforagers search`` and a dashboard read the file meanwhile.
 
 Indexing runs on the reactor's thread, :data:`INDEX_BATCH` documents a tick at most (11 ms
 for 50 posts of digital.gov into an index of 100,000: docs/benchmarks.md, *The search index*),

@@ -1,4 +1,4 @@
-"""The colony's search index (docs/search.md): the documents the colony paid for, searchable.
+"""The colony's search index (docs/search.md): the documents the colony output, searchable.
 
 ``DocumentIndex(path)`` is an SQLite FTS5 file that follows a colony store
 (:mod:`newsforagers.index.documents`); :func:`fts_query` turns a person's free text into a safe

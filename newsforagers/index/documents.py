@@ -1,11 +1,13 @@
-"""``DocumentIndex``: full-text search over the documents a colony paid for (the i-Bot indexer).
+"""``DocumentIndex``: full-text search over the documents a colony output (the i-Bot indexer).
 
 The i-Bot paper's indexer keeps the documents its bots deliver searchable; here the index is one
-SQLite file with an FTS5 table, filled from the colony store's record of paid documents. The
-store is a cursor — documents are never deleted, and ``documents_after(position)`` gives what
+SQLite file with an FTS5 table, filled from the colony store's output — the items the foragers'
+item pipelines let through, as they left them (an item a pipeline dropped is never indexed).
+The output is a cursor — outputs are never deleted, and ``outputs_after(position)`` gives what
 came after the first ``position`` — so the index remembers the position it has read up to and
 :meth:`DocumentIndex.follow` reads only what is new. A document's URL is its key: following
-twice, or two processes following one store at the same time, index each document once.
+twice, or two processes following one store at the same time, index each document once; an
+output without a ``url`` (a user's pipeline removed it) cannot be indexed and is skipped.
 
 Ranking is Okapi BM25 (SQLite's ``bm25()``, Robertson & Zaragoza 2009) over four columns
 weighted by :data:`WEIGHTS`: a word of the title counts most, then the description and the
@@ -37,6 +39,7 @@ from typing import Iterable
 
 from newsforagers.index.query import fts_query
 from newsforagers.store import ColonyStore, DocumentRecord
+from newsforagers.store.base import Output
 
 logger = logging.getLogger(__name__)
 
@@ -138,6 +141,7 @@ class DocumentIndex:
         self.path = path if str(path) == ":memory:" else Path(path)
         self.timeout = timeout
         self.ranked_max = ranked_max
+        self.skipped = 0  # outputs without a url this object skipped
         self._db: sqlite3.Connection | None = None
         self._closed = False
         self._lock = threading.RLock()
@@ -214,12 +218,12 @@ class DocumentIndex:
         return self._write(list(records))
 
     def follow(self, store: ColonyStore, batch: int = 1000, *, limit: int = 0) -> int:
-        """Index what ``store`` paid for since the position this index has read up to, ``batch``
-        documents a transaction (and ``limit`` documents in all at most; 0: until the end);
-        returns how many were new. Idempotent, and safe with several followers of one store.
+        """Index what ``store`` output since the position this index has read up to, ``batch``
+        outputs a transaction (and ``limit`` outputs in all at most; 0: until the end); returns
+        how many documents were new. Idempotent, and safe with several followers of one store.
 
         An index that followed another store (a new ``memory://`` store, a store file made
-        again) follows this one from its start: the store's document at the position remembered
+        again) follows this one from its start: the store's output at the position remembered
         is not the one indexed there."""
         if batch < 1:
             raise ValueError(f"batch ({batch!r}) must be at least 1")
@@ -235,17 +239,22 @@ class DocumentIndex:
                 continue
             checked = True
             wanted = min(batch, limit - read) if limit else batch
-            records = store.documents_after(position, wanted)
-            if not records:
+            outputs = store.outputs_after(position, wanted)
+            if not outputs:
                 break
-            added += self._write(records, advance_from=position)
-            read += len(records)
-            if len(records) < wanted:
+            records, skipped = _records(outputs)
+            if skipped:
+                self.skipped += skipped
+                logger.warning("index %s: %d output(s) without a url skipped (%d so far): the index "
+                               "keys on the url an item pipeline left", self.path, skipped, self.skipped)
+            added += self._write(records, advance_from=position, read=outputs)
+            read += len(outputs)
+            if len(outputs) < wanted:
                 break
         return added
 
     def _same_store(self, store: ColonyStore, position: int, last_url: str) -> bool:
-        previous = store.documents_after(position - 1, 1)
+        previous = store.outputs_after(position - 1, 1)
         return bool(previous) and previous[0].url == last_url
 
     def _cursor(self) -> tuple[int, str]:
@@ -271,10 +280,11 @@ class DocumentIndex:
         meta = dict(db.execute("SELECT key, value FROM meta WHERE key IN ('position', 'last_url')").fetchall())
         return int(meta.get("position", 0)), meta.get("last_url", "")
 
-    def _write(self, records: list[DocumentRecord], advance_from: int | None = None) -> int:
-        """Index ``records`` in one transaction; with ``advance_from``, they are the store's
-        documents after that position, and the cursor moves past them (never back: a follower
-        that was faster has indexed them already)."""
+    def _write(self, records: list[DocumentRecord], advance_from: int | None = None,
+               read: list[Output] | None = None) -> int:
+        """Index ``records`` in one transaction; with ``advance_from``, they come from ``read``,
+        the store's outputs after that position, and the cursor moves past those (never back:
+        a follower that was faster has indexed them already)."""
         # the rows are made before the transaction, which then holds the file's lock briefly
         rows = {}
         for record in records:
@@ -306,12 +316,12 @@ class DocumentIndex:
                         "INSERT INTO documents_fts (rowid, title, description, keywords, text) "
                         "VALUES (?, ?, ?, ?, ?)", [(first + i, *text) for i, (_, _, text) in enumerate(new)])
                     added = len(new)
-                if advance_from is not None and records:
+                if advance_from is not None and read:
                     position, _ = self._cursor_in(db)
-                    if advance_from + len(records) > position:
+                    if advance_from + len(read) > position:
                         db.executemany("UPDATE meta SET value = ? WHERE key = ?",
-                                       [(str(advance_from + len(records)), "position"),
-                                        (records[-1].url, "last_url")])
+                                       [(str(advance_from + len(read)), "position"),
+                                        (read[-1].url, "last_url")])
                 db.execute("COMMIT")
             finally:
                 if db.in_transaction:
@@ -322,7 +332,7 @@ class DocumentIndex:
 
     @property
     def position(self) -> int:
-        """How many of the store's documents this index has read (its cursor in the store)."""
+        """How many of the store's outputs this index has read (its cursor in the store)."""
         return self._cursor()[0]
 
     def count(self) -> int:
@@ -458,6 +468,18 @@ def _filters(since: datetime | None, lang: str | None) -> tuple[str, list]:
         where += " AND f.language = ?"
         params.append(lang.strip().lower())
     return where, params
+
+
+def _records(outputs: list[Output]) -> tuple[list[DocumentRecord], int]:
+    """The documents of ``outputs`` as the index reads them, and how many were skipped: an
+    output without a ``url`` (a user's pipeline removed the field the index keys on)."""
+    records = []
+    for output in outputs:
+        try:
+            records.append(DocumentRecord.from_item(output.item))
+        except ValueError:
+            continue
+    return records, len(outputs) - len(records)
 
 
 def _rows(record: DocumentRecord) -> tuple[tuple, tuple, tuple]:

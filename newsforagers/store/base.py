@@ -24,6 +24,7 @@ and ``expired_claims`` count what was forgotten.
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, fields
 from typing import Iterable, Iterator, Sequence
@@ -84,6 +85,67 @@ class DocumentRecord:
         return cls(**values)
 
 
+    @classmethod
+    def from_item(cls, item: dict) -> "DocumentRecord":
+        """The record an output item stands for, as far as the item tells it: an item a user's
+        pipeline changed may lack fields (then empty) or hold values of other types (then
+        their text); ``url`` must be there (:class:`ValueError` otherwise)."""
+        url = item.get("url")
+        if not isinstance(url, str) or not url:
+            raise ValueError(f"an output item without a url ({sorted(item)[:8]})")
+
+        def text(key: str) -> str:
+            value = item.get(key)
+            return "" if value is None else value if isinstance(value, str) else str(value)
+
+        def words(key: str) -> tuple[str, ...]:
+            value = item.get(key)
+            if value is None:
+                return ()
+            if isinstance(value, (list, tuple)):
+                return tuple(str(v) for v in value)
+            return (str(value),)
+
+        def number(key: str) -> float | None:
+            try:
+                return float(item[key])
+            except (KeyError, TypeError, ValueError):
+                return None
+
+        return cls(url, text("title"), text("published"), text("found_at"), text("forager"),
+                   number("reward") or 0.0, text("text"), description=text("description"),
+                   keywords=words("keywords"), authors=words("authors"), site_name=text("site_name"),
+                   html=text("html"), language=text("language"), relevance=number("relevance"))
+
+
+@dataclass(frozen=True)
+class Output:
+    """An item as the colony output it: what a forager's ``ITEM_PIPELINES`` let through (JSON
+    values only), which forager's crawler output it, and the colony host whose feed it belongs
+    to (``host``: the token of the ``scrapy crawl`` process that started that forager's line).
+    ``position`` counts the store's outputs from 1, in the order they were written."""
+
+    position: int
+    host: str
+    forager: str
+    item: dict
+
+    @property
+    def url(self) -> str:
+        url = self.item.get("url")
+        return url if isinstance(url, str) else ""
+
+    def to_json(self) -> str:
+        return json.dumps({"host": self.host, "forager": self.forager, "item": self.item},
+                          ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, position: int, text: str) -> "Output":
+        data = json.loads(text)
+        return cls(position, str(data.get("host") or ""), str(data.get("forager") or ""),
+                   data.get("item") if isinstance(data.get("item"), dict) else {})
+
+
 @dataclass(frozen=True)
 class Member:
     """A forager of the population: alive while its lease runs (``lease`` in POSIX seconds), so
@@ -142,6 +204,32 @@ class ColonyStore(ABC):
 
     @abstractmethod
     def document_count(self) -> int: ...
+
+    # -- the output: what the foragers' item pipelines let through --------------------------------
+
+    @abstractmethod
+    def add_output(self, item: dict, host: str, forager: str) -> None:
+        """Append ``item`` (JSON values only) to the colony's output, once: a call sent again
+        after a lost reply does not append it twice."""
+
+    @abstractmethod
+    def outputs_after(self, position: int, limit: int = 0) -> list[Output]:
+        """The outputs after the first ``position`` ones, in order (``limit`` at most; 0: all).
+        Outputs are never deleted, so a position is a cursor (the feeds, the index and the
+        dashboard follow the output with one)."""
+
+    @abstractmethod
+    def output_count(self) -> int: ...
+
+    def outputs(self, batch: int = 1000) -> Iterator[Output]:
+        """Every output, in order, read ``batch`` at a time."""
+        position = 0
+        while True:
+            chunk = self.outputs_after(position, batch)
+            yield from chunk
+            if len(chunk) < batch:
+                return
+            position += len(chunk)
 
     @abstractmethod
     def get_score(self, forager: str) -> float | None: ...
@@ -281,6 +369,12 @@ class ColonyStore(ABC):
 
     @abstractmethod
     def delete_value(self, key: str) -> None: ...
+
+    @abstractmethod
+    def swap_value(self, key: str, expected: dict | None, value: dict | None) -> bool:
+        """Atomically: if the value under ``key`` is ``expected`` (None: there is none), set it
+        to ``value`` (None: delete it) and return True; otherwise change nothing and return
+        False (the colony's hosts take their places with it)."""
 
     def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Release the backend's resources; the store is unusable afterwards."""

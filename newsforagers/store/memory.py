@@ -15,7 +15,7 @@ from collections import OrderedDict
 from typing import Callable, Iterator, Sequence
 
 from newsforagers.store import records
-from newsforagers.store.base import ColonyStore, DocumentRecord, Member, start_wait, with_start
+from newsforagers.store.base import ColonyStore, DocumentRecord, Member, Output, start_wait, with_start
 
 
 class MemoryStore(ColonyStore):
@@ -26,6 +26,7 @@ class MemoryStore(ColonyStore):
         self.clock = clock
         self._claims: dict[str, float | None] = {}  # key -> publication time (None: for ever)
         self._documents: list[DocumentRecord] = []
+        self._outputs: list[Output] = []
         self._scores: dict[str, float] = {}
         self._urls: OrderedDict[str, dict] = OrderedDict()  # least recently written first
         self._members: dict[str, Member] = {}
@@ -65,6 +66,17 @@ class MemoryStore(ColonyStore):
     def documents_after(self, position: int, limit: int = 0) -> list[DocumentRecord]:
         position = max(0, int(position))
         return self._documents[position:position + limit] if limit else self._documents[position:]
+
+    def add_output(self, item: dict, host: str, forager: str) -> None:
+        self._outputs.append(Output(len(self._outputs) + 1, host, forager, copy.deepcopy(item)))
+
+    def outputs_after(self, position: int, limit: int = 0) -> list[Output]:
+        position = max(0, int(position))
+        chosen = self._outputs[position:position + limit] if limit else self._outputs[position:]
+        return [Output(o.position, o.host, o.forager, copy.deepcopy(o.item)) for o in chosen]
+
+    def output_count(self) -> int:
+        return len(self._outputs)
 
     def join(self, name: str, lease: float, now: float, max_members: int = 0,
              fields: dict | None = None) -> bool:
@@ -128,6 +140,15 @@ class MemoryStore(ColonyStore):
 
     def delete_value(self, key: str) -> None:
         self._values.pop(key, None)
+
+    def swap_value(self, key: str, expected: dict | None, value: dict | None) -> bool:
+        if self._values.get(key) != expected:
+            return False
+        if value is None:
+            self._values.pop(key, None)
+        else:
+            self._values[key] = copy.deepcopy(value)
+        return True
 
     def get_score(self, forager: str) -> float | None:
         return self._scores.get(forager)

@@ -9,6 +9,8 @@ colonies can share one server:
   for ``expire_claims`` (a claim without one is kept for ever);
 - ``{p}documents`` (list): the documents paid for, JSON, in claim order; never trimmed, so a
   position is a cursor (``documents_after`` is one LRANGE);
+- ``{p}outputs`` (list): the colony's output, what the foragers' item pipelines let through,
+  JSON ``{host, forager, item}`` in the order written; never trimmed either;
 - ``{p}scores`` (hash): forager -> score;
 - ``{p}urls`` (hash): URL -> its record, JSON (a URL record of the i-Bot broker under
   ``broker:URL_ID``, store/records.py); ``{p}url_order`` (sorted set): URL -> the value of the
@@ -27,7 +29,8 @@ script reads the server's clock (``TIME``), so machines whose clocks differ agre
 
 A call whose connection drops after Redis ran it, before its reply arrived, is sent again.
 The scripts whose second run would answer differently (``claim``, ``claim_urls``, ``put_url``,
-``write_url_records``, ``add_score``, ``expire_claims``, ``reserve_start``) carry a call id and keep their reply under
+``write_url_records``, ``add_score``, ``expire_claims``, ``reserve_start``, ``add_output``,
+``swap_value``) carry a call id and keep their reply under
 ``{p}reply:CLIENT`` (one key per client thread, overwritten by its next call): the resent
 call gets the first run's reply, so no send is lost and none is paid twice. A claim's token
 carries the call id as well: keys all held by the same call are that call's, answered True.
@@ -57,7 +60,7 @@ from redis.retry import Retry
 
 from newsforagers import defaults
 from newsforagers.store import records
-from newsforagers.store.base import ColonyStore, DocumentRecord, Member, StoreUnavailable
+from newsforagers.store.base import ColonyStore, DocumentRecord, Member, Output, StoreUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -289,6 +292,21 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(3000 * math.max(window, spacing, 1)))
 return remember('0')
 """
 
+# KEYS: outputs, memo. ARGV: id, ttl, the output (JSON). Returns the output's position.
+_ADD_OUTPUT = _MEMO + """
+return remember(redis.call('RPUSH', KEYS[1], ARGV[3]))
+"""
+
+# KEYS: values, memo. ARGV: id, ttl, key, expected ('': none), value ('': delete). Returns 1
+# when the value was ``expected`` and is now ``value``, else 0. Values are compared as this
+# module writes them (json.dumps of the same dict gives the same text).
+_SWAP_VALUE = _MEMO + """
+local now = redis.call('HGET', KEYS[1], ARGV[3])
+if (now or '') ~= ARGV[4] then return remember(0) end
+if ARGV[5] == '' then redis.call('HDEL', KEYS[1], ARGV[3]) else redis.call('HSET', KEYS[1], ARGV[3], ARGV[5]) end
+return remember(1)
+"""
+
 # KEYS: pause. ARGV: seconds, now ('': the server's). The key lives until the pause ends.
 _PAUSE_HOST = _NOW + """
 local now = clock(ARGV[2])
@@ -336,15 +354,16 @@ class RedisStore(ColonyStore):
         # a resent call finds its first run's reply for as long as it may be resent
         self._memo_ttl = int(self.retry) + 60
         self._down_since: float | None = None
-        keys = ("claims", "claim_times", "documents", "scores", "urls", "url_order", "url_clock",
-                "members", "values")
+        keys = ("claims", "claim_times", "documents", "outputs", "scores", "urls", "url_order",
+                "url_clock", "members", "values")
         self._keys = {name: f"{prefix}{name}" for name in keys}
         self._scripts = {name: client.register_script(source) for name, source in (
             ("claim", _CLAIM), ("expire", _EXPIRE), ("claim_urls", _CLAIM_URLS), ("put_url", _PUT_URL),
             ("write_url_records", _WRITE_URL_RECORDS),
             ("add_score", _ADD_SCORE), ("join", _JOIN), ("leave", _LEAVE), ("renew", _RENEW),
             ("update_member", _UPDATE_MEMBER), ("members", _MEMBERS),
-            ("reserve_start", _RESERVE_START), ("pause_host", _PAUSE_HOST))}
+            ("reserve_start", _RESERVE_START), ("pause_host", _PAUSE_HOST),
+            ("add_output", _ADD_OUTPUT), ("swap_value", _SWAP_VALUE))}
 
     # -- calls, retried --------------------------------------------------------------------------
 
@@ -406,8 +425,8 @@ class RedisStore(ColonyStore):
     def has_colony(self) -> bool:
         """Whether any of the colony's main keys exists under the prefix."""
         k = self._keys
-        return self._do(self._client.exists, k["documents"], k["scores"], k["members"], k["claims"],
-                        k["urls"], k["values"]) > 0
+        return self._do(self._client.exists, k["documents"], k["outputs"], k["scores"], k["members"],
+                        k["claims"], k["urls"], k["values"]) > 0
 
     # -- claims and documents --------------------------------------------------------------------
 
@@ -457,6 +476,21 @@ class RedisStore(ColonyStore):
 
     def document_count(self) -> int:
         return self._do(self._client.llen, self._keys["documents"])
+
+    # -- the output ------------------------------------------------------------------------------
+
+    def add_output(self, item: dict, host: str, forager: str) -> None:
+        text = json.dumps({"host": host, "forager": forager, "item": item}, ensure_ascii=False)
+        self._run("add_output", [self._keys["outputs"]], [text], memo=True)
+
+    def outputs_after(self, position: int, limit: int = 0) -> list[Output]:
+        position = max(0, int(position))
+        end = position + int(limit) - 1 if limit else -1
+        rows = self._do(self._client.lrange, self._keys["outputs"], position, end)
+        return [Output.from_json(position + n, row) for n, row in enumerate(rows, 1)]
+
+    def output_count(self) -> int:
+        return self._do(self._client.llen, self._keys["outputs"])
 
     # -- scores ----------------------------------------------------------------------------------
 
@@ -581,6 +615,12 @@ class RedisStore(ColonyStore):
 
     def delete_value(self, key: str) -> None:
         self._do(self._client.hdel, self._keys["values"], key)
+
+    def swap_value(self, key: str, expected: dict | None, value: dict | None) -> bool:
+        swapped = self._run("swap_value", [self._keys["values"]],
+                            [key, "" if expected is None else json.dumps(expected),
+                             "" if value is None else json.dumps(value)], memo=True)
+        return bool(int(swapped))
 
     # -- host budgets ----------------------------------------------------------------------------
 

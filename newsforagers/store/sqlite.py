@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from newsforagers.store import records
-from newsforagers.store.base import ColonyStore, DocumentRecord, Member, start_wait, with_start
+from newsforagers.store.base import ColonyStore, DocumentRecord, Member, Output, start_wait, with_start
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -44,6 +44,9 @@ CREATE TABLE IF NOT EXISTS members (
     name TEXT PRIMARY KEY, lease REAL NOT NULL, fields TEXT NOT NULL
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS shared (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS outputs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, host TEXT NOT NULL, forager TEXT NOT NULL, item TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS host_budget (
     host TEXT PRIMARY KEY, starts TEXT NOT NULL DEFAULT '[]', pause_until REAL NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
@@ -144,6 +147,21 @@ class SQLiteStore(ColonyStore):
         rows = self._db.execute(f"SELECT {_DOCUMENT} FROM documents WHERE id > ? ORDER BY id LIMIT ?",
                                 (max(0, int(position)), int(limit) if limit else -1)).fetchall()
         return [_document(row) for row in rows]
+
+    # -- the output ----------------------------------------------------------------------------
+
+    def add_output(self, item: dict, host: str, forager: str) -> None:
+        self._db.execute("INSERT INTO outputs (host, forager, item) VALUES (?, ?, ?)",
+                         (host, forager, json.dumps(item, ensure_ascii=False)))
+
+    def outputs_after(self, position: int, limit: int = 0) -> list[Output]:
+        # ids are 1, 2, 3...: outputs are never deleted, each insert is its own transaction
+        rows = self._db.execute("SELECT id, host, forager, item FROM outputs WHERE id > ? ORDER BY id LIMIT ?",
+                                (max(0, int(position)), int(limit) if limit else -1)).fetchall()
+        return [Output(row[0], row[1], row[2], json.loads(row[3])) for row in rows]
+
+    def output_count(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM outputs").fetchone()[0]
 
     # -- the population ------------------------------------------------------------------------
 
@@ -259,6 +277,25 @@ class SQLiteStore(ColonyStore):
 
     def delete_value(self, key: str) -> None:
         self._db.execute("DELETE FROM shared WHERE key = ?", (key,))
+
+    def swap_value(self, key: str, expected: dict | None, value: dict | None) -> bool:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute("SELECT value FROM shared WHERE key = ?", (key,)).fetchone()
+            if (None if row is None else json.loads(row[0])) != expected:
+                db.execute("ROLLBACK")
+                return False
+            if value is None:
+                db.execute("DELETE FROM shared WHERE key = ?", (key,))
+            else:
+                db.execute("INSERT INTO shared (key, value) VALUES (?, ?) "
+                           "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, json.dumps(value)))
+            db.execute("COMMIT")
+            return True
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
 
     def document_count(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM documents").fetchone()[0]

@@ -1,11 +1,13 @@
-"""The latest discoveries: the documents the colony paid for last, newest first, with their lag.
+"""The latest discoveries: the documents the colony output last, newest first, with their lag.
 
-From the colony store (in the order the reinforcing agent paid for them, ``documents_after``)
-or, when the dashboard was given an index alone, from the index's newest documents.
+From the colony store's output (what the foragers' item pipelines let through, in the order they
+did, ``outputs_after``) or, when the dashboard was given an index alone, from the index's newest
+documents. An output a user's pipeline left without a ``url`` is not shown.
 """
 
 from __future__ import annotations
 
+from newsforagers.store.base import DocumentRecord
 from newsforagers.web.sources import Sources, SourceUnavailable
 from newsforagers.web.text import format_lag, http_url, iso_time, lag_seconds, time_text
 
@@ -33,15 +35,19 @@ def latest(sources: Sources, limit: int = DEFAULT_LIMIT) -> dict:
     limit = max(1, min(int(limit), MAX_LIMIT))
     if sources.store_url is not None:
         with sources.store() as store:
-            total = store.document_count()
+            total = store.output_count()
             start = max(0, total - limit)
-            records = store.documents_after(start, limit)
-        documents = [
-            document_row(url=r.url, title=r.title, published=r.published, found_at=r.found_at,
-                         forager=r.forager, language=r.language, position=start + i + 1,
-                         reward=r.reward, site_name=r.site_name, description=r.description)
-            for i, r in enumerate(records)
-        ]
+            outputs = store.outputs_after(start, limit)
+        documents = []
+        for output in outputs:
+            try:
+                r = DocumentRecord.from_item(output.item)
+            except ValueError:
+                continue
+            documents.append(document_row(
+                url=r.url, title=r.title, published=r.published, found_at=r.found_at,
+                forager=r.forager, language=r.language, position=output.position, reward=r.reward,
+                site_name=r.site_name, description=r.description))
         documents.reverse()
         return {"source": "store", "total": total, "documents": documents}
     if sources.index_path is not None:

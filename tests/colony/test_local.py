@@ -1,5 +1,5 @@
 """The colony of one process: its population is the store's (members under leases, bounded
-joins), and the root's feed follows the store's record of paid documents."""
+joins), and the root's feed follows its host's share of the store's output."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from scrapy.utils.test import get_crawler
 
 from newsforagers.colony.local import Colony, site_reading, site_time_now
 from newsforagers.config import ForagersConfig
-from newsforagers.store import DocumentRecord, MemoryStore
+from newsforagers.store import MemoryStore
 
 
 def colony(tmp_path, **settings) -> Colony:
@@ -21,36 +21,43 @@ def colony(tmp_path, **settings) -> Colony:
     return made
 
 
-def paid(store, url: str, forager: str) -> None:
-    assert store.claim([f"url:{url}"], DocumentRecord(url, "t", "2024-01-01T00:00:00+00:00",
-                                                      "2024-01-01T00:01:00+00:00", forager, 100.0,
-                                                      text=f"text of {url}"))
+def output(store, url: str, forager: str, host: str, **fields) -> dict:
+    item = {"url": url, "title": "t", "forager": forager, **fields}
+    store.add_output(item, host, forager)
+    return item
 
 
-def test_the_root_s_feed_gets_the_other_foragers_documents_from_the_store_once(tmp_path):
+def test_the_root_s_feed_gets_its_host_s_other_outputs_from_the_store_once(tmp_path):
     c = colony(tmp_path)
-    paid(c.store, "http://s/earlier-job", "f9")  # paid before this colony opened: not its feed's
-    c.feed_position = c.store.document_count()
-    c.register("f1", c.root)  # the root: its own documents reach the feed through its pipeline
-    output = []
-    c.root.signals.connect(lambda item, response, spider: output.append(item),
+    output(c.store, "http://s/earlier-job", "f9", c.host_token)  # before this job's feed: not its
+    c.feed.position = c.store.output_count()
+    c.register("f1", c.root)  # the root: its own outputs reach the feed by themselves
+    c.root_name = "f1"
+    got = []
+    c.root.signals.connect(lambda item, response, spider: got.append(item),
                            signal=signals.item_scraped, weak=False)
     c.root.spider = object()
-    paid(c.store, "http://s/a", "f2")
-    paid(c.store, "http://s/b", "f1")
-    paid(c.store, "http://s/c", "f3")
+    a = output(c.store, "http://s/a", "f2", c.host_token, source_project="newsdesk", n=[1, {"x": 2}])
+    output(c.store, "http://s/b", "f1", c.host_token)
+    output(c.store, "http://s/c", "h2.f1", "another-host")  # another process's share
+    d = output(c.store, "http://s/d", "f3", c.host_token)
     assert c.output_new_documents() == 2
-    assert [item["url"] for item in output] == ["http://s/a", "http://s/c"]
-    assert output[0] == {"url": "http://s/a", "title": "t", "published": "2024-01-01T00:00:00+00:00",
-                         "found_at": "2024-01-01T00:01:00+00:00", "forager": "f2", "reward": 100.0,
-                         "text": "text of http://s/a", "description": "", "keywords": [],
-                         "authors": [], "site_name": "", "language": "", "html": ""}
+    assert got == [a, d]  # as the pipelines left them, field for field
     assert c.output_new_documents() == 0  # once
     assert c.root.stats.get_value("newsforagers/colony/feed_items") == 2
-    without_text = colony(tmp_path / "2", FORAGERS_ITEM_TEXT=False)
-    paid(without_text.store, "http://s/d", "f2")
-    without_text.feed_position = 0
-    assert "text" not in without_text.new_documents()[0]
+
+
+def test_the_feed_s_items_are_marked_so_that_the_output_extension_skips_them(tmp_path):
+    from newsforagers.colony.feed import FEED_MARK
+
+    c = colony(tmp_path)
+    c.root_name = "f1"
+    marks = []
+    c.root.signals.connect(lambda item, **kwargs: marks.append(kwargs.get(FEED_MARK)),
+                           signal=signals.item_scraped, weak=False)
+    c.root.spider = object()
+    output(c.store, "http://s/a", "f2", c.host_token)
+    assert c.output_new_documents() == 1 and marks == [True]
 
 
 def test_the_population_is_the_store_s_count_within_its_bounds(tmp_path):
@@ -109,3 +116,62 @@ def test_the_energy_policy_takes_its_split_and_bounds_and_paper_bounds_double_th
     # Alg. 2 lets the population pass UB = 2; the colony's hard cap, 2·UB, still holds
     paper.register("f1", paper.root)
     assert [paper.reserve_place(f"f{i}", "f1") for i in (2, 3, 4, 5)] == [True, True, True, False]
+
+
+def test_a_second_process_on_the_store_hosts_its_own_share_of_the_colony(tmp_path):
+    store = MemoryStore()
+    config = ForagersConfig.from_settings({"FORAGERS_RUN_DIR": str(tmp_path / "run")})
+    first = Colony(get_crawler(settings_dict={}), config, store=store)
+    first.open()
+    assert first.host_number == 1 and first.host_name("f1") == "f1"
+    assert first.budget.shared is None  # alone: its budget is its own
+    first.register("f1", first.root)
+    first.root_name = "f1"
+    first.claim_id("f1")
+    second = Colony(get_crawler(settings_dict={}), config, store=store)
+    second.open()
+    # a number of its own, names of its own, and one budget in the store with the other host
+    assert second.host_number == 2 and second.host_token != first.host_token
+    root = second.host_name("f1")
+    second.claim_id(root)
+    assert root == "h2.f1" and second.new_id() == "h2.f2"
+    assert second.budget.shared is store
+    # opening it left the first host's members alone (they live)
+    assert "f1" in store.members(time.time())
+    second.register(root, second.root)
+    second.root_name = root
+    second.register("h2.f2", None)
+    # each host waits for its own foragers only
+    assert not first.children_alive and second.children_alive
+    # the first host hears of the second and shares the budget from then on
+    first._share_budget_with_other_hosts()
+    assert first.budget.shared is store
+    # a host that closes gives its number back: the next process takes it
+    second.close()
+    third = Colony(get_crawler(settings_dict={}), config, store=store)
+    third.open()
+    assert third.host_number == 2
+
+
+def test_a_host_of_a_dead_process_is_no_host(tmp_path):
+    from newsforagers.colony import hosts
+
+    store = MemoryStore()
+    now = time.time()
+    # killed with kill -9: its lease still runs, but its process is gone
+    assert hosts.take_place(store, "dead", "somewhere:1", now + 30, now, alive=lambda p: True) == 1
+    assert hosts.take_place(store, "alive", "somewhere:2", now + 30, now,
+                            alive=lambda p: p != "somewhere:1") == 1
+    assert hosts.other_hosts(store, "alive", now, alive=lambda p: True) == {}
+    # one whose lease ran out is gone too; the holder keeps its number when it takes one again
+    assert hosts.take_place(store, "late", "x:3", now + 30, now) == 2
+    assert hosts.take_place(store, "alive", "somewhere:2", now + 60, now + 31) == 1
+    # at now + 61 both leases ran out: the first free number is 1 again
+    assert hosts.take_place(store, "late", "x:3", now + 90, now + 61) == 1
+    assert not hosts.renew_place(store, "intruder", 1, "y:4", now + 100, now + 61)
+    assert hosts.process_alive("no-such-host-name:1")  # another machine's: cannot be looked at
+    import os
+    import socket
+
+    assert hosts.process_alive(f"{socket.gethostname()}:{os.getpid()}")
+    assert not hosts.process_alive(f"{socket.gethostname()}:{2**22 + 12345}")

@@ -19,11 +19,13 @@ from newsforagers.extensions.index import INDEX_BATCH, IndexExtension
 from newsforagers.index import DocumentIndex
 from newsforagers.spiders.forager import ForagerSpider
 from newsforagers.store import DocumentRecord, MemoryStore, SQLiteStore, open_store
+from tests.outputs import output
 
 
 def paid(store, n, start=0):
+    """``n`` documents paid for and output (the index follows the output)."""
     for i in range(start, start + n):
-        assert store.claim([f"url:http://s/{i}"], DocumentRecord(
+        assert output(store, [f"url:http://s/{i}"], DocumentRecord(
             f"http://s/{i}", f"Story {i} about the harbour", "2024-01-01T10:00:00+00:00",
             "2024-01-01T10:05:00+00:00", "f2", 100.0, text=f"Text of story {i}.", language="en"))
 

@@ -15,6 +15,7 @@ import pytest
 from newsforagers.index import DocumentIndex, Hit, IndexBroken
 from newsforagers.replay.synth import synth_records
 from newsforagers.store import DocumentRecord, MemoryStore, SQLiteStore
+from tests.outputs import output
 
 T0 = datetime(2024, 3, 4, 8, 0, tzinfo=timezone.utc)
 
@@ -187,20 +188,20 @@ def test_an_empty_query_is_a_clear_error(index, query):
 
 @pytest.mark.parametrize("make_store", [lambda tmp: MemoryStore(), lambda tmp: SQLiteStore(tmp / "colony.db")],
                          ids=["memory", "sqlite"])
-def test_follow_indexes_what_the_store_paid_for_since_the_last_look(tmp_path, make_store):
+def test_follow_indexes_what_the_store_output_since_the_last_look(tmp_path, make_store):
     store = make_store(tmp_path)
     records = synthetic()
     first, then = records[:150], records[150:]
     for r in first:
-        assert store.claim([f"url:{r.url}"], r)
+        assert output(store, [f"url:{r.url}"], r)
     index = DocumentIndex(tmp_path / "colony.index.sqlite")
     assert index.follow(store, batch=40) == 150 and index.position == 150
     assert index.follow(store) == 0  # nothing new: nothing indexed again
     for r in then:
-        store.claim([f"url:{r.url}"], r)
+        output(store, [f"url:{r.url}"], r)
     assert index.follow(store, batch=1000, limit=10) == 10 and index.position == 160  # at most `limit`
     assert index.follow(store, batch=7) == len(then) - 10
-    assert index.count() == index.position == store.document_count() == len(records)
+    assert index.count() == index.position == store.output_count() == len(records)
     index.close()
     # another process (a new object on the file) goes on from there
     with DocumentIndex(tmp_path / "colony.index.sqlite") as again:
@@ -212,7 +213,7 @@ def test_a_document_is_indexed_once_however_often_it_comes(tmp_path):
     records = synthetic()[:50]
     store = MemoryStore()
     for r in records:
-        store.claim([f"url:{r.url}"], r)
+        output(store, [f"url:{r.url}"], r)
     index = DocumentIndex(tmp_path / "i.sqlite")
     assert index.add(records[:20]) == 20
     assert index.add(records[:20] + records[:5]) == 0  # the URL is the key
@@ -224,7 +225,7 @@ def test_two_followers_racing_on_one_file_index_each_document_once(tmp_path):
     store_path = tmp_path / "colony.db"
     writer = SQLiteStore(store_path)
     for r in synthetic(n_days=2):
-        writer.claim([f"url:{r.url}"], r)
+        output(writer, [f"url:{r.url}"], r)
     added = []
 
     def follower():
@@ -247,11 +248,11 @@ def test_an_index_given_another_store_follows_it_from_its_start(tmp_path, caplog
     index = DocumentIndex(tmp_path / "memory.index.sqlite")
     earlier = MemoryStore()  # one colony's memory:// store; the next colony's starts empty again
     for i in range(5):
-        earlier.claim([f"u{i}"], record(f"http://s/old-{i}", f"Old story {i}"))
+        output(earlier, [f"u{i}"], record(f"http://s/old-{i}", f"Old story {i}"))
     assert index.follow(earlier) == 5
     later = MemoryStore()
     for i in range(8):
-        later.claim([f"u{i}"], record(f"http://s/new-{i}", f"New story {i}"))
+        output(later, [f"u{i}"], record(f"http://s/new-{i}", f"New story {i}"))
     with caplog.at_level("INFO", logger="newsforagers.index.documents"):
         assert index.follow(later) == 8
     assert "following it from its start" in caplog.text

@@ -59,7 +59,10 @@ def test_foragers_in_processes_of_their_own_pay_each_document_once(tmp_path):
     assert len({item["forager"] for item in result.items}) >= 2, Counter(i["forager"] for i in result.items)
     paid = [row[0] for row in sqlite3.connect(store).execute("SELECT url FROM documents")]
     assert sorted(paid) == sorted(urls)
-    # the population left the store with the colony; the host's stop mark stays for late members
+    # the population left the store with the colony, its host gave its place back; the host's
+    # stop mark stays for late members
     reopened = SQLiteStore(store)
-    assert reopened.members(0.0) == {} and reopened.get_value("colony/stop") is not None
+    assert reopened.members(0.0) == {} and reopened.get_value("colony/hosts") is None
     reopened.close()
+    marks = [row[0] for row in sqlite3.connect(store).execute("SELECT key FROM shared WHERE key LIKE 'colony/stop/%'")]
+    assert len(marks) == 1, marks

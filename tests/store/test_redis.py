@@ -26,6 +26,7 @@ from newsforagers import cli
 from newsforagers.store import DocumentRecord, StoreUnavailable, open_existing_store, open_store
 from newsforagers.store.redis import RedisStore
 from tests.needs import free_port
+from tests.outputs import output
 from tests.redis_server import start_server
 
 SPAWN = multiprocessing.get_context("spawn")
@@ -87,8 +88,12 @@ def test_a_call_whose_reply_was_lost_is_answered_as_its_first_run(monkeypatch, a
     assert store.reserve_start("h", 1, 60.0, 0.0) == 0.0  # one start, and only one, recorded
     store.put_url("http://s/a", {"fetched": 1})
     assert store.claim_urls(["http://s/a"], {"queued_by": "f2"}) == []  # an empty reply, kept
+    store.add_output({"url": "http://s/0", "title": "é"}, "host", "f1")  # output once
+    assert store.swap_value("k", None, {"v": 1}) is True  # swapped, not "it was not None"
     monkeypatch.undo()
     assert store.document_count() == 1 and store.get_score("f1") == 110.0
+    assert [(o.url, o.item["title"]) for o in store.outputs()] == [("http://s/0", "é")]
+    assert store.get_value("k") == {"v": 1}
     assert store.reserve_start("h", 1, 60.0, 0.0) > 0
     assert store.get_url("http://s/a") == {"queued_by": "f1", "fetched": 1}
     # the same document sent again by a new call is refused, as in every store
@@ -213,7 +218,7 @@ def test_a_wrong_password_fails_at_once_without_showing_it(tmp_path):
 
 def test_status_and_export_read_a_colony_by_its_prefix(redis_server, capsys):
     store = open_store(redis_server.url, prefix="news:")
-    assert store.claim(["url:0"], document(0))
+    assert output(store, ["url:0"], document(0))
     store.close()
     with pytest.raises(ValueError, match="no colony under the prefix 'newsforagers:'"):
         open_existing_store(redis_server.url)

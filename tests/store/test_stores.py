@@ -535,3 +535,58 @@ def test_an_old_sqlite_file_gains_the_structured_document_columns(tmp_path):
     assert (old.text, old.keywords, old.language, old.html) == ("body", (), "", "")
     assert old.relevance is None
     store.close()
+
+
+# -- the output: what the item pipelines let through ---------------------------------------------
+
+
+def test_outputs_are_a_cursor_in_the_order_written(store):
+    assert store.output_count() == 0 and store.outputs_after(0) == []
+    items = [{"url": f"http://s/{n}", "title": f"t{n}", "extra": {"n": n, "tags": ["a", "é"]}}
+             for n in range(5)]
+    for n, item in enumerate(items):
+        store.add_output(item, host="h1" if n % 2 else "h2", forager=f"f{n}")
+    assert store.output_count() == 5
+    after = store.outputs_after(2, 2)
+    assert [(o.position, o.host, o.forager, o.item) for o in after] == \
+        [(3, "h2", "f2", items[2]), (4, "h1", "f3", items[3])]
+    assert [o.item for o in store.outputs_after(3)] == items[3:]
+    assert [o.position for o in store.outputs(batch=2)] == [1, 2, 3, 4, 5]
+    assert store.outputs_after(5) == [] and store.outputs_after(9, 3) == []
+    # what a reader gets is its own copy
+    after[0].item["title"] = "changed"
+    assert store.outputs_after(2, 1)[0].item["title"] == "t2"
+
+
+def test_outputs_outlive_the_connection(make_store, tmp_path):
+    sqlite = make_store("sqlite", "kept")
+    sqlite.add_output({"url": "http://s/1"}, host="h", forager="f1")
+    sqlite.close()
+    again = SQLiteStore(tmp_path / "kept.db")
+    try:
+        assert [o.url for o in again.outputs()] == ["http://s/1"]
+    finally:
+        again.close()
+
+
+def test_swap_value_sets_only_what_was_expected(store):
+    assert store.swap_value("slot", None, {"token": "a", "lease": 1.5})
+    assert not store.swap_value("slot", None, {"token": "b"})  # taken
+    assert not store.swap_value("slot", {"token": "b"}, {"token": "c"})
+    held = store.get_value("slot")
+    assert held == {"token": "a", "lease": 1.5}
+    assert store.swap_value("slot", held, {"token": "a", "lease": 2.5})  # renewed
+    assert not store.swap_value("slot", held, None)  # no longer what it was
+    assert store.swap_value("slot", {"token": "a", "lease": 2.5}, None)  # released
+    assert store.get_value("slot") is None
+    assert store.swap_value("slot", None, {"token": "d"})
+
+
+def test_a_document_record_from_an_item_a_pipeline_changed():
+    item = {"url": "http://s/1", "title": 7, "keywords": "one", "authors": ["a", 2], "reward": "x",
+            "relevance": "0.5", "source_project": "newsdesk"}
+    record = DocumentRecord.from_item(item)
+    assert (record.url, record.title, record.keywords, record.authors) == ("http://s/1", "7", ("one",), ("a", "2"))
+    assert record.reward == 0.0 and record.relevance == 0.5 and record.published == ""
+    with pytest.raises(ValueError, match="without a url"):
+        DocumentRecord.from_item({"title": "no url"})

@@ -27,6 +27,7 @@ from newsforagers.store import DocumentRecord, open_store  # noqa: E402
 from newsforagers.web import create_app  # noqa: E402
 from newsforagers.web.colony import RunHistory  # noqa: E402
 from newsforagers.web.text import format_lag, http_url, lag_seconds, snippet_parts  # noqa: E402
+from tests.outputs import output
 from tests.commands.test_cli_extras import without  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -81,7 +82,7 @@ def colony(tmp_path):
     url = f"sqlite:///{tmp_path / 'colony.db'}"
     store = open_store(url)
     for document in DOCUMENTS:
-        assert store.claim([document.url], document)
+        assert output(store, [document.url], document)
     store.set_score("f1", 120.0)
     store.set_score("f3", 101.0)
     store.join("f1", time.time() + 3600, time.time(), fields={"process": "<b>host</b>:12"})
@@ -375,7 +376,7 @@ def test_a_missing_store_and_index_are_a_clear_page(tmp_path):
     assert not (tmp_path / "later.db").exists() and not (tmp_path / "later.index.sqlite").exists()
     # the crawl starts: the same application reads the store once it is there
     store = open_store(url)
-    store.claim(["k"], DOCUMENTS[0])
+    output(store, ["k"], DOCUMENTS[0])
     store.close()
     assert client.get("/api/latest").get_json()["total"] == 1
 
@@ -464,7 +465,7 @@ def test_the_server_stops_on_a_signal_with_status_0(colony, sig):
         env=dict(os.environ, PYTHONUNBUFFERED="1"))
     try:
         line = process.stdout.readline()
-        match = re.match(r"serving (http://127\.0\.0\.1:\d+/)$", line.strip())
+        match = re.match(r"serving the dashboard of .* at (http://127\.0\.0\.1:\d+/)$", line.strip())
         assert match, (line, process.stderr.read() if process.poll() is not None else "")
         with urllib.request.urlopen(match.group(1) + "api/latest?limit=1", timeout=10) as answer:
             assert json.load(answer)["total"] == len(DOCUMENTS)
