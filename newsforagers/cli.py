@@ -45,12 +45,25 @@ def missing_extra(module: str, extra: str) -> str | None:
     return None
 
 
+def package_version() -> str:
+    """The installed package's version, from its metadata (what pip and a bug report see), or
+    ``unknown`` when the package runs from a checkout that was never installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("newsforagers")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="newsforagers",
         description="A self-organising colony of Scrapy crawlers that finds breaking news.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log at DEBUG level")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}",
+                        help="print the package's version and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, module_name in COMMANDS.items():

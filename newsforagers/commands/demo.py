@@ -5,27 +5,48 @@ and a real forager (``ForagerSpider`` with its scheduler and the reinforcing-age
 crawls it in the same process for about a minute. Every novel document is printed as the
 colony's reinforcing agent pays for it, and every split and retirement of a forager as the
 colony records it (its ``events.jsonl``); a summary against the site's truth follows, then where
-the results are and the command that exports the documents found.
+the results are and the commands that export, search and show the documents found, written so
+that they can be pasted into the shell the demo ran in (:func:`command_words`). ``--quiet``
+prints the summary alone.
 """
 
 from __future__ import annotations
+
+import sys
+
+from newsforagers.commands.arguments import positive
 
 HELP = "crawl a synthetic replay site with a forager for about a minute and print what it finds"
 
 
 def add_arguments(parser) -> None:
-    parser.add_argument("--seconds", type=float, default=60.0, help="wall seconds to crawl (default 60)")
-    parser.add_argument("--speed", type=float, default=600.0,
+    parser.add_argument("--seconds", type=positive, default=60.0, help="wall seconds to crawl (default 60)")
+    parser.add_argument("--speed", type=positive, default=600.0,
                         help="simulated seconds per wall second (default 600)")
     parser.add_argument("--corpus", help="a corpus file instead of the generated synthetic one")
-    parser.add_argument("--profile", choices=("hard", "easy"), default="hard")
-    parser.add_argument("--mode", choices=("wlrl", "wl", "rl"), default="wlrl")
+    parser.add_argument("--profile", choices=("hard", "easy"), default="hard",
+                        help="the replay site's profile: hard, a featured home and no global "
+                        "latest list (default); easy adds a home 'latest 30' list")
+    parser.add_argument("--mode", choices=("wlrl", "wl", "rl"), default="wlrl",
+                        help="the forager's learning (the papers' modes): wlrl, weblog update and TD "
+                        "(default); wl, weblog update with fixed random weights; rl, TD with a "
+                        "fixed weblog")
     parser.add_argument("--strategy", choices=("paper", "scheduled"), default=None,
                         help="FORAGERS_STRATEGY (default: the setting's default, scheduled)")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1,
+                        help="seed of the synthetic corpus, the replay site and the forager "
+                        "(FORAGERS_SEED; default 1)")
     parser.add_argument("--run-dir", default=".newsforagers/demo",
                         help="where the corpus, the request log and the store go")
-    parser.add_argument("--quiet", action="store_true", help="print only the summary")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print the summary alone: no site line, no line per document found "
+                        "or per split and retirement, no results block (the files are written "
+                        "under --run-dir all the same)")
+
+
+def _error(message: str) -> int:
+    print(f"newsforagers demo: {message}", file=sys.stderr)
+    return 2
 
 
 def run(args) -> int:
@@ -35,9 +56,6 @@ def run(args) -> int:
     # the demo prints its own lines; the crawl's log would drown them
     logging.getLogger().setLevel(logging.WARNING)
 
-    if args.seconds <= 0 or args.speed <= 0:
-        print("demo: --seconds and --speed must be > 0")
-        return 2
     from scrapy.utils.reactor import install_reactor
 
     install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
@@ -62,12 +80,11 @@ def run(args) -> int:
         site = ReplaySite(corpus, profile=args.profile, speed=args.speed, start=start,
                           log_path=run_dir / "requests.jsonl", seed=args.seed)
     except CorpusError as exc:
-        print(f"demo: {exc}")
-        return 2
+        return _error(str(exc))
     result: dict = {}
     reactor.callWhenRunning(_crawl, reactor, site, args, run_dir, result)
     reactor.run()
-    return _summary(site, result)
+    return _summary(site, result, quiet=args.quiet)
 
 
 def _crawl(reactor, site, args, run_dir, result) -> None:
@@ -80,9 +97,10 @@ def _crawl(reactor, site, args, run_dir, result) -> None:
 
     site.listen(reactor)
     result["start"] = site.clock.now()
-    print(f"replay site {site.url} ({len(site.articles)} articles, {args.profile} profile, "
-          f"clock x{args.speed:g} from {result['start']:%Y-%m-%d %H:%M} UTC); crawling for "
-          f"{args.seconds:g} s", flush=True)
+    if not args.quiet:
+        print(f"replay site {site.url} ({len(site.articles)} articles, {args.profile} profile, "
+              f"clock x{args.speed:g} from {result['start']:%Y-%m-%d %H:%M} UTC); crawling for "
+              f"{args.seconds:g} s", flush=True)
     stamp = f"{datetime.now():%Y%m%d-%H%M%S}"
     result["store"] = run_dir / f"colony-{stamp}.db"
     result["colony_dir"] = run_dir / f"run-{stamp}"
@@ -185,11 +203,11 @@ def event_line(record: dict, now) -> str | None:
     return f"[{when:%H:%M}] {forager} retired" + (f" ({value[0]} {value[1]:.1f})" if value else "")
 
 
-def _summary(site, result) -> int:
+def _summary(site, result, quiet: bool = False) -> int:
     from datetime import datetime
 
     if "crawler" not in result:
-        print("demo: the crawl did not start")
+        print("newsforagers demo: the crawl did not start", file=sys.stderr)
         return 1
     stats = result["crawler"].stats.get_stats()
     start, end = result["start"], result["end"]
@@ -205,7 +223,8 @@ def _summary(site, result) -> int:
     lags = sorted((datetime.fromisoformat(i["found_at"]) - datetime.fromisoformat(i["published"])).total_seconds() / 60
                   for i in found)
     requests = site.request_count
-    print()
+    if not quiet:
+        print()
     print("summary")
     print(f"  simulated window      : {start:%Y-%m-%d %H:%M} to {end:%H:%M} UTC, {len(published)} articles published")
     foragers = sorted({i["forager"] for i in found}, key=lambda f: int(f[1:]) if f[1:].isdigit() else 0)
@@ -225,23 +244,50 @@ def _summary(site, result) -> int:
     else:
         print(f"  root forager f1       : {stats.get('newsforagers/paths', 0)} paths, {stats.get('newsforagers/steps', 0)} steps, "
               f"{stats.get('newsforagers/td_updates', 0)} TD updates, score {stats.get('newsforagers/score', 100):.1f}")
-    _where(result)
+    if not quiet:
+        _where(result)
     return 0
 
 
+def command_words(argv0: str | None = None, on_path: str | None = None,
+                  python: str | None = None) -> list[str]:
+    """The words that run this ``newsforagers`` again from the directory the demo ran in.
+
+    ``newsforagers`` when the command of that name on PATH is this very executable; else the
+    path it was started by (after ``make demo``, ``.venv/bin/newsforagers``: the virtualenv's
+    bin is not on PATH, and the name alone would fail or run another installation); else,
+    started as ``python -m newsforagers.cli``, the same. ``argv0``, ``on_path`` (what PATH finds
+    for ``newsforagers``, ``""`` for nothing) and ``python`` default to this process's."""
+    import os
+    import shutil
+
+    argv0 = sys.argv[0] if argv0 is None else argv0
+    on_path = shutil.which("newsforagers") if on_path is None else on_path
+    if os.path.basename(argv0) == "newsforagers" and os.path.isfile(argv0):
+        try:
+            if on_path and os.path.samefile(on_path, argv0):
+                return ["newsforagers"]
+        except OSError:
+            pass
+        # as typed when it holds a directory (relative to where the demo ran, as its paths are)
+        return [argv0 if os.sep in argv0 else os.path.abspath(argv0)]
+    return [python or sys.executable, "-m", "newsforagers.cli"]
+
+
 def _where(result) -> None:
-    """The last lines: where the results are and the exact command that exports what was found
-    (from the directory the demo ran in: the paths are the ones the crawl was given)."""
+    """The last lines: where the results are and the exact commands that show, export, search
+    and serve what was found, to paste into the shell the demo ran in (the paths are the ones
+    the crawl was given, relative to the directory it ran in)."""
     import shlex
 
+    command = " ".join(shlex.quote(word) for word in command_words())
+    run_dir, store = shlex.quote(str(result["colony_dir"])), shlex.quote(str(result["store"]))
     print()
     print("results")
     print(f"  run directory         : {result['colony_dir']} (the colony's events and snapshots; "
-          f"newsforagers status {shlex.quote(str(result['colony_dir']))})")
+          f"{command} status --run {run_dir} --store {store})")
     print(f"  colony store (SQLite) : {result['store']}")
     print(f"  request log           : {result['requests']} (a JSON line per request the site served; each demo run appends)")
-    store_url = f"sqlite:///{result['store']}"
-    print(f"  export what was found : newsforagers export --store {shlex.quote(store_url)} -o found.jsonl")
-    print(f"  search what was found : newsforagers search --store {shlex.quote(store_url)} 'WORDS'")
-    print(f"  see it in a browser   : newsforagers web --store {shlex.quote(store_url)} "
-          f"--run {shlex.quote(str(result['colony_dir']))}")
+    print(f"  export what was found : {command} export --store {store} -o found.jsonl")
+    print(f"  search what was found : {command} search --store {store} 'WORDS'")
+    print(f"  see it in a browser   : {command} web --store {store} --run {run_dir}")

@@ -1,12 +1,14 @@
-"""``newsforagers index --store URL [--prefix P] [--index PATH] [--follow] [--interval S]``: the
+"""``newsforagers index [--store STORE] [--prefix P] [--index PATH] [--follow] [--interval S]``: the
 i-Bot indexer beside a colony store.
 
-Indexes the documents the store paid for since the index's last look (docs/search.md), into
+Indexes the documents the colony output (what its item pipelines let through) since the index's last look (docs/search.md), into
 ``--index`` or the file the colony itself keeps beside its store (``default_index_path``); one
 pass, or with ``--follow`` a look every ``--interval`` seconds until Ctrl-C. The colony's root
 does the same as it crawls (``FORAGERS_INDEX``); this command serves a store that foragers in
 other processes or machines fill (Redis), an index to make again, or one kept elsewhere. It
-may run beside the colony on the same index: each document is indexed once.
+may run beside the colony on the same index: each document is indexed once. The store is named
+as every command names it (``--store``, default the one a crawl keeps;
+:mod:`~newsforagers.commands.arguments`); a store that is not there is an error.
 Exit status: 0, or 2 when the store or the index cannot be used.
 """
 
@@ -16,13 +18,14 @@ import argparse
 import sys
 
 from newsforagers import defaults
-from newsforagers.commands.arguments import add_store_arguments, positive
+from newsforagers.commands.arguments import (about_default_store, add_store_arguments, positive,
+                                             store_of)
 
 HELP = "index a colony store's documents for newsforagers search (once, or following it)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_store_arguments(parser, required=True)
+    add_store_arguments(parser, help="the colony store whose documents to index")
     parser.add_argument("--index", metavar="PATH", default=None,
                         help="the index file (default: the one the colony keeps for this store, "
                         "e.g. colony.index.sqlite beside colony.db)")
@@ -45,10 +48,10 @@ def run(args: argparse.Namespace) -> int:
     from newsforagers.store import StoreUnavailable, open_existing_store
 
     try:
-        path = args.index or default_index_path(args.store, args.prefix)
-        store = open_existing_store(args.store, prefix=args.prefix)
+        path = args.index or default_index_path(store_of(args), args.prefix)
+        store = open_existing_store(store_of(args), prefix=args.prefix)
     except ValueError as exc:
-        return _error(str(exc))
+        return _error(about_default_store(str(exc), args))
     total = 0
     try:
         with DocumentIndex(path) as index:

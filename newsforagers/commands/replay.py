@@ -66,19 +66,19 @@ def run(args: argparse.Namespace) -> int:
     from newsforagers.replay.server import ReplaySite, is_loopback
 
     if not is_loopback(args.host):
-        print(f"replay: --host {args.host!r} is not a loopback address", file=sys.stderr)
+        print(f"newsforagers replay: --host {args.host!r} is not a loopback address", file=sys.stderr)
         return 2
     try:
         corpus = load_corpus(args.corpus)
         site = ReplaySite(corpus, profile=args.profile, speed=args.speed, start=args.start,
                           retime=args.retime, log_path=args.log, seed=args.seed, feeds=args.feeds)
     except (CorpusError, ValueError) as exc:
-        print(f"replay: {exc}", file=sys.stderr)
+        print(f"newsforagers replay: {exc}", file=sys.stderr)
         return 2
     try:
         site.listen(reactor, host=args.host, port=args.port)
     except Exception as exc:  # CannotListenError and friends: report, do not trace back
-        print(f"replay: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
+        print(f"newsforagers replay: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
     if args.truth:  # after listen, so that each record carries its full URL
         site.write_truth(args.truth)

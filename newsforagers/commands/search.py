@@ -1,9 +1,10 @@
-"""``newsforagers search "query" [--store URL [--prefix P] | --index PATH] [--since DATE]
+"""``newsforagers search "query" [--store STORE [--prefix P] | --index PATH] [--since DATE]
 [--lang CODE] [--limit N] [--json]``: the documents a colony paid for, ranked (docs/search.md).
 
-Reads the index the colony keeps beside its store (``--store``: ``default_index_path``; neither
-option: the default store's, ``.newsforagers/colony.index.sqlite``) or the file ``--index``
-names; it never writes to it. The query is free text: every word must appear, ``"quoted
+Reads the index the colony keeps beside its store (``default_index_path`` of ``--store``, named
+as every command names a store, :mod:`~newsforagers.commands.arguments`; neither option: the
+default store's, ``.newsforagers/colony.index.sqlite``) or the file ``--index`` names; it
+never writes to it. The query is free text: every word must appear, ``"quoted
 phrases"`` as phrases, ``elect*`` matches the words it begins. One block per hit — title, URL,
 publication time, language, and a snippet with the matched words in ``[`` ``]`` — or, with
 ``--json``, one JSON object per line (``url, title, snippet, published, found_at, forager,
@@ -20,8 +21,8 @@ import re
 import sys
 from datetime import datetime, timezone
 
-from newsforagers import defaults
-from newsforagers.commands.arguments import add_prefix_argument, at_least_one
+from newsforagers.commands.arguments import (add_prefix_argument, add_store_argument, at_least_one,
+                                             store_of)
 
 HELP = "search the documents a colony paid for (the index kept beside its store)"
 
@@ -47,9 +48,8 @@ def language(value: str) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("query", help='free text: every word must appear; "quoted phrases"; elect* for prefixes')
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--store", metavar="URL", default=None,
-                       help="the colony store whose index to read (the file the colony keeps beside "
-                       f"it; default: {defaults.FORAGERS_STORE}'s)")
+    add_store_argument(where, help="the colony store whose index to read (the file the colony "
+                       "keeps beside it)")
     where.add_argument("--index", metavar="PATH", default=None, help="the index file to read")
     add_prefix_argument(parser)
     parser.add_argument("--since", type=moment, default=None, metavar="DATE|DATETIME",
@@ -71,19 +71,19 @@ def run(args: argparse.Namespace) -> int:
     import sqlite3
     from pathlib import Path
 
+    from newsforagers.errors import mask_password
     from newsforagers.index import DocumentIndex, IndexBroken, default_index_path
 
     if not args.query.strip():
         return _error("the query is empty: give one or more words to look for")
     try:
-        path = Path(args.index) if args.index else default_index_path(args.store or defaults.FORAGERS_STORE,
-                                                                       args.prefix)
+        path = Path(args.index) if args.index else default_index_path(store_of(args), args.prefix)
     except ValueError as exc:
         return _error(str(exc))
     if not path.is_file():
-        kept = f"the index of {args.store}" if args.store else "an index"
+        kept = f"the index of {mask_password(args.store)}" if args.store else "an index"
         return _error(f"no index at {path}: {kept} is made as the colony crawls (FORAGERS_INDEX), or "
-                      "by `newsforagers index --store URL`")
+                      "by `newsforagers index --store STORE`")
     try:
         with DocumentIndex(path) as index:
             hits = index.search(args.query, since=args.since, lang=args.lang, limit=args.limit)

@@ -14,6 +14,8 @@ runs the whole Table 2.
 
 from __future__ import annotations
 
+import sys
+
 HELP = "simulate a forager colony on an in-memory news site or a web graph (no HTTP)"
 
 
@@ -24,11 +26,18 @@ def add_arguments(parser) -> None:
     parser.add_argument("--sections", type=int, default=16, help="site sections (default 16)")
     parser.add_argument("--budget", type=float, default=5.0,
                         help="requests per simulated second for the whole colony (default 5)")
-    parser.add_argument("--mode", choices=("wlrl", "wl", "rl"), default="wlrl")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--mode", choices=("wlrl", "wl", "rl"), default="wlrl",
+                        help="the foragers' learning (the papers' modes): wlrl, weblog update and TD "
+                        "(default); wl, weblog update with fixed random weights; rl, TD with a "
+                        "fixed weblog")
+    parser.add_argument("--seed", type=int, default=1,
+                        help="seed of the news site and the foragers' choices; with --graph, of "
+                        "the foragers' choices alone (--world-seed seeds the graph; default 1)")
     parser.add_argument("--foragers", type=int, default=16,
                         help="MAX_FORAGER: the population grows from 2 up to this (default 16)")
-    parser.add_argument("--quiet", action="store_true", help="print only the summary")
+    parser.add_argument("--quiet", action="store_true",
+                        help="print what is simulated and the summary alone: no line per document "
+                        "found or per split and retirement")
     graph = parser.add_argument_group("graph simulation (selection paper, Sect. 4.2)")
     graph.add_argument("--graph", metavar="PATH|scale-free",
                        help="simulate on this edge list, or on a synthetic scale-free graph")
@@ -42,6 +51,11 @@ def add_arguments(parser) -> None:
                        help="seed of the graph's states, news and rewiring (default 0)")
 
 
+def _error(message: str) -> int:
+    print(f"newsforagers sim: {message}", file=sys.stderr)
+    return 2
+
+
 def _clock(seconds: float) -> str:
     hours, rest = divmod(int(seconds), 3600)
     return f"{hours:02d}:{rest // 60:02d}:{rest % 60:02d}"
@@ -49,8 +63,7 @@ def _clock(seconds: float) -> str:
 
 def run(args) -> int:
     if args.foragers < 2:
-        print("sim: --foragers must be >= 2 (the population starts with MIN_FORAGER = 2)")
-        return 2
+        return _error("--foragers must be >= 2 (the population starts with MIN_FORAGER = 2)")
     if args.graph:
         return _run_graph(args)
     import numpy as np
@@ -61,8 +74,7 @@ def run(args) -> int:
 
     rate = 30.0 if args.rate is None else args.rate
     if args.hours <= 0 or rate <= 0 or args.sections < 1 or args.budget <= 0:
-        print("sim: --hours, --rate, --budget must be > 0 and --sections >= 1")
-        return 2
+        return _error("--hours, --rate, --budget must be > 0 and --sections >= 1")
     duration = args.hours * 3600.0
     rng = np.random.default_rng(args.seed)
     world = NewsWorld(duration, n_sections=args.sections, rate_per_hour=rate, rng=rng)
@@ -127,13 +139,11 @@ def _run_graph(args) -> int:
 
     rate = 10.0 if args.rate is None else args.rate
     if args.days <= 0 or rate <= 0 or args.nodes < 2:
-        print("sim: --days and --rate must be > 0 and --nodes >= 2")
-        return 2
+        return _error("--days and --rate must be > 0 and --nodes >= 2")
     try:
         graph, description = load_graph(args.graph, args.nodes, args.world_seed)
     except (OSError, ValueError) as exc:
-        print(f"sim: cannot read the graph {args.graph!r}: {exc}")
-        return 2
+        return _error(f"cannot read the graph {args.graph!r}: {exc}")
     print(f"graph: {description}")
     duration = args.days * DAY
     world = GraphNewsWorld.build(graph, duration, np.random.default_rng(args.world_seed),

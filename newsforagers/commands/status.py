@@ -1,9 +1,14 @@
-"""``newsforagers status [RUN_DIR | --store URL [--prefix P]] [--live] [--interval S]``: a colony's foragers.
+"""``newsforagers status [--run RUN_DIR] [--store STORE [--prefix P]] [--live] [--interval S]``: a colony's foragers.
 
 One row per forager of a run directory (its ``events.jsonl`` and ``snapshots.jsonl``, see
 :mod:`newsforagers.colony.status`) and/or a colony store: state, score, counters, efficiency,
-documents found, weblog head, weight norm, age; a footer sums the colony up. Without
-arguments, the newest run under ``.newsforagers/runs/``. ``--live`` redraws the table every
+documents found, weblog head, weight norm, age; a footer sums the colony up. The run and the
+store are named as every command names them (:mod:`~newsforagers.commands.arguments`). Given
+neither, the command reads what a crawl with the default settings writes: the newest run under
+``.newsforagers/runs/`` and the default store, each when it is there (one of them must be).
+Given one, it reads that one alone: a run and a store are shown together only when they are
+the pair a crawl wrote, or when both are named. ``RUN_DIR`` as an argument (the old spelling) is
+still read, with a note that it is deprecated. ``--live`` redraws the table every
 ``--interval`` seconds until Ctrl-C. It needs the ``[status]`` extra (``rich``); without it,
 one line says so before anything is read. Exit status: 0, or 2 when the run directory or the
 store cannot be read or rich is missing.
@@ -15,17 +20,21 @@ import argparse
 import sys
 
 from newsforagers import defaults
-from newsforagers.commands.arguments import add_store_arguments, positive
+from newsforagers.commands.arguments import (DEFAULT_STORE, RUNS_DIR, add_run_argument,
+                                             add_store_arguments, positive, runs_newest_first,
+                                             store_file)
 
 HELP = "show a colony's foragers (scores, documents found, efficiency)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_run_argument(parser, help="the run directory to show",
+                     default_note=", unless --store alone is given")
     parser.add_argument("run_dir", nargs="?", metavar="RUN_DIR",
-                        help="a run directory (FORAGERS_RUN_DIR; default: the newest under "
-                        ".newsforagers/runs/, or none when --store is given)")
+                        help="deprecated: the same as --run RUN_DIR")
     add_store_arguments(parser, help="read scores and documents found per forager from this colony "
-                        "store (sqlite:///PATH or redis://host:port/db), instead of or in addition to RUN_DIR")
+                        "store, instead of or in addition to the run",
+                        default_note=", read when it is there unless --run alone is given")
     parser.add_argument("--live", action="store_true",
                         help="redraw the table every --interval seconds until Ctrl-C")
     parser.add_argument("--interval", type=positive, default=2.0, metavar="S",
@@ -193,27 +202,38 @@ def _table(report, shown: list[int], head_width: int = 48):
     return table
 
 
-def _resolve(args) -> tuple[object, str | None]:
-    """The run directory (or None) and a note on how it was picked."""
+def _resolve(args) -> tuple[object, str | None, str | None]:
+    """The run directory (or None), the store's URL (or None) and a note on how they were
+    picked."""
     from pathlib import Path
 
-    from newsforagers.colony.status import DEFAULT_RUNS_DIR, list_runs
-
-    if args.run_dir:
-        run_dir = Path(args.run_dir)
+    if args.run and args.run_dir:
+        raise _Failure("give the run directory once: --run RUN_DIR (RUN_DIR alone is its old, "
+                       "deprecated spelling)")
+    named = args.run or args.run_dir
+    run_dir = None
+    if named:
+        run_dir = Path(named)
         if not run_dir.exists():
             raise _Failure(f"no run directory at {run_dir}")
         if not run_dir.is_dir():
             raise _Failure(f"{run_dir} is not a directory (give a run directory, which holds "
                            "events.jsonl)")
-        return run_dir, None
-    if args.store:
-        return None, None
-    runs = list_runs(DEFAULT_RUNS_DIR)
+    if named or args.store:
+        return run_dir, args.store, None
+    # neither named: the newest run and the default store, what a crawl with the default
+    # settings writes (each only when it is there)
+    runs = runs_newest_first()
+    default = store_file(DEFAULT_STORE)
+    store = DEFAULT_STORE if default is not None and default.is_file() else None
+    if not runs and store is None:
+        raise _Failure(f"no run under {RUNS_DIR}/ and no store at {default} (give --run RUN_DIR "
+                       "or --store STORE)")
     if not runs:
-        raise _Failure(f"no run under {DEFAULT_RUNS_DIR}/ (give RUN_DIR or --store URL)")
+        return None, store, f"no run under {RUNS_DIR}/: showing the default store alone"
     others = f" of {len(runs)}" if len(runs) > 1 else ""
-    return runs[0], f"showing the newest run{others} under {DEFAULT_RUNS_DIR}/: {runs[0].name}"
+    note = f"showing the newest run{others} under {RUNS_DIR}/: {runs[0].name}"
+    return runs[0], store, note + (" (and the default store)" if store else "")
 
 
 def run(args, *, console=None, sleep=None, max_refreshes: int | None = None) -> int:
@@ -228,10 +248,13 @@ def run(args, *, console=None, sleep=None, max_refreshes: int | None = None) -> 
     if problem:
         return _error(f"the table needs rich, and {problem}")
     try:
-        run_dir, note = _resolve(args)
-        store = _open_store(args.store, args.prefix) if args.store else None
+        run_dir, store_url, note = _resolve(args)
+        store = _open_store(store_url, args.prefix) if store_url else None
     except _Failure as exc:
         return _error(str(exc))
+    if args.run_dir:
+        print(f"newsforagers status: RUN_DIR as an argument is deprecated: give --run {args.run_dir}",
+              file=sys.stderr)
     console = console or _default_console()
     sleep = sleep or time.sleep
     view = _View(run_dir, store, store.safe_url if store is not None else None, note, args.live,

@@ -30,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             start = datetime.fromisoformat(args.start)
         except ValueError:
-            print(f"synth: --start {args.start!r} is not an ISO 8601 date", file=sys.stderr)
+            print(f"newsforagers synth: --start {args.start!r} is not an ISO 8601 date", file=sys.stderr)
             return 2
         if start.tzinfo is None:
             start = start.replace(tzinfo=timezone.utc)
@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         path = synth_corpus(args.output, days=args.days, rate=args.rate, sections=args.sections,
                             seed=args.seed, start=start)
     except (ValueError, OSError) as exc:
-        print(f"synth: {exc}", file=sys.stderr)
+        print(f"newsforagers synth: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {path} ({round(args.days * args.rate)} articles, {args.sections} sections, "
           f"seed {args.seed})")

@@ -1,11 +1,17 @@
-"""``newsforagers web [--store URL] [--prefix P] [--index PATH] [--run RUN_DIR] [--host H] [--port P]``: the dashboard.
+"""``newsforagers web [--store STORE] [--prefix P] [--index PATH] [--run RUN_DIR] [--host H] [--port P]``: the dashboard.
 
 Serves :func:`newsforagers.web.create_app` with werkzeug's threaded server until SIGINT or
-SIGTERM (exit status 0). It listens on 127.0.0.1 unless told otherwise; a host that is not a
-loopback address needs ``--allow-remote`` (the dashboard has no login: anyone who reaches
-the port reads what the colony found), and is then served with a warning. The first line on
-standard output is ``serving URL``. Exit status 2, with one line on stderr, when Flask is
-missing (the ``[web]`` extra), the host is refused or the port cannot be bound.
+SIGTERM (exit status 0). The store and the run are named as every command names them
+(:mod:`~newsforagers.commands.arguments`), with the same defaults: the store a crawl keeps by
+default (unless ``--index`` alone is given: then the index alone) and the index beside it, and
+the newest run under ``.newsforagers/runs/``, looked up again as runs start. A source that is
+not there yet is no error: the dashboard may start before the crawl. It listens on 127.0.0.1
+unless told otherwise; a host that is not a loopback address needs ``--allow-remote`` (the
+dashboard has no login: anyone who reaches the port reads what the colony found), and is then
+served with a warning. The first line on standard output says what is served where,
+``serving the dashboard of store STORE, index PATH and run RUN at URL``: the URL is its last word,
+the store's password hidden. Exit status 2, with one line on stderr, when Flask is missing (the
+``[web]`` extra), the host is refused or the port cannot be bound.
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ import ipaddress
 import logging
 import sys
 
-from newsforagers.commands.arguments import add_store_arguments
+from newsforagers.commands.arguments import (DEFAULT_STORE, RUNS_DIR, add_run_argument,
+                                             add_store_arguments, runs_newest_first, store_file)
 
 HELP = "serve a dashboard: search the documents found, the latest discoveries, the colony"
 
@@ -36,14 +43,13 @@ def _port(value: str) -> int:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_store_arguments(parser, help="the colony store (FORAGERS_STORE): sqlite:///PATH or "
-                        "redis://host:port/db; it may not exist yet (a crawl about to start)")
+    add_store_arguments(parser, help="the colony store to show (it may not exist yet: a crawl "
+                        "about to start)", default_note=", unless --index alone is given")
     parser.add_argument("--index", metavar="PATH", default=None,
                         help="the document index to search (default: the one the colony keeps "
-                        "beside --store)")
-    parser.add_argument("--run", metavar="RUN_DIR", default=None,
-                        help="the colony's run directory (FORAGERS_RUN_DIR; default: the newest "
-                        "under .newsforagers/runs/, looked up again as runs start)")
+                        "beside the store)")
+    add_run_argument(parser, help="the colony's run directory to show",
+                     default_note=", looked up again as runs start")
     parser.add_argument("--host", default=DEFAULT_HOST,
                         help=f"the address to listen on (default {DEFAULT_HOST}; another than a "
                         "loopback address needs --allow-remote)")
@@ -81,19 +87,56 @@ def _error(message: str) -> int:
     return 2
 
 
-def build_app(args: argparse.Namespace):
-    """The application the arguments describe (the index beside the store by default)."""
-    from newsforagers.web import create_app
-
+def sources(args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """The store's URL and the index's path the arguments name: ``--store`` (by default the
+    store a crawl keeps, unless ``--index`` alone is given, which serves that index alone) and
+    ``--index`` (by default the one the colony keeps beside the store)."""
+    store = args.store
+    if store is None and args.index is None:
+        store = DEFAULT_STORE
     index = args.index
-    if index is None and args.store is not None:
+    if index is None and store is not None:
         from newsforagers.index import default_index_path
 
         try:
-            index = default_index_path(args.store, args.prefix)
+            index = str(default_index_path(store, args.prefix))
         except ValueError:
-            index = None  # no store URL: the pages say what is wrong with it
-    return create_app(args.store, prefix=args.prefix, index=index, run_dir=args.run)
+            index = None  # a store URL with a bad port: its pages say what is wrong with it
+    return store, index
+
+
+def describe(args: argparse.Namespace) -> str:
+    """What the dashboard shows, for its first line: ``the dashboard of store STORE, index PATH
+    and run RUN``, a source that is not there yet said to be so (the dashboard reads it once it
+    is) and a password never shown."""
+    from pathlib import Path
+
+    from newsforagers.errors import mask_password
+
+    def there(yes: bool) -> str:
+        return "" if yes else " (not there yet)"
+
+    store, index = sources(args)
+    parts = []
+    if store is not None:
+        path = store_file(store)
+        parts.append(f"store {mask_password(store)}{there(path is None or path.is_file())}")
+    if index is not None:
+        parts.append(f"index {index}{there(Path(index).is_file())}")
+    if args.run is not None:
+        parts.append(f"run {args.run}{there(Path(args.run).is_dir())}")
+    else:
+        runs = runs_newest_first()
+        parts.append(f"the newest run under {RUNS_DIR}/ ({runs[0].name + ' now' if runs else 'none yet'})")
+    return f"the dashboard of {', '.join(parts[:-1])} and {parts[-1]}"
+
+
+def build_app(args: argparse.Namespace):
+    """The application the arguments describe (:func:`sources`)."""
+    from newsforagers.web import create_app
+
+    store, index = sources(args)
+    return create_app(store, prefix=args.prefix, index=index, run_dir=args.run)
 
 
 def run(args: argparse.Namespace, *, serve=None) -> int:
@@ -112,10 +155,12 @@ def run(args: argparse.Namespace, *, serve=None) -> int:
     if not logging.getLogger().isEnabledFor(logging.DEBUG):
         # a line per request (the pages poll every second or two) only with -v
         logging.getLogger("werkzeug").setLevel(logging.WARNING)
-    return (serve or _serve)(app, args.host, args.port)
+    if serve is not None:
+        return serve(app, args.host, args.port)
+    return _serve(app, args.host, args.port, what=describe(args))
 
 
-def _serve(app, host: str, port: int) -> int:
+def _serve(app, host: str, port: int, what: str = "the dashboard") -> int:
     import signal
     import threading
 
@@ -129,7 +174,7 @@ def _serve(app, host: str, port: int) -> int:
     previous = {sig: signal.signal(sig, lambda *_: stop.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
     shown = f"[{host}]" if ":" in host else host
-    print(f"serving http://{shown}:{server.server_port}/", flush=True)
+    print(f"serving {what} at http://{shown}:{server.server_port}/", flush=True)
     # the server in a thread, the main thread waiting for a signal: shutdown() must be called
     # from another thread than the one in serve_forever()
     thread = threading.Thread(target=server.serve_forever, name="newsforagers-web", daemon=True)

@@ -1,6 +1,7 @@
 """``newsforagers demo``: what it prints at the end (the recall and what it counts, where the
-results are, the export command, which must work as printed), no warning on the way, and the
-colony's splits and retirements shown as they happen."""
+results are, the commands, which must work as printed, pasted into the shell it ran in), no
+warning on the way, the colony's splits and retirements shown as they happen, and ``--quiet``
+printing the summary alone."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from contextlib import redirect_stdout
@@ -17,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from newsforagers.commands.demo import EVENTS_POLL, _follow_events, event_line
+from newsforagers.commands.demo import EVENTS_POLL, _follow_events, command_words, event_line
 
 SECONDS = 15
 _PROXY_VARIABLES = ("http_proxy", "https_proxy", "all_proxy", "ftp_proxy", "no_proxy")
@@ -25,13 +27,29 @@ RECALL = re.compile(r"^  recall {16}: (\d\.\d\d): (\d+) of the (\d+) articles pu
                     r"found \(documents published before it are not counted\)$")
 
 
+SCRIPT = Path(sys.executable).with_name("newsforagers")
+
+
+def pasted(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
+    """``argv`` run as a shell pasted into would run it (PATH and all), from ``cwd``."""
+    env = {k: v for k, v in os.environ.items() if k.lower() not in _PROXY_VARIABLES}
+    return subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=SECONDS + 120)
+
+
 def newsforagers(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     """The ``newsforagers`` command as a user runs it (the virtualenv's script)."""
-    script = Path(sys.executable).with_name("newsforagers")
-    argv = [str(script)] if script.exists() else [sys.executable, "-m", "newsforagers.cli"]
-    env = {k: v for k, v in os.environ.items() if k.lower() not in _PROXY_VARIABLES}
-    return subprocess.run([*argv, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=SECONDS + 120)
+    argv = [str(SCRIPT)] if SCRIPT.exists() else [sys.executable, "-m", "newsforagers.cli"]
+    return pasted([*argv, *args], cwd)
+
+
+def this_command() -> list[str]:
+    """The words the demo started by :func:`newsforagers` prints for itself: the name when it
+    is what PATH finds, else the script's path."""
+    if not SCRIPT.exists():
+        return [sys.executable, "-m", "newsforagers.cli"]
+    on_path = shutil.which("newsforagers")
+    return ["newsforagers"] if on_path and os.path.samefile(on_path, SCRIPT) else [str(SCRIPT)]
 
 
 @pytest.fixture(scope="module")
@@ -59,7 +77,7 @@ def test_recall_says_what_it_counts(demo):
 
 
 @pytest.mark.timeout(SECONDS + 180)
-def test_last_lines_say_where_the_results_are_and_the_export_command_works(demo):
+def test_last_lines_say_where_the_results_are_and_the_commands_work_as_printed(demo):
     cwd, run = demo
     last = run.stdout.rstrip("\n").splitlines()[-7:]
     assert last[0] == "results", run.stdout[-2000:]
@@ -73,10 +91,17 @@ def test_last_lines_say_where_the_results_are_and_the_export_command_works(demo)
         assert not path.is_absolute() and (cwd / path).exists(), path  # relative to where it ran
     assert (cwd / run_dir / "events.jsonl").is_file()
     assert store.suffix == ".db" and store.parent == run_dir.parent == requests.parent == Path("out")
+    me = this_command()  # `newsforagers` only when PATH finds this very one
+
+    status = shlex.split(fields["run directory        "].split("; ", 1)[1].rstrip(")"))
+    assert status == [*me, "status", "--run", str(run_dir), "--store", str(store)]
+    shown = pasted(status, cwd)
+    assert shown.returncode == 0, shown.stderr
+    assert f"run {run_dir} · store sqlite:///{store}" in shown.stdout and "f1" in shown.stdout
 
     command = shlex.split(fields["export what was found"])
-    assert command == ["newsforagers", "export", "--store", f"sqlite:///{store}", "-o", "found.jsonl"]
-    export = newsforagers(*command[1:], cwd=cwd)
+    assert command == [*me, "export", "--store", str(store), "-o", "found.jsonl"]
+    export = pasted(command, cwd)
     assert export.returncode == 0, export.stderr
     exported = [json.loads(line) for line in (cwd / "found.jsonl").read_text(encoding="utf-8").splitlines()]
     output = int(re.search(r"^  novel documents {7}: (\d+) output", run.stdout, re.MULTILINE).group(1))
@@ -87,14 +112,42 @@ def test_last_lines_say_where_the_results_are_and_the_export_command_works(demo)
     # the search command, with a word of a found document's title, finds it (the colony kept
     # the index beside its store)
     command = shlex.split(fields["search what was found"])
-    assert command[:4] == ["newsforagers", "search", "--store", f"sqlite:///{store}"]
+    assert command[:-1] == [*me, "search", "--store", str(store)] and command[-1] == "WORDS"
     word = max(exported[0]["title"].split(), key=len).strip(".,:;!?'\"")
-    found = newsforagers(*command[1:-1], "--json", word, cwd=cwd)
+    found = pasted([*command[:-1], "--json", word], cwd)
     assert found.returncode == 0, found.stderr
     assert exported[0]["url"] in [json.loads(line)["url"] for line in found.stdout.splitlines()]
     web = shlex.split(fields["see it in a browser  "])
-    assert web[:4] == ["newsforagers", "web", "--store", f"sqlite:///{store}"]
-    assert web[4] == "--run" and (cwd / web[5] / "events.jsonl").is_file()
+    assert web == [*me, "web", "--store", str(store), "--run", str(run_dir)]
+
+
+@pytest.mark.timeout(120)
+def test_quiet_prints_the_summary_alone(tmp_path):
+    run = newsforagers("demo", "--seconds", "2", "--quiet", "--run-dir", "out", cwd=tmp_path)
+    assert run.returncode == 0, f"exit {run.returncode}\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    lines = run.stdout.splitlines()
+    assert lines[0] == "summary", run.stdout  # no site line, no document found, no split
+    assert all(line.startswith("  ") and " : " in line for line in lines[1:]), run.stdout
+    assert "results" not in lines and "export" not in run.stdout
+    assert list((tmp_path / "out").glob("colony-*.db"))  # written all the same
+
+
+def test_the_commands_printed_run_this_newsforagers(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    script = tmp_path / ".venv" / "bin" / "newsforagers"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    # PATH finds this very script: its name is enough
+    assert command_words(str(script), on_path=str(script)) == ["newsforagers"]
+    # `make demo`: .venv/bin is not on PATH (or another newsforagers is): the path, as typed,
+    # relative to where the demo ran as its other paths are
+    assert command_words(".venv/bin/newsforagers", on_path="") == [".venv/bin/newsforagers"]
+    other = tmp_path / "newsforagers"
+    other.write_text("#!/bin/sh\n")
+    assert command_words(".venv/bin/newsforagers", on_path=str(other)) == [".venv/bin/newsforagers"]
+    # `python -m newsforagers.cli`: the same
+    assert command_words("/src/newsforagers/cli.py", on_path=str(script), python="/py/python3") == [
+        "/py/python3", "-m", "newsforagers.cli"]
 
 
 @pytest.mark.timeout(SECONDS + 180)

@@ -7,15 +7,19 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 from newsforagers import cli
 from newsforagers.index import DocumentIndex
 from newsforagers.store import DocumentRecord, SQLiteStore
 from tests.integration.forager_run import REPO
+from tests.outputs import output
 
 
 def paid(store, start, n):
+    """``n`` documents paid for and output (what the index reads)."""
     for i in range(start, start + n):
-        store.claim([f"url:http://s/{i}"], DocumentRecord(
+        output(store, [f"url:http://s/{i}"], DocumentRecord(
             f"http://s/{i}", f"Story {i}", "2024-03-04T09:00:00+00:00", "2024-03-04T10:00:00+00:00",
             "f1", 100.0, text=f"The lighthouse keeper, part {i}."))
 
@@ -34,6 +38,26 @@ def test_one_pass_indexes_what_is_new_and_search_finds_it(tmp_path, capsys):
     assert cli.main(["index", "--store", url, "--index", str(tmp_path / "elsewhere.sqlite")]) == 0
     with DocumentIndex(tmp_path / "elsewhere.sqlite") as index:
         assert index.count() == 5
+    store.close()
+
+
+def test_without_store_the_default_one_and_its_index_and_a_plain_path(tmp_path, monkeypatch, capsys):
+    """No --store: the store a crawl keeps by default, indexed beside it, where search looks."""
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["index"]) == 2
+    assert "no store at .newsforagers/colony.db" in capsys.readouterr().err
+    assert not (tmp_path / ".newsforagers").exists()  # neither a store nor an index made
+    (tmp_path / ".newsforagers").mkdir()
+    store = SQLiteStore(tmp_path / ".newsforagers" / "colony.db")
+    paid(store, 0, 2)
+    assert cli.main(["index"]) == 0
+    assert capsys.readouterr().out == ("2 document(s) indexed into .newsforagers/colony.index.sqlite "
+                                       "(2 in the index)\n")
+    assert cli.main(["search", "lighthouse", "--json"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 2
+    paid(store, 2, 1)
+    assert cli.main(["index", "--store", ".newsforagers/colony.db"]) == 0  # the same store, by its path
+    assert capsys.readouterr().out.startswith("1 document(s) indexed into .newsforagers/colony.index.sqlite")
     store.close()
 
 
@@ -67,7 +91,9 @@ def test_follow_indexes_as_the_store_fills_until_ctrl_c(tmp_path):
 def test_a_missing_store_or_a_broken_index_is_one_line(tmp_path, capsys):
     assert cli.main(["index", "--store", f"sqlite:///{tmp_path}/nope.db"]) == 2
     assert "no store at" in capsys.readouterr().err and not (tmp_path / "nope.index.sqlite").exists()
-    assert cli.main(["index", "--store", "memory://"]) == 2
+    with pytest.raises(SystemExit) as exc:  # a usage error: no command can read it
+        cli.main(["index", "--store", "memory://"])
+    assert exc.value.code == 2 and "memory:// lives only inside" in capsys.readouterr().err
     SQLiteStore(tmp_path / "colony.db").close()
     (tmp_path / "broken.sqlite").write_bytes(b"no database" * 100)
     assert cli.main(["index", "--store", f"sqlite:///{tmp_path}/colony.db", "--index",
@@ -84,7 +110,7 @@ def test_a_redis_store_s_colonies_each_get_their_index(redis_server, tmp_path, m
     monkeypatch.chdir(tmp_path)
     for prefix, word in (("news:", "lighthouse"), ("other:", "windmill")):
         store = open_store(redis_server.url, prefix=prefix)
-        store.claim(["url:http://s/1"], DocumentRecord(
+        output(store, ["url:http://s/1"], DocumentRecord(
             "http://s/1", f"The {word}", "2024-03-04T09:00:00+00:00", "2024-03-04T10:00:00+00:00", "f1",
             100.0, text=f"A {word} by the sea."))
         store.close()

@@ -76,7 +76,8 @@ def test_the_index_may_be_named_and_no_hit_is_said_on_stderr(store_url, tmp_path
     (["search", "storm", "--index", "{tmp}/colony.db"], "no newsforagers index (a colony store?"),
     (["search", "storm", "--since", "yesterday"], "'yesterday' is no date"),
     (["search", "storm", "--lang", "english"], "'english' is no language code"),
-    (["search", "storm", "--store", "nonsense"], "is not a store URL"),
+    (["search", "storm", "--store", "nonsense"], "'nonsense' is not a store: give sqlite:///PATH"),
+    (["search", "storm", "--store", "memory://"], "memory:// lives only inside the colony's process"),
 ])
 def test_mistakes_are_one_line_and_exit_2(tmp_path, argv, message):
     (tmp_path / "junk.sqlite").write_bytes(b"no database here" * 100)
@@ -89,3 +90,16 @@ def test_mistakes_are_one_line_and_exit_2(tmp_path, argv, message):
     assert done.returncode == 2, done.stderr
     assert message.format(tmp=tmp_path) in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "nope.sqlite").exists() and not (tmp_path / "other.index.sqlite").exists()
+
+
+def test_a_store_file_s_path_names_its_index_and_the_default_store_s_is_read(store_url, tmp_path,
+                                                                            monkeypatch, capsys):
+    path = store_url[len("sqlite:///"):]  # a name ending in .db: a store, whether it exists or not
+    assert cli.main(["search", "harbour", "--store", path, "--json"]) == 0
+    assert [json.loads(line)["url"] for line in capsys.readouterr().out.splitlines()] == ["http://s/harbour"]
+    # no --store: the index of the store a crawl keeps by default
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".newsforagers").mkdir()
+    (tmp_path / "colony.index.sqlite").rename(tmp_path / ".newsforagers" / "colony.index.sqlite")
+    assert cli.main(["search", "harbour", "--json"]) == 0
+    assert [json.loads(line)["url"] for line in capsys.readouterr().out.splitlines()] == ["http://s/harbour"]

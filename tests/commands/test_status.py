@@ -197,17 +197,18 @@ def test_no_runs_is_an_error(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     code, out, err = status(capsys)
     assert code == 2 and out == ""
-    assert err.strip() == ("newsforagers status: no run under .newsforagers/runs/ "
-                           "(give RUN_DIR or --store URL)")
+    assert err.strip() == ("newsforagers status: no run under .newsforagers/runs/ and no store at "
+                           ".newsforagers/colony.db (give --run RUN_DIR or --store STORE)")
+    assert not (tmp_path / ".newsforagers").exists()  # the default store is not made either
 
 
 @pytest.mark.parametrize("make_args, message", [
     (lambda p: [p / "missing"], "no run directory at"),
     (lambda p: [p / "file.txt"], "is not a directory"),
     (lambda p: ["--store", f"sqlite:///{p}/missing.db"], "no store at"),
-    (lambda p: ["--store", "memory://"], "lives only inside the colony's process"),
-    (lambda p: ["--store", "redis2://host/0"], "unknown scheme"),
     (lambda p: ["--store", "redis://:secret@127.0.0.1:1/0", "--prefix", "x:"], "127.0.0.1:1"),
+    (lambda p: ["--run", p / "missing"], "no run directory at"),
+    (lambda p: ["--run", p, p], "give the run directory once: --run RUN_DIR"),
     (lambda p: ["--store", f"sqlite:///{p}/file.txt"], "cannot read store"),
 ])
 def test_errors(tmp_path, capsys, make_args, message):
@@ -218,6 +219,84 @@ def test_errors(tmp_path, capsys, make_args, message):
     assert len(err.strip().splitlines()) == 1 and message in err
     assert "secret" not in err  # a store's password is never shown
     assert not (tmp_path / "missing.db").exists()  # a missing store is not created
+
+
+@pytest.mark.parametrize("value, message", [
+    ("memory://", "memory:// lives only inside the colony's process: give sqlite:///PATH"),
+    ("redis2://:secret@host/0", "'redis2://:***@host/0' has an unknown scheme 'redis2': give"),
+    ("colony", "'colony' is not a store: give sqlite:///PATH"),
+])
+def test_a_store_that_is_none_is_a_usage_error(tmp_path, monkeypatch, capsys, value, message):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(["status", "--store", value])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert f"newsforagers status: error: argument --store: {message}" in err and "secret" not in err
+
+
+def test_the_run_is_named_with_run_and_the_argument_still_works(run_dir, capsys):
+    code, out, err = status(capsys, "--run", run_dir)
+    assert code == 0 and err == ""
+    assert f"run {run_dir}" in out and list(table_rows(out)) == ["f1", "f2", "f3", "f10"]
+    code, old, err = status(capsys, run_dir)  # the old spelling: the same table, and a note
+    assert code == 0 and old == out
+    assert err == f"newsforagers status: RUN_DIR as an argument is deprecated: give --run {run_dir}\n"
+    with pytest.raises(SystemExit):
+        main(["status", "--help"])
+    assert "RUN_DIR deprecated: the same as --run RUN_DIR" in " ".join(capsys.readouterr().out.split())
+
+
+def default_crawl(tmp_path, *, run=True, store=True):
+    """What a crawl with the default settings leaves in ``tmp_path``: a run under
+    .newsforagers/runs/ (f1 and f2) and the default store (f1's score, two documents of f1)."""
+    if run:
+        path = tmp_path / ".newsforagers" / "runs" / "20260101T000000Z-1"
+        path.mkdir(parents=True)
+        (path / "events.jsonl").write_text(lines([event("start", "f1", 0), event("start", "f2", 1)]))
+    if store:
+        (tmp_path / ".newsforagers").mkdir(exist_ok=True)
+        store = open_store(f"sqlite:///{tmp_path}/.newsforagers/colony.db")
+        store.set_score("f1", 150.0)
+        for i in range(2):
+            assert store.claim([f"url:{i}"], DocumentRecord(f"http://site/a{i}", "story", at(i),
+                                                            at(i + 60), "f1", 100.0))
+        store.close()
+
+
+def test_without_run_or_store_the_newest_run_and_the_default_store(tmp_path, monkeypatch, capsys):
+    default_crawl(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = status(capsys)
+    assert code == 0, err
+    assert ("showing the newest run under .newsforagers/runs/: 20260101T000000Z-1 (and the default "
+            "store)") in out
+    assert "run .newsforagers/runs/20260101T000000Z-1 · store sqlite:///.newsforagers/colony.db" in out
+    rows = table_rows(out)
+    assert list(rows) == ["f1", "f2"]
+    assert (rows["f1"][4], rows["f1"][10]) == ("150.00", "2")  # the store's score and documents
+    assert "found: 2" in out
+    # one named: that one alone (a run and a store are shown together when a crawl wrote them
+    # both, or when both are named)
+    code, out, err = status(capsys, "--run", ".newsforagers/runs/20260101T000000Z-1")
+    assert code == 0 and "store " not in out and "found: 2" not in out
+    code, out, err = status(capsys, "--store", ".newsforagers/colony.db")  # a plain path
+    assert code == 0 and "run " not in out and "store sqlite:///.newsforagers/colony.db" in out
+    assert list(table_rows(out)) == ["f1"]
+
+
+@pytest.mark.parametrize("run, store, note", [
+    (True, False, "showing the newest run under .newsforagers/runs/: 20260101T000000Z-1\n"),
+    (False, True, "no run under .newsforagers/runs/: showing the default store alone\n"),
+])
+def test_without_run_or_store_whichever_of_them_is_there(tmp_path, monkeypatch, capsys, run, store, note):
+    default_crawl(tmp_path, run=run, store=store)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = status(capsys)
+    assert code == 0, err
+    assert out.startswith(note)
+    assert ("store sqlite:///.newsforagers/colony.db" in out) == store
+    assert not (tmp_path / ".newsforagers" / "colony.db").exists() or store  # not made
 
 
 @pytest.mark.parametrize("files", [{}, {"events.jsonl": ""}, {"events.jsonl": '{"event": "st'}])

@@ -131,7 +131,7 @@ class Dashboard:
             if not selector.select(timeout):
                 raise AssertionError(f"the dashboard did not start: {self.log.read_text()[-2000:]}")
         line = self.process.stdout.readline().strip()
-        match = re.fullmatch(r"serving (http://127\.0\.0\.1:\d+/)", line)
+        match = re.fullmatch(r"serving the dashboard of .* at (http://127\.0\.0\.1:\d+/)", line)
         assert match, (line, self.log.read_text()[-2000:])
         self.url = match.group(1)
         return self.url
