@@ -509,7 +509,12 @@ class Colony:
         saved = (self.resumed or {}).get("members")
         if saved is None:
             for _ in range(self.config.min - 1):
-                self.spawn(self.new_id(), seeds=seeds, mode=mode, model=model)
+                name = self.new_id()
+                # beside another host's foragers the population may be full already: the first
+                # foragers take places within its bound as a split's child does
+                if self.host_number and self.host_number > 1 and not self.reserve_place(name, self.root_name):
+                    break
+                self.spawn(name, seeds=seeds, mode=mode, model=model)
             return
         for name, member in saved.items():
             if member.get("root") or name in self.foragers:

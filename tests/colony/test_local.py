@@ -175,3 +175,27 @@ def test_a_host_of_a_dead_process_is_no_host(tmp_path):
 
     assert hosts.process_alive(f"{socket.gethostname()}:{os.getpid()}")
     assert not hosts.process_alive(f"{socket.gethostname()}:{2**22 + 12345}")
+
+
+def test_a_second_host_s_first_foragers_stay_within_the_population_s_bound(tmp_path):
+    store = MemoryStore()
+    config = ForagersConfig.from_settings({"FORAGERS_RUN_DIR": str(tmp_path / "run"), "FORAGERS_MIN": 3,
+                                           "FORAGERS_MAX": 4})
+    started = []
+    first = Colony(get_crawler(settings_dict={}), config, store=store)
+    first.open()
+    first.spawner.start = lambda name, arguments: started.append(name)
+    first.claim_id("f1")
+    first.register("f1", first.root)
+    first.root_name = "f1"
+    first.start_population(["http://s/"], "wlrl", None)
+    assert started == ["f2", "f3"] and first.population == 3
+    second = Colony(get_crawler(settings_dict={}), config, store=store)
+    second.open()
+    second.spawner.start = lambda name, arguments: started.append(name)
+    second.claim_id("h2.f1")
+    second.register("h2.f1", second.root)  # a host's root joins whatever the bound
+    second.root_name = "h2.f1"
+    second.start_population(["http://s/"], "wlrl", None)
+    assert started == ["f2", "f3"] and second.population == 4  # no place left for h2.f2
+    assert second.root.stats.get_value("newsforagers/population/split_refused") == 1
