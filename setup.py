@@ -15,7 +15,11 @@ setup(
     long_description_content_type="text/markdown",
     python_requires=">=3.11",
     packages=find_packages(exclude=("tests", "tests.*", "benchmarks")),
-    include_package_data=True,
+    # The dashboard's templates and static files are data of the package `newsforagers.web`,
+    # named here rather than taken from MANIFEST.in (`include_package_data`): setuptools reads
+    # a data directory found that way as a package left out of `packages` and warns so for
+    # every file of it, at each install, editable or not.
+    package_data={"newsforagers.web": ["templates/*.html", "static/*.js", "static/*.css"]},
     install_requires=[
         "scrapy>=2.13",
         "twisted>=24.7",
@@ -29,6 +33,10 @@ setup(
         "feedparser>=6.0",
         "joblib>=1.3",
         "lxml>=5",
+        # justext (trafilatura's) asks for `lxml[html_clean]`, which lxml's metadata now spells
+        # `html-clean`: the pip of Python 3.11's venv (23.2) does not match the two, installs
+        # no cleaner, and the forager fails at import
+        "lxml_html_clean>=0.4",
         "markdown>=3.5",
     ],
     extras_require={

@@ -75,6 +75,7 @@ class ForagersConfig:
     max_paths: int = _default("max_paths")
     seed: int = _default("seed")
     item_text: bool = _default("item_text")
+    library_log_level: str = _default("library_log_level")
     languages: str = _default("languages")
     max_links: int = _default("max_links")
     max_text: int = _default("max_text")
@@ -209,6 +210,8 @@ class ForagersConfig:
         need(self.start_failures >= 1, "start_failures", self.start_failures, "at least 1")
         need(self.max_paths >= 0, "max_paths", self.max_paths, ">= 0 (0: no limit)")
         need(self.seed >= -1, "seed", self.seed, ">= 0, or -1 for fresh entropy")
+        need(self.library_log_level.upper() in LOG_LEVELS, "library_log_level",
+             self.library_log_level, f"a log level: {', '.join(LOG_LEVELS)}")
         need(self.max_links >= 0, "max_links", self.max_links, ">= 0 (0: no cap)")
         need(self.max_text >= 0, "max_text", self.max_text, ">= 0 characters (0: no cap)")
         need(all(re.fullmatch(r"[a-z]{2,3}", code) for code in self.language_codes), "languages",
@@ -340,6 +343,8 @@ _FALSE = {"0", "false", "no", "off"}
 #: Types of the settings whose default is None ("chosen from other settings").
 _KINDS = {"tanh_offset": float}
 REWARD_MODES = ("", "novelty", "topic", "topic+novelty")
+#: The levels ``FORAGERS_LIBRARY_LOG_LEVEL`` takes (any case), Python's and Scrapy's names.
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 def _coerce(key: str, raw: Any, kind: type) -> Any:

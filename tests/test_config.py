@@ -22,6 +22,12 @@ def test_every_default_constant_is_a_config_field():
     assert names == fields
 
 
+def test_the_library_log_level_is_info_and_any_case_of_a_level_name():
+    assert ForagersConfig.from_settings({}).library_log_level == "INFO"
+    config = ForagersConfig.from_settings(Settings({"FORAGERS_LIBRARY_LOG_LEVEL": " debug "}))
+    assert config.library_log_level == "debug"  # newsforagers.logs sets it as DEBUG
+
+
 def test_settings_from_the_command_line_are_coerced():
     settings = Settings({"FORAGERS_WEBLOG_SIZE": "50", "FORAGERS_TD_ALPHA": "0.05",
                          "FORAGERS_REWARDED_SEND_PAYS_COST": "false"})
@@ -40,6 +46,9 @@ def test_settings_from_the_command_line_are_coerced():
         ("FORAGERS_TD_ALPHA", "nan", r"FORAGERS_TD_ALPHA \('nan'\) must be a finite float\."),
         ("FORAGERS_RETRY_AFTER_MAX", -1, r"FORAGERS_RETRY_AFTER_MAX \(-1.0\) must be >= 0 seconds \(0: never pause\)\."),
         ("FORAGERS_REWARDED_SEND_PAYS_COST", "maybe", r"FORAGERS_REWARDED_SEND_PAYS_COST \('maybe'\) must be true or false\."),
+        ("FORAGERS_LIBRARY_LOG_LEVEL", "LOUD", r"FORAGERS_LIBRARY_LOG_LEVEL \('LOUD'\) must be a log level: "
+                                               r"DEBUG, INFO, WARNING, ERROR, CRITICAL\."),
+        ("FORAGERS_LIBRARY_LOG_LEVEL", 10, r"FORAGERS_LIBRARY_LOG_LEVEL \(10\) must be a string\."),
     ],
 )
 def test_bad_values_name_the_setting_the_value_and_the_range(key, value, message):

@@ -32,12 +32,31 @@ logger = logging.getLogger(__name__)
 RETIRED = "forager_retired"
 
 
+class NotAForager(NotConfigured):
+    """The ``NotConfigured`` of a colony's component in a crawler whose spider is no forager.
+
+    A project may enable the add-on for all its spiders, so this is expected, not a problem to
+    warn about. Scrapy logs a ``NotConfigured`` that carries arguments as a WARNING
+    ("Disabled ...: <message>", ``scrapy/middleware.py``) and one without arguments not at all:
+    this one carries none, says what it means through ``str()``, and
+    :func:`forager_context` logs it at DEBUG."""
+
+    def __init__(self, component: str):
+        super().__init__()
+        self.component = component
+
+    def __str__(self) -> str:
+        return f"{self.component} only serves forager spiders."
+
+
 def forager_context(crawler, extension: str) -> ForagerContext:
-    """The crawler's forager context; NotConfigured when its spider is no forager (the colony's
-    extensions serve only those) or the add-on is not enabled."""
+    """The crawler's forager context; :class:`NotAForager` when its spider is no forager (the
+    colony's extensions serve only those) or the add-on is not enabled."""
     context = context_of(crawler) if getattr(crawler.spidercls, "is_forager", False) else None
     if context is None:
-        raise NotConfigured(f"{extension} only serves forager spiders.")
+        logger.debug("Disabled %s: spider %s is no forager", extension, crawler.spidercls.__name__,
+                     extra={"crawler": crawler})
+        raise NotAForager(extension)
     return context
 
 

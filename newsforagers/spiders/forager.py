@@ -50,6 +50,7 @@ from newsforagers.downloadhandlers import ClosingIgnoreRequest
 from newsforagers.driver import ForagerDriver
 from newsforagers.errors import ForagersUsageError, report_usage_errors_in_one_line
 from newsforagers.forager import MODES
+from newsforagers.logs import one_startup_banner, set_library_log_level
 from newsforagers.pages import NotAFeed, NotHTML, charset_trouble, read_response
 from newsforagers.pages.document import detect_language
 from newsforagers.pages.feeds import is_feed, read_feed, robots_sitemaps
@@ -211,6 +212,12 @@ class ForagerSpider(scrapy.Spider):
         # (validation before the crawl starts, on the settings as they will be; the crawler's
         # components share the one parse of its forager context afterwards)
         config = ForagersConfig.from_settings(final)
+        # the colony's log (newsforagers.logs): Scrapy's start-up lines once, the first
+        # forager's (a child of this process's colony is handed it as `colony`), and the
+        # page-reading libraries at FORAGERS_LIBRARY_LOG_LEVEL; Scrapy logs its start-up after
+        # this, as it builds the crawler's components
+        one_startup_banner(child=spider.colony is not None)
+        set_library_log_level(config.library_log_level)
         k = config.n_clusters
         if spider.encoder is not None and spider.encoder.n_clusters_ != k:
             raise ForagersUsageError(f"model {kwargs.get('model')!r} has {spider.encoder.n_clusters_} "

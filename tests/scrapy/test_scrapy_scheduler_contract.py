@@ -106,6 +106,27 @@ REQUIRED = {
 }
 
 
+def subprocess_environment(environ, harness: Path | None, report_path: Path) -> dict[str, str]:
+    """The environment of the pytest subprocess that runs Scrapy's tests: ours without any
+    ``PYTEST_*`` variable (and without our ``PYTHONPATH``), so that it is a session of its own.
+
+    Why all of them: under ``pytest -n 2`` (``make test``) this module runs in an xdist
+    worker. Scrapy's root conftest generates the TLS keys of its mock server
+    (``tests/keys/localhost.crt``, which the sdist does not ship) only when
+    ``PYTEST_XDIST_WORKER`` is unset (in one of its own xdist workers, the controller has made
+    them): inherited from ours, it made the subprocess fail wherever the cache did not hold keys
+    from an earlier run outside xdist. ``PYTEST_ADDOPTS`` and ``PYTEST_PLUGINS`` would bring our
+    options and plugins in the same way."""
+    env = {key: value for key, value in environ.items()
+           if not key.startswith("PYTEST_") and key != "PYTHONPATH"}
+    env.update(
+        PYTHONPATH=os.pathsep.join(str(p) for p in (harness, HERE) if p is not None),
+        PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",  # only the plugins the command names
+        NEWSFORAGERS_SCRAPY_CONTRACT_REPORT=str(report_path),
+    )
+    return env
+
+
 def _unavailable(reason: str):
     message = f"Scrapy's own tests cannot be run here: {reason}"
     if scrapy_source.require_scrapy_tests():
@@ -123,13 +144,7 @@ def upstream(tmp_path_factory) -> dict:
         _unavailable(str(error))
     work = tmp_path_factory.mktemp("scrapy-contract")
     report_path = work / "report.json"
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH")}
-    env.update(
-        PYTHONPATH=os.pathsep.join(str(p) for p in (harness, HERE) if p is not None),
-        PYTEST_DISABLE_PLUGIN_AUTOLOAD="1",  # only the plugins named below
-        NEWSFORAGERS_SCRAPY_CONTRACT_REPORT=str(report_path),
-    )
+    env = subprocess_environment(os.environ, harness, report_path)
     command = [
         sys.executable, "-m", "pytest",
         "-c", str(root / "pyproject.toml"), "--rootdir", str(root),
@@ -164,6 +179,19 @@ def upstream(tmp_path_factory) -> dict:
 def _tests_of(report: dict, module: str) -> dict[str, dict]:
     return {nodeid: entry for nodeid, entry in report["tests"].items()
             if nodeid.startswith(module + "::")}
+
+
+def test_the_subprocess_inherits_nothing_of_an_xdist_worker(tmp_path):
+    """No ``PYTEST_*`` variable of this session reaches Scrapy's tests (see
+    :func:`subprocess_environment`), whatever runs this one."""
+    worker = {"PYTEST_XDIST_WORKER": "gw1", "PYTEST_XDIST_WORKER_COUNT": "2",
+              "PYTEST_XDIST_TESTRUNUID": "abc", "PYTEST_ADDOPTS": "-n 2", "PYTEST_PLUGINS": "x",
+              "PYTEST_CURRENT_TEST": "t.py::t (call)", "PYTHONPATH": "/ours", "HOME": "/home/u"}
+    env = subprocess_environment(worker, tmp_path / "harness", tmp_path / "report.json")
+    assert {key for key in env if key.startswith("PYTEST_")} == {"PYTEST_DISABLE_PLUGIN_AUTOLOAD"}
+    assert env["HOME"] == "/home/u"
+    assert env["PYTHONPATH"].split(os.pathsep) == [str(tmp_path / "harness"), str(HERE)]
+    assert env["NEWSFORAGERS_SCRAPY_CONTRACT_REPORT"] == str(tmp_path / "report.json")
 
 
 def test_it_ran_the_installed_scrapy_tests(upstream):
