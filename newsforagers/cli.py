@@ -30,7 +30,7 @@ COMMANDS = {
 
 def missing_extra(module: str, extra: str) -> str | None:
     """None when the optional dependency ``module`` imports; else one line saying which extra of
-    the package installs it (``pip install 'newsforagers[EXTRA]'``).
+    the package installs it (:func:`~newsforagers.errors.install_hint`).
 
     Commands call this before any work starts, so that a missing package is not found out by
     the last step of a long run.
@@ -41,7 +41,9 @@ def missing_extra(module: str, extra: str) -> str | None:
         missing = getattr(exc, "name", None)
         what = ("is not installed" if missing and missing.split(".")[0] == module.split(".")[0]
                 else f"cannot be imported ({exc})")
-        return f"{module} {what}: pip install 'newsforagers[{extra}]'"
+        from newsforagers.errors import install_hint
+
+        return f"{module} {what}: {install_hint(extra)}"
     return None
 
 

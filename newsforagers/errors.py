@@ -22,6 +22,12 @@ from typing import Any
 logger = logging.getLogger(__name__)
 
 
+def install_hint(extra: str) -> str:
+    """How to add an optional part: the package is installed from a checkout of its
+    repository (it is not published on a package index), with the extra named."""
+    return f"install newsforagers with its [{extra}] extra (in its checkout: pip install '.[{extra}]')"
+
+
 class ForagersUsageError(ValueError):
     """A setting or argument the user got wrong; the message alone tells them how to fix it."""
 

@@ -54,14 +54,16 @@ def child_settings(root: Crawler, name: str) -> dict:
     """The root's settings for forager ``name``: only what was set above Scrapy's defaults (a
     child's settings dict is applied at project priority, and defaults copied that way would
     look set by the user: Scrapy then warns about deprecated defaults, and a default would
-    outrank a newer setting that replaces it); no feed, no telnet console, its own JOBDIR
-    folder."""
+    outrank a newer setting that replaces it); no feed, no telnet console nor remote control
+    server, its own JOBDIR folder."""
     settings = {key: value for key, value in root.settings.copy_to_dict().items()
                 if (root.settings.getpriority(key) or 0) > SETTINGS_PRIORITIES["default"]}
     for key in _ROOT_ONLY:
         settings.pop(key, None)
     settings["FEEDS"] = {}
+    # the root's consoles serve the colony's process; a child's would open one more port each
     settings["TELNETCONSOLE_ENABLED"] = False
+    settings["REMOTE_CONTROL_ENABLED"] = False
     jobdir = settings.get("JOBDIR")
     if jobdir:
         settings["JOBDIR"] = str(Path(jobdir) / "foragers" / name)

@@ -63,7 +63,10 @@ class IndexExtension:
         context = forager_context(crawler, "IndexExtension")
         config = context.config
         if config.index.strip().lower() == OFF:
-            raise NotConfigured("FORAGERS_INDEX is off: no search index.")
+            # the user's choice, not a problem: Scrapy logs a NotConfigured with a message as a
+            # WARNING, so this one says it at INFO itself, once per crawler
+            logger.info("index: FORAGERS_INDEX is off: no search index")
+            raise NotConfigured()
         path = Path(config.index) if config.index else default_index_path(config.store, config.redis_prefix)
         return cls(crawler, context, path, config.index_interval)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from newsforagers import defaults
+from newsforagers.errors import install_hint
 from newsforagers.store.base import ColonyStore, DocumentRecord, StoreUnavailable, mask_password
 from newsforagers.store.memory import MemoryStore
 from newsforagers.store.sqlite import SQLiteStore
@@ -28,8 +29,7 @@ def _redis_store_class():
     except ImportError as exc:
         if exc.name is None or exc.name.split(".")[0] != "redis":
             raise
-        raise ImportError("FORAGERS_STORE=redis://... needs redis-py: "
-                          "pip install 'newsforagers[redis]'") from None
+        raise ImportError(f"FORAGERS_STORE=redis://... needs redis-py: {install_hint('redis')}") from None
     return RedisStore
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import io
 import threading
 
+from newsforagers.errors import install_hint
+
 # matplotlib's font cache and text layout are not documented as thread-safe: one drawing at a time
 _DRAWING = threading.Lock()
 
@@ -20,7 +22,7 @@ def _figure():
     try:
         from matplotlib.figure import Figure
     except ImportError:
-        raise PlotsUnavailable("the plots need matplotlib: pip install 'newsforagers[web]'") from None
+        raise PlotsUnavailable(f"the plots need matplotlib: {install_hint('web')}") from None
     return Figure(figsize=SIZE, dpi=100)
 
 

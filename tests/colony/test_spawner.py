@@ -56,3 +56,18 @@ def test_a_forager_whose_crawl_already_ended_is_not_waited_for():
 
     asyncio.run(asyncio.wait_for(InProcessSpawner._stop_runner(SimpleNamespace(crawlers={crawler}, stop=stop)), 0.5))
     assert calls == ["stop"]
+
+
+def test_a_child_forager_has_the_root_s_settings_but_no_feed_console_or_remote_control(tmp_path):
+    from scrapy.utils.test import get_crawler
+
+    from newsforagers.colony.spawner import child_settings
+
+    root = get_crawler(settings_dict={"FEEDS": {str(tmp_path / "out.jsonl"): {"format": "jsonlines"}},
+                                      "JOBDIR": str(tmp_path / "job"), "FORAGERS_MIN": 4,
+                                      "ITEM_PIPELINES": {"newsdesk.pipelines.SourcePipeline": 300}})
+    settings = child_settings(root, "f2")
+    assert settings["FEEDS"] == {} and settings["FORAGERS_MIN"] == 4
+    assert settings["ITEM_PIPELINES"] == {"newsdesk.pipelines.SourcePipeline": 300}  # the user's pipelines run there
+    assert settings["TELNETCONSOLE_ENABLED"] is False and settings["REMOTE_CONTROL_ENABLED"] is False
+    assert settings["JOBDIR"] == str(tmp_path / "job" / "foragers" / "f2")

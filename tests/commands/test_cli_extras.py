@@ -60,7 +60,7 @@ def test_bench_without_matplotlib_stops_before_any_crawl(tmp_path):
     assert run.returncode == 2, run.stderr
     assert run.stderr.splitlines() == [
         "newsforagers bench: the plots need matplotlib, and matplotlib is not installed: "
-        "pip install 'newsforagers[plots]' (or add --no-plots)"]
+        "install newsforagers with its [plots] extra (in its checkout: pip install '.[plots]') (or add --no-plots)"]
     assert run.stdout == ""
     assert not out.exists()  # run_bench creates it before the first crawl: none started
 
@@ -84,14 +84,14 @@ def test_status_without_rich_names_the_extra(tmp_path):
     assert run.returncode == 2, run.stderr
     assert run.stderr.splitlines() == [
         "newsforagers status: the table needs rich, and rich is not installed: "
-        "pip install 'newsforagers[status]'"]
+        "install newsforagers with its [status] extra (in its checkout: pip install '.[status]')"]
 
 
 def test_missing_extra(monkeypatch):
     assert cli.missing_extra("json", "anything") is None
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # Python's own "not installed" for a name
     assert cli.missing_extra("matplotlib", "plots") == \
-        "matplotlib is not installed: pip install 'newsforagers[plots]'"
+        "matplotlib is not installed: install newsforagers with its [plots] extra (in its checkout: pip install '.[plots]')"
 
 
 @pytest.mark.parametrize("settings, crawlers, message", [

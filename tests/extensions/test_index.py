@@ -51,13 +51,18 @@ def run_colony(ext, between=lambda: None):
     asyncio.run(life())
 
 
-def test_the_index_is_beside_the_store_unless_said_and_off_means_none(tmp_path):
+def test_the_index_is_beside_the_store_unless_said_and_off_means_none(tmp_path, caplog):
     made = extension(tmp_path, f"sqlite:///{tmp_path}/colony.db")
     assert made.path == tmp_path / "colony.index.sqlite" and made.interval == 1.0
     assert extension(tmp_path, "memory://", FORAGERS_INDEX=str(tmp_path / "mine.sqlite"),
                      FORAGERS_INDEX_INTERVAL="0.5").path == tmp_path / "mine.sqlite"
-    with pytest.raises(NotConfigured, match="FORAGERS_INDEX is off"):
+    with caplog.at_level(logging.DEBUG), pytest.raises(NotConfigured) as off:
         IndexExtension.from_crawler(get_crawler(ForagerSpider, {"FORAGERS_INDEX": "off"}))
+    # the user's choice: said at INFO, never as Scrapy's WARNING for a NotConfigured with a message
+    assert not off.value.args
+    # (once as get_crawler builds the crawler's extensions, once here)
+    assert {(r.levelname, r.getMessage()) for r in caplog.records if r.name == "newsforagers.extensions.index"} == \
+        {("INFO", "index: FORAGERS_INDEX is off: no search index")}
     with pytest.raises(NotConfigured, match="only serves forager spiders"):
         IndexExtension.from_crawler(get_crawler(Spider, {"ADDONS": {"newsforagers.addon.ForagersAddon": 0}}))
 

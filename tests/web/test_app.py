@@ -453,7 +453,7 @@ def test_a_refused_host_is_one_line_and_status_2(capsys):
 def test_without_flask_the_command_names_the_extra():
     run = without("flask", "web", "--port", "0")
     assert run.returncode == 2, run.stderr
-    assert "pip install 'newsforagers[web]'" in run.stderr and "Traceback" not in run.stderr
+    assert "install newsforagers with its [web] extra (in its checkout: pip install '.[web]')" in run.stderr and "Traceback" not in run.stderr
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
