@@ -9,10 +9,13 @@ STAMP := $(VENV)/.installed
 
 venv: $(STAMP)
 
+# scrapyd 1.6 needs setuptools < 81 (it imports pkg_resources). An editable install makes
+# setuptools say "Editable installation." in a box at every install, a notice about its own
+# import hooks (it is no problem of ours): it is told to keep quiet.
 $(STAMP): setup.py
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip setuptools wheel
-	$(BIN)/python -m pip install --quiet -e '.[test,plots,status,redis,scrapyd,web]'
+	$(BIN)/python -m pip install --quiet --upgrade pip 'setuptools<81' wheel
+	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/python -m pip install --quiet -e '.[test,plots,status,redis,scrapyd,web]'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -134,7 +134,8 @@ def test_building_a_store_opens_no_connection():
 def test_without_redis_py_a_redis_url_says_what_to_install(monkeypatch):
     monkeypatch.delitem(sys.modules, "newsforagers.store.redis", raising=False)
     monkeypatch.setitem(sys.modules, "redis", None)  # import redis fails
-    with pytest.raises(ImportError, match=r"needs redis-py: pip install 'newsforagers\[redis\]'"):
+    with pytest.raises(ImportError, match=r"needs redis-py: install newsforagers with its \[redis\] extra "
+                       r"\(in its checkout: pip install '\.\[redis\]'\)"):
         open_store("redis://127.0.0.1:6379/0")
     assert open_store("memory://").url == "memory://"  # the other stores need no redis
 
