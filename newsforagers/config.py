@@ -17,7 +17,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 from newsforagers import defaults
-from newsforagers.errors import ForagersUsageError, mask_password
+from newsforagers.errors import ForagersUsageError, mask_password, url_secrets
 from newsforagers.learning import RewardRules
 
 PREFIX = "FORAGERS_"
@@ -64,6 +64,7 @@ class ForagersConfig:
     store: str = _default("store")
     redis_prefix: str = _default("redis_prefix")
     store_retry: float = _default("store_retry")
+    store_password_file: str = _default("store_password_file")
     index: str = _default("index")
     index_interval: float = _default("index_interval")
     clock: str = _default("clock")
@@ -239,6 +240,10 @@ class ForagersConfig:
         need(self.spawner != "scrapyd" or str(self.store).startswith(("redis://", "rediss://")),
              "spawner", self.spawner, "used with a store every scrapyd node reaches: "
              "FORAGERS_STORE=redis://host:port/db")
+        need(self.spawner != "scrapyd" or not url_secrets(self.store), "store", mask_password(self.store),
+             "without a password with FORAGERS_SPAWNER=scrapyd: scrapyd would put it on every job's "
+             "command line and in its log. Keep it on each node instead, in FORAGERS_STORE_PASSWORD_FILE "
+             "(a file), $NEWSFORAGERS_STORE_PASSWORD or ~/.netrc (docs/deployment.md, Secrets)")
         need(self.spawner != "scrapyd" or bool(self.scrapyd_urls.strip(", ")), "scrapyd_urls",
              self.scrapyd_urls, "one or more scrapyd nodes (http://host:6800,...) with "
              "FORAGERS_SPAWNER=scrapyd")

@@ -121,6 +121,11 @@ FORAGERS_INDEX_INTERVAL = 1.0
 # Seconds a store operation keeps retrying a server that does not answer (Redis restarting,
 # a network blip), with exponential backoff, before it fails with an error naming the store.
 FORAGERS_STORE_RETRY = 60.0
+# A file holding the Redis store's password on its first line, readable by its owner only
+# ("": none; the password may also be in FORAGERS_STORE's URL, $NEWSFORAGERS_STORE_PASSWORD or
+# ~/.netrc: newsforagers/store/secrets.py). The setting is a reference, not the secret: a
+# scrapyd job is given the path, and reads the file on its own node.
+FORAGERS_STORE_PASSWORD_FILE = ""
 # Whose clock decides a document's age and an item's found_at: "site" (the response's Date
 # header, falling back to the system clock when a response has none) or "system".
 FORAGERS_CLOCK = "site"

@@ -74,15 +74,63 @@ def report_usage_errors_in_one_line() -> None:
     loop.set_exception_handler(handler)
 
 
+#: URL schemes whose "authority" is a path, never credentials (``sqlite:///a@b.db``).
+_PATH_SCHEMES = frozenset({"sqlite", "file", "memory"})
+
+
+def _split_credentials(url: str) -> tuple[str, str, str, str] | None:
+    """``(scheme://, userinfo, "@", rest)`` of a URL whose scheme may carry credentials, the
+    userinfo being everything up to the *last* ``@`` (a password may hold any character, ``/``,
+    ``#``, ``?`` and ``@`` unencoded included: RFC 3986 would end the authority at the first of
+    them, and a scan that does so leaves the rest of the password in the open); None when the
+    URL has no userinfo."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower() in _PATH_SCHEMES:
+        return None
+    userinfo, at, after = rest.rpartition("@")
+    if not at:
+        return None
+    return f"{scheme}{sep}", userinfo, at, after
+
+
+def url_secrets(url: str) -> set[str]:
+    """Every spelling of the secrets a URL holds: the password of its userinfo (as written and
+    decoded) and the value of each ``password=`` parameter. What a message must never show."""
+    from urllib.parse import unquote
+
+    if not isinstance(url, str):
+        return set()
+    secrets: set[str] = set()
+    parts = _split_credentials(url)
+    if parts is not None:
+        _, userinfo, _, _ = parts
+        user, colon, password = userinfo.partition(":")
+        if colon and password:
+            secrets.update({password, unquote(password)})
+    _, question, query = url.partition("?")
+    if question:
+        for part in query.split("&"):
+            name, equals, value = part.partition("=")
+            if equals and name.lower() == "password" and value:
+                value = value.partition("#")[0]
+                secrets.update({value, unquote(value)})
+    return {secret for secret in secrets if secret}
+
+
 def mask_password(url: str) -> str:
     """``url`` with its password — in the user part, or a ``password=`` parameter — as ``***``,
-    for messages and logs; anything else as it was written, also in a URL too broken to parse."""
-    scheme, sep, rest = url.partition("://")
-    netloc = re.split(r"[/?#]", rest, maxsplit=1)[0]
-    userinfo, at, host = netloc.rpartition("@")
+    for messages, logs and pages; anything else as it was written, also in a URL too broken to
+    parse. The URL is split, not scanned for a pattern: a password may hold any character
+    (:func:`url_secrets`)."""
+    if not isinstance(url, str):
+        return url
     masked = url
-    if sep and at and ":" in userinfo:
-        masked = f"{scheme}://{userinfo.partition(':')[0]}:***@{host}{rest[len(netloc):]}"
+    parts = _split_credentials(url)
+    if parts is not None:
+        scheme, userinfo, at, after = parts
+        user, colon, _ = userinfo.partition(":")
+        if colon:
+            masked = f"{scheme}{user}:***{at}{after}"
     base, question, query = masked.partition("?")
     if question:
         query, hash_, fragment = query.partition("#")
@@ -92,4 +140,13 @@ def mask_password(url: str) -> str:
     return masked
 
 
-__all__ = ["ForagersUsageError", "StoreUnavailable", "mask_password", "report_usage_errors_in_one_line"]
+def hide_secrets(text: str, *urls: str) -> str:
+    """``text`` (an error's message, a log line) with every secret of ``urls`` as ``***``: a
+    library's message may quote a URL, or a piece of one, its own way."""
+    for secret in sorted({s for url in urls for s in url_secrets(url)}, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
+__all__ = ["ForagersUsageError", "StoreUnavailable", "hide_secrets", "mask_password",
+           "report_usage_errors_in_one_line", "url_secrets"]

@@ -108,7 +108,8 @@ class ReinforcingAgentPipeline:
             self.store, self._owns_store = colony.store, False  # the colony's, closed by it
         if self.store is None:
             self.store = open_store(self.config.store, self.config.url_records_max,
-                                    prefix=self.config.redis_prefix, retry=self.config.store_retry)
+                                    prefix=self.config.redis_prefix, retry=self.config.store_retry,
+                                    password_file=self.config.store_password_file)
         if self.config.topic.strip() and self.topic is None:
             spider = getattr(self.crawler, "spider", None)
             self.topic = getattr(spider, "topic", None) or build_topic(self.config, getattr(spider, "encoder", None))

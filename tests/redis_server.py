@@ -78,11 +78,18 @@ class RedisServer:
         self.directory.mkdir(parents=True, exist_ok=True)
         for _ in range(3 if self.port is None else 1):
             port = self.port or free_port()
-            command = ["redis-server", "--bind", "127.0.0.1", "--port", str(port),
-                       "--dir", str(self.directory), "--appendonly", "yes", "--appendfsync", "always",
-                       "--save", "", "--daemonize", "no", "--logfile", str(self.directory / "redis.log")]
+            command = ["redis-server"]
             if self.password:
-                command += ["--requirepass", self.password]
+                # in a file of the server's own, readable by its user only, as an operator keeps
+                # it (docs/deployment.md, Secrets): a --requirepass argument would be in ps
+                conf = self.directory / "redis.conf"
+                conf.touch(mode=0o600)
+                conf.chmod(0o600)
+                conf.write_text(f"requirepass {self.password}\n", encoding="utf-8")
+                command.append(str(conf))
+            command += ["--bind", "127.0.0.1", "--port", str(port),
+                        "--dir", str(self.directory), "--appendonly", "yes", "--appendfsync", "always",
+                        "--save", "", "--daemonize", "no", "--logfile", str(self.directory / "redis.log")]
             self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             deadline = time.monotonic() + START_TIMEOUT
             while time.monotonic() < deadline and self.process.poll() is None:

@@ -55,6 +55,7 @@ from newsforagers.colony.throttle import HostBudget, Politeness
 from newsforagers.config import ForagersConfig
 from newsforagers.learning import EnergyPolicy, ScorePolicy
 from newsforagers.scrapy_access import engine_running, wake_engine
+from newsforagers.stopping import interrupt_stores_on_stop
 from newsforagers.store import ColonyStore, open_store
 
 if TYPE_CHECKING:
@@ -187,7 +188,9 @@ class Colony:
         config, root = self.config, self.root
         if self.store is None:
             self.store = open_store(config.store, config.url_records_max, prefix=config.redis_prefix,
-                                    retry=config.store_retry)
+                                    retry=config.store_retry, password_file=config.store_password_file)
+        # a stop asked while a store's server does not answer must not wait out the retries
+        interrupt_stores_on_stop(self.store)
         others: dict = {}
         if self.hosting:
             if self.jobdir is not None:

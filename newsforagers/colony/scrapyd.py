@@ -44,6 +44,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from newsforagers.colony.spawner import Spawner, portable
 from newsforagers.config import PREFIX, ForagersConfig
 from newsforagers.errors import ForagersUsageError, mask_password
+from newsforagers.store.secrets import split_password, without_password
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -80,8 +81,10 @@ class ScrapydNode:
     def parse(cls, text: str) -> ScrapydNode:
         """``http://[user:password@]host:port[/path]``; a bad one raises
         :class:`~newsforagers.errors.ForagersUsageError` naming the setting (password masked)."""
+        # the credentials first, up to the last "@" (a password may hold "/", "#", "?" or "@")
+        bare, username, password = split_password(text.strip())
         try:
-            parts = urllib.parse.urlsplit(text.strip())
+            parts = urllib.parse.urlsplit(bare)
             port_ok = parts.port is None or parts.port > 0
         except ValueError:  # a bad port, a bad IPv6 address
             parts, port_ok = None, False
@@ -93,8 +96,7 @@ class ScrapydNode:
         host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
         netloc = host if parts.port is None else f"{host}:{parts.port}"
         path = parts.path if parts.path.endswith("/") else parts.path + "/"
-        return cls(urllib.parse.urlunsplit((parts.scheme, netloc, path, "", "")),
-                   urllib.parse.unquote(parts.username or ""), urllib.parse.unquote(parts.password or ""))
+        return cls(urllib.parse.urlunsplit((parts.scheme, netloc, path, "", "")), username or "", password or "")
 
     @property
     def masked(self) -> str:
@@ -175,8 +177,20 @@ def job_settings(root: Crawler) -> dict[str, str]:
         priority = settings.getpriority(key) or 0
         if key.startswith(PREFIX) and priority > SETTINGS_PRIORITIES["addon"] \
                 or priority >= SETTINGS_PRIORITIES["cmdline"]:
-            chosen[key] = setting_value(key, value)
+            chosen[key] = setting_value(key, _no_secrets(key, value))
     return chosen
+
+
+def _no_secrets(key: str, value: Any) -> Any:
+    """A setting as a job may be given it: scrapyd puts a job's settings on its command line
+    (``ps`` on the node shows them) and in its log, so the store's URL and the nodes' URLs go
+    without their passwords; a job finds them on its node (``FORAGERS_STORE_PASSWORD_FILE``,
+    ``$NEWSFORAGERS_STORE_PASSWORD``, ``~/.netrc``: docs/deployment.md, *Secrets*)."""
+    if key == f"{PREFIX}STORE" and isinstance(value, str):
+        return without_password(value)
+    if key == f"{PREFIX}SCRAPYD_URLS" and isinstance(value, str):
+        return ",".join(ScrapydNode.parse(part).url for part in value.split(",") if part.strip())
+    return value
 
 
 class ScrapydSpawner(Spawner):

@@ -50,10 +50,22 @@ def at_least_one(value: str) -> int:
 
 
 def add_prefix_argument(parser) -> None:
-    """``--prefix P``: the colony's key prefix in a Redis store (``FORAGERS_REDIS_PREFIX``)."""
+    """``--prefix P``: the colony's key prefix in a Redis store (``FORAGERS_REDIS_PREFIX``), and
+    ``--password-file FILE``: where its password is, off the command line."""
     parser.add_argument("--prefix", default=defaults.FORAGERS_REDIS_PREFIX, metavar="P",
                         help="with a redis:// store: the colony's key prefix (FORAGERS_REDIS_PREFIX, "
                         f"default {defaults.FORAGERS_REDIS_PREFIX!r})")
+    parser.add_argument("--password-file", metavar="FILE", default="",
+                        help="with a redis:// store: a file holding its password on its first line, "
+                        "readable by you only (FORAGERS_STORE_PASSWORD_FILE); without it, the password "
+                        "is looked for in $NEWSFORAGERS_STORE_PASSWORD, then ~/.netrc. A password written "
+                        "in --store is seen by every user of this machine (ps)")
+
+
+def store_options(args: argparse.Namespace) -> dict:
+    """What opening the store of a command's arguments takes besides its URL (``prefix``,
+    ``password_file``)."""
+    return {"prefix": args.prefix, "password_file": getattr(args, "password_file", "")}
 
 
 # -- the store ---------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from newsforagers.commands.arguments import about_default_store, add_store_arguments, store_of
+from newsforagers.commands.arguments import about_default_store, add_store_arguments, store_of, store_options
 
 HELP = "write the colony's output (every document its item pipelines let through), as JSON lines"
 
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     from newsforagers.store import open_existing_store
 
     try:
-        store = open_existing_store(store_of(args), prefix=args.prefix)
+        store = open_existing_store(store_of(args), **store_options(args))
     except ValueError as exc:
         return _error(about_default_store(str(exc), args))
     try:

@@ -19,7 +19,7 @@ import sys
 
 from newsforagers import defaults
 from newsforagers.commands.arguments import (about_default_store, add_store_arguments, positive,
-                                             store_of)
+                                             store_of, store_options)
 
 HELP = "index a colony store's documents for newsforagers search (once, or following it)"
 
@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         path = args.index or default_index_path(store_of(args), args.prefix)
-        store = open_existing_store(store_of(args), prefix=args.prefix)
+        store = open_existing_store(store_of(args), **store_options(args))
     except ValueError as exc:
         return _error(about_default_store(str(exc), args))
     total = 0

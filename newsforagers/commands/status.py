@@ -22,7 +22,7 @@ import sys
 from newsforagers import defaults
 from newsforagers.commands.arguments import (DEFAULT_STORE, RUNS_DIR, add_run_argument,
                                              add_store_arguments, positive, runs_newest_first,
-                                             store_file)
+                                             store_file, store_options)
 
 HELP = "show a colony's foragers (scores, documents found, efficiency)"
 
@@ -50,11 +50,11 @@ def _error(message: str) -> int:
     return 2
 
 
-def _open_store(url: str, prefix: str = defaults.FORAGERS_REDIS_PREFIX):
+def _open_store(url: str, prefix: str = defaults.FORAGERS_REDIS_PREFIX, password_file: str = ""):
     from newsforagers.store import open_existing_store
 
     try:
-        return open_existing_store(url, prefix=prefix)
+        return open_existing_store(url, prefix=prefix, password_file=password_file)
     except ValueError as exc:
         raise _Failure(str(exc)) from None
 
@@ -249,7 +249,7 @@ def run(args, *, console=None, sleep=None, max_refreshes: int | None = None) -> 
         return _error(f"the table needs rich, and {problem}")
     try:
         run_dir, store_url, note = _resolve(args)
-        store = _open_store(store_url, args.prefix) if store_url else None
+        store = _open_store(store_url, **store_options(args)) if store_url else None
     except _Failure as exc:
         return _error(str(exc))
     if args.run_dir:

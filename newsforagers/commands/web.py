@@ -22,7 +22,8 @@ import logging
 import sys
 
 from newsforagers.commands.arguments import (DEFAULT_STORE, RUNS_DIR, add_run_argument,
-                                             add_store_arguments, runs_newest_first, store_file)
+                                             add_store_arguments, runs_newest_first, store_file,
+                                             store_options)
 
 HELP = "serve a dashboard: search the documents found, the latest discoveries, the colony"
 
@@ -136,7 +137,7 @@ def build_app(args: argparse.Namespace):
     from newsforagers.web import create_app
 
     store, index = sources(args)
-    return create_app(store, prefix=args.prefix, index=index, run_dir=args.run)
+    return create_app(store, index=index, run_dir=args.run, **store_options(args))
 
 
 def run(args: argparse.Namespace, *, serve=None) -> int:

@@ -29,6 +29,7 @@ from scrapy.exceptions import NotConfigured
 from newsforagers.context import ForagerContext
 from newsforagers.extensions.population import forager_context
 from newsforagers.index import DocumentIndex, IndexBroken, default_index_path
+from newsforagers.stopping import interrupt_stores_on_stop
 from newsforagers.store import ColonyStore, open_store
 
 logger = logging.getLogger(__name__)
@@ -92,7 +93,10 @@ class IndexExtension:
         config = self.context.config
         if config.store.startswith("memory:"):
             return self.context.colony.store, False
-        return open_store(config.store, prefix=config.redis_prefix, retry=config.store_retry), True
+        store = open_store(config.store, prefix=config.redis_prefix, retry=config.store_retry,
+                           password_file=config.store_password_file)
+        interrupt_stores_on_stop(store)
+        return store, True
 
     async def _follow(self) -> None:
         while self.index is not None:

@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from newsforagers.store.secrets import without_password
+
 #: The folder of the indexes of stores that are no file (``memory://``, ``redis://``), relative
 #: to the working directory as the default store is.
 INDEX_DIR = Path(".newsforagers") / "index"
@@ -39,7 +41,9 @@ def default_index_path(store_url: str, prefix: str) -> Path:
             raise ValueError(f"store {store_url!r} must name a file: sqlite:///PATH")
         store = Path(path)
         return store.with_name(f"{store.stem if store.suffix else store.name}{SUFFIX}")
-    parts = urlsplit(store_url)
+    # (credentials out first: a password may hold "/" or "#", which would end the host early
+    # and put a piece of the password in the file's name)
+    parts = urlsplit(without_password(store_url))
     if parts.scheme == "memory":
         name = _safe(parts.netloc + parts.path)
         return INDEX_DIR / f"memory{'-' + name if name else ''}{SUFFIX}"

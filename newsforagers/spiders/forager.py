@@ -55,6 +55,7 @@ from newsforagers.pages import NotAFeed, NotHTML, charset_trouble, read_response
 from newsforagers.pages.document import detect_language
 from newsforagers.pages.feeds import is_feed, read_feed, robots_sitemaps
 from newsforagers.spiders.broker import NOT_MODIFIED, UrlBroker
+from newsforagers.stopping import interrupt_stores_on_stop
 from newsforagers.store import open_store
 
 logger = logging.getLogger(__name__)
@@ -227,7 +228,10 @@ class ForagerSpider(scrapy.Spider):
         if config.store.startswith(("redis://", "rediss://")):
             # a store on a server: one line naming it (StoreUnavailable) before anything starts,
             # rather than a crawl that fails while its engine opens
-            store = open_store(config.store, prefix=config.redis_prefix, retry=config.store_retry)
+            store = open_store(config.store, prefix=config.redis_prefix, retry=config.store_retry,
+                               password_file=config.store_password_file)
+            # a stop asked meanwhile ends the retries of a server that does not answer
+            interrupt_stores_on_stop(store)
             try:
                 store.ping()
             finally:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 from newsforagers import defaults
-from newsforagers.errors import install_hint
+from newsforagers.errors import ForagersUsageError, install_hint
 from newsforagers.store.base import ColonyStore, DocumentRecord, StoreUnavailable, mask_password
 from newsforagers.store.memory import MemoryStore
 from newsforagers.store.sqlite import SQLiteStore
@@ -34,11 +34,13 @@ def _redis_store_class():
 
 
 def open_store(url: str, url_records_max: int = 0, *, prefix: str = defaults.FORAGERS_REDIS_PREFIX,
-               retry: float = defaults.FORAGERS_STORE_RETRY) -> ColonyStore:
+               retry: float = defaults.FORAGERS_STORE_RETRY, password_file: str = "") -> ColonyStore:
     """The store at ``url``: ``memory://``, ``sqlite:///relative/or//absolute/path.db``, or
     ``redis://[:password@]host:port/db`` / ``rediss://...`` (TLS). ``url_records_max`` caps the
     per-URL records (0: no cap); ``prefix`` starts every key of a Redis store, and ``retry``
-    is how many seconds a Redis store retries a server that does not answer."""
+    is how many seconds a Redis store retries a server that does not answer; ``password_file``
+    holds a Redis store's password (``FORAGERS_STORE_PASSWORD_FILE``; the password may also come
+    from the URL, ``$NEWSFORAGERS_STORE_PASSWORD`` or ``~/.netrc``: :mod:`newsforagers.store.secrets`)."""
     if not isinstance(url, str) or "://" not in url:
         raise ValueError(f"FORAGERS_STORE ({url!r}) must be a store URL: {_SCHEMES}.")
     scheme = urlsplit(url).scheme
@@ -50,12 +52,14 @@ def open_store(url: str, url_records_max: int = 0, *, prefix: str = defaults.FOR
             raise ValueError(f"FORAGERS_STORE ({url!r}) must name a file: sqlite:///PATH.")
         return SQLiteStore(path, url, url_records_max)
     if scheme in ("redis", "rediss"):
-        return _redis_store_class()(url, url_records_max, prefix=prefix, retry=retry)
+        return _redis_store_class()(url, url_records_max, prefix=prefix, retry=retry,
+                                    password_file=password_file)
     raise ValueError(f"FORAGERS_STORE ({mask_password(url)!r}) has an unknown scheme {scheme!r}: "
                      f"use {_SCHEMES}.")
 
 
-def open_existing_store(url: str, prefix: str = defaults.FORAGERS_REDIS_PREFIX) -> ColonyStore:
+def open_existing_store(url: str, prefix: str = defaults.FORAGERS_REDIS_PREFIX,
+                        password_file: str = "") -> ColonyStore:
     """A store another process wrote, to read it (``newsforagers status``, ``export``):
     ``memory://`` lives only inside its colony's process, a missing SQLite file is an error,
     not a new empty store, and so are a Redis server that does not answer (within a few
@@ -65,12 +69,12 @@ def open_existing_store(url: str, prefix: str = defaults.FORAGERS_REDIS_PREFIX) 
     from pathlib import Path
 
     if not isinstance(url, str) or "://" not in url:
-        raise ValueError(f"{url!r} is not a store URL: give sqlite:///PATH or redis://host:port/db.")
+        raise ValueError(f"{mask_password(url)!r} is not a store URL: give sqlite:///PATH or redis://host:port/db.")
     if url.startswith("memory:"):
         raise ValueError(f"{url} lives only inside the colony's process; give a sqlite:///PATH "
                          "or redis://host:port/db store")
     if url.startswith(("redis:", "rediss:")):
-        return _existing_redis_store(url, prefix)
+        return _existing_redis_store(url, prefix, password_file)
     if url.startswith("sqlite:"):
         path = url[len("sqlite:///"):] if url.startswith("sqlite:///") else ""
         if not path:
@@ -85,10 +89,10 @@ def open_existing_store(url: str, prefix: str = defaults.FORAGERS_REDIS_PREFIX) 
     return store
 
 
-def _existing_redis_store(url: str, prefix: str) -> ColonyStore:
+def _existing_redis_store(url: str, prefix: str, password_file: str = "") -> ColonyStore:
     try:
-        store = open_store(url, prefix=prefix, retry=_EXISTING_RETRY)
-    except ImportError as exc:
+        store = open_store(url, prefix=prefix, retry=_EXISTING_RETRY, password_file=password_file)
+    except (ImportError, ForagersUsageError) as exc:
         raise ValueError(str(exc)) from None
     import redis
 

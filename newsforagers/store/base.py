@@ -376,6 +376,9 @@ class ColonyStore(ABC):
         to ``value`` (None: delete it) and return True; otherwise change nothing and return
         False (the colony's hosts take their places with it)."""
 
+    def interrupt(self) -> None:  # noqa: B027 - only a store that waits for a server retries
+        """The process is stopping: stop retrying a server that does not answer."""
+
     def close(self) -> None:  # noqa: B027 - optional for backends without resources
         """Release the backend's resources; the store is unusable afterwards."""
 

@@ -52,7 +52,6 @@ import threading
 import time
 import uuid
 from typing import Callable, Iterable, Iterator, Sequence
-from urllib.parse import parse_qsl, unquote, urlsplit
 
 import redis
 from redis.backoff import NoBackoff
@@ -60,7 +59,9 @@ from redis.retry import Retry
 
 from newsforagers import defaults
 from newsforagers.store import records
+from newsforagers.errors import url_secrets
 from newsforagers.store.base import ColonyStore, DocumentRecord, Member, Output, StoreUnavailable
+from newsforagers.store.secrets import store_credentials
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +72,8 @@ _TRANSIENT = (redis.ConnectionError, redis.TimeoutError)
 _SOCKET_TIMEOUT = 5.0
 _FIRST_BACKOFF = 0.05
 _MAX_BACKOFF = 2.0
+# Seconds of a wait between two tries after which a stop is looked for.
+_SLICE = 0.05
 # URLs claimed per script: a page's 200,000 links would hold Redis for a second in one script,
 # and every other client with it. Batches in a row are the same as claims one by one.
 _URL_BATCH = 1000
@@ -323,28 +326,40 @@ class RedisStore(ColonyStore):
 
     ``client`` (tests only) is a redis-py client to use instead of one built from ``url``; it
     must decode responses (``decode_responses=True``). ``clock`` (tests only) replaces the
-    server's clock in the host budgets."""
+    server's clock in the host budgets. ``password_file``: ``FORAGERS_STORE_PASSWORD_FILE``
+    (:mod:`newsforagers.store.secrets`)."""
+
+    password_source = ""  # where the password came from, for messages (never the password)
 
     def __init__(self, url: str, url_records_max: int = 0, *, prefix: str = defaults.FORAGERS_REDIS_PREFIX,
                  retry: float = defaults.FORAGERS_STORE_RETRY, client: redis.Redis | None = None,
-                 clock: Callable[[], float] | None = None):
+                 clock: Callable[[], float] | None = None, password_file: str = ""):
         self.url = url
         self.url_records_max = url_records_max
         self.prefix = prefix
         self.retry = float(retry)
         self.clock = clock
-        parts = urlsplit(url)
-        # every spelling of the password the URL holds, for hide_password
-        self._secrets = {secret for secret in (parts.password, unquote(parts.password or ""),
-                         *(value for name, value in parse_qsl(parts.query) if name.lower() == "password"))
-                         if secret}
+        self._interrupted = False
+        # every spelling of the password the URL holds, for hide_password (the URL is split at
+        # its last "@": a password may hold any character)
+        self._secrets = url_secrets(url)
         if client is None:
+            # the password: the URL's, else a file's, the environment's or ~/.netrc's
+            # (store/secrets.py), handed to the client apart from the URL
+            credentials = store_credentials(url, password_file)
+            self._secrets |= credentials.secrets
+            self.password_source = credentials.source
+            login = {}
+            if credentials.password is not None:
+                login["password"] = credentials.password
+            if credentials.username is not None:
+                login["username"] = credentials.username
             try:
                 # from_url parses the URL and builds a pool: no connection yet
                 client = redis.Redis.from_url(
-                    url, decode_responses=True, socket_timeout=_SOCKET_TIMEOUT,
+                    credentials.url, decode_responses=True, socket_timeout=_SOCKET_TIMEOUT,
                     socket_connect_timeout=_SOCKET_TIMEOUT, socket_keepalive=True,
-                    health_check_interval=30, retry=Retry(NoBackoff(), 0))  # the retries are ours
+                    health_check_interval=30, retry=Retry(NoBackoff(), 0), **login)  # the retries are ours
             except ValueError as exc:
                 problem = self.hide_password(str(exc))
                 raise ValueError(f"FORAGERS_STORE ({self.safe_url}) is not a Redis URL "
@@ -382,25 +397,30 @@ class RedisStore(ColonyStore):
             try:
                 result = operation(*args)
             except redis.AuthenticationError as exc:
+                source = f" (from {self.password_source})" if self.password_source else " (none was given)"
                 raise StoreUnavailable(
                     f"colony store {self.safe_url} refused to let this client in "
-                    f"({self.hide_password(str(exc))}): check the password "
-                    "(redis://:PASSWORD@host:port/db) and the user") from None
+                    f"({self.hide_password(str(exc))}): check the password{source} and the user; "
+                    "a password is looked for in FORAGERS_STORE_PASSWORD_FILE, $NEWSFORAGERS_STORE_PASSWORD "
+                    "and ~/.netrc (docs/deployment.md, *Secrets*)") from None
             except _TRANSIENT as exc:
                 problem = self.hide_password(str(exc))
                 if self._down_since is None:
                     self._down_since = time.monotonic()
                     logger.warning("colony store %s does not answer (%s): retrying for up to %.0f s",
                                    self.safe_url, problem, self.retry)
-                left = self.retry - (time.monotonic() - started)
+                left = 0.0 if self._interrupted else self.retry - (time.monotonic() - started)
                 if left <= 0:
+                    if self._interrupted:
+                        raise StoreUnavailable(f"colony store {self.safe_url} does not answer ({problem}); "
+                                               "stopped retrying: the process is stopping") from None
                     raise StoreUnavailable(
                         f"colony store {self.safe_url} did not answer for {self.retry:g} s "
                         f"({problem}): check that redis-server runs there and listens on "
                         "that address, that this machine reaches it (firewall, bind, TLS with "
                         "rediss://) and the password; FORAGERS_STORE_RETRY sets how long to retry"
                     ) from None
-                time.sleep(min(delay, left))
+                self._sleep(min(delay, left))
                 delay = min(2 * delay, _MAX_BACKOFF)
                 continue
             if self._down_since is not None:
@@ -408,6 +428,21 @@ class RedisStore(ColonyStore):
                             time.monotonic() - self._down_since)
                 self._down_since = None
             return result
+
+    def _sleep(self, seconds: float) -> None:
+        """Wait between two tries, in short slices: a stop (:meth:`interrupt`) ends the wait."""
+        end = time.monotonic() + seconds
+        while not self._interrupted:
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            time.sleep(min(left, _SLICE))
+
+    def interrupt(self) -> None:
+        """Stop retrying: the process is asked to stop (SIGINT, SIGTERM, a scrapyd cancel), and
+        a server that does not answer must not hold it for the rest of ``retry``. A call that
+        fails from now on fails at once (:class:`StoreUnavailable`)."""
+        self._interrupted = True
 
     def _run(self, name: str, keys: Sequence[str], args: Sequence, memo: bool = False):
         """Run a script; with ``memo``, under a call id and this thread's reply memo, so that

@@ -48,16 +48,17 @@ _SECURITY_HEADERS = {
 
 def create_app(store: str | None = None, *, prefix: str = defaults.FORAGERS_REDIS_PREFIX,
                index: str | Path | None = None, run_dir: str | Path | None = None,
-               runs_base: str | Path = DEFAULT_RUNS_DIR) -> Flask:
+               runs_base: str | Path = DEFAULT_RUNS_DIR, password_file: str = "") -> Flask:
     """The dashboard of the colony store ``store`` (a URL; ``prefix`` for Redis), the document
     index at ``index`` and the run directory ``run_dir`` (None: the newest under
-    ``runs_base``). Any of them may be missing, or appear later: its views say so."""
+    ``runs_base``; ``password_file``: a Redis store's password file). Any of them may be missing,
+    or appear later: its views say so."""
     app = Flask(__name__)
     app.jinja_env.autoescape = True  # every template, whatever its name
     sources = Sources(store_url=store, prefix=prefix,
                       index_path=Path(index) if index is not None else None,
                       run_dir=Path(run_dir) if run_dir is not None else None,
-                      runs_base=Path(runs_base))
+                      runs_base=Path(runs_base), password_file=password_file)
     colony = ColonyWatch(sources)
     app.extensions["newsforagers"] = {"sources": sources, "colony": colony}
 

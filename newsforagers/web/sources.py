@@ -33,6 +33,7 @@ class Sources:
     index_path: Path | None = None
     run_dir: Path | None = None
     runs_base: Path = DEFAULT_RUNS_DIR
+    password_file: str = ""  # a redis:// store's password file (newsforagers/store/secrets.py)
 
     @property
     def store_label(self) -> str | None:
@@ -50,7 +51,7 @@ class Sources:
         if self.store_url is None:
             raise SourceUnavailable("no colony store given (start the dashboard with --store URL)")
         try:
-            store = open_existing_store(self.store_url, prefix=self.prefix)
+            store = open_existing_store(self.store_url, prefix=self.prefix, password_file=self.password_file)
         except ValueError as exc:
             raise SourceUnavailable(f"{exc} (the colony creates it when its crawl starts)") from None
         try:

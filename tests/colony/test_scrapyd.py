@@ -378,3 +378,37 @@ def test_a_job_still_running_after_the_grace_is_killed(root, caplog):
     signals = [dict(fields)["signal"] for endpoint, fields, _ in node.requests if endpoint == "cancel.json"]
     assert signals == ["INT", "KILL"] and colony.ended == {"f2": None}
     assert any("still running 0.3 s after its stop; killed" in r.getMessage() for r in caplog.records)
+
+
+def test_a_job_is_given_no_password_only_where_its_node_keeps_it():
+    """scrapyd puts a job's settings on its command line (ps on the node) and in its log: the
+    store's and the nodes' URLs go without their passwords, the password file as its path."""
+    settings = Settings({"REMOTE_CONTROL_ENABLED": False, "TELNETCONSOLE_ENABLED": False,
+                         **get_reactor_settings()})
+    settings.setdict({"BOT_NAME": "newsdesk"}, priority="project")
+    settings.setdict({
+        "FORAGERS_STORE": "redis://:s3c#ret/PW@redis.internal:6379/0",
+        "FORAGERS_STORE_PASSWORD_FILE": "/etc/newsforagers/redis.pass",
+        "FORAGERS_SCRAPYD_URLS": "http://forager:n0de/pw@node1:6800,http://node2:6800"}, priority="cmdline")
+    crawler = AsyncCrawlerRunner(settings).create_crawler(ForagerSpider)
+    crawler._apply_settings()
+    given = job_settings(crawler)
+    assert given["FORAGERS_STORE"] == "redis://redis.internal:6379/0"
+    assert given["FORAGERS_STORE_PASSWORD_FILE"] == "/etc/newsforagers/redis.pass"
+    assert given["FORAGERS_SCRAPYD_URLS"] == "http://node1:6800/,http://node2:6800/"
+    assert not [value for value in given.values() if "s3c" in value or "n0de" in value or "PW" in value]
+
+
+def test_a_store_password_in_the_url_is_refused_with_the_scrapyd_spawner():
+    from newsforagers.config import ForagersConfig
+
+    with pytest.raises(ForagersUsageError) as error:
+        ForagersConfig.from_settings({"FORAGERS_SPAWNER": "scrapyd", "FORAGERS_SCRAPYD_URLS": "http://n:6800",
+                                      "FORAGERS_STORE": "redis://:s3cret/PW@redis.internal:6379/0"})
+    message = str(error.value)
+    assert "s3cret" not in message and "redis://:***@redis.internal:6379/0" in message
+    assert "FORAGERS_STORE_PASSWORD_FILE" in message and "~/.netrc" in message
+    # kept where the nodes hold it: accepted
+    ForagersConfig.from_settings({"FORAGERS_SPAWNER": "scrapyd", "FORAGERS_SCRAPYD_URLS": "http://n:6800",
+                                  "FORAGERS_STORE": "redis://redis.internal:6379/0",
+                                  "FORAGERS_STORE_PASSWORD_FILE": "/etc/newsforagers/redis.pass"})

@@ -196,7 +196,8 @@ def test_the_deployment_recipe_runs_a_colony_on_two_scrapyd_nodes_and_redis(tmp_
                   "REDIS_HOST": "127.0.0.1", "REDIS_PORT": str(redis_port),
                   "NODE1_HOST": "127.0.0.1", "NODE1_PORT": str(node1_port),
                   "NODE2_HOST": "127.0.0.1", "NODE2_PORT": str(node2_port),
-                  "SITE": replay.url, "CRAWL_SECONDS": str(CRAWL_SECONDS)}
+                  "SITE": replay.url, "CRAWL_SECONDS": str(CRAWL_SECONDS),
+                  "REDIS_PASSWORD_FILE": str(home / ".config" / "newsforagers" / "redis.pass")}
         assert assigned(variables) == set(values), variables
         # scrapyd-deploy --build-egg leaves its build directory in TMPDIR (scrapyd-client 2.0.3)
         env = clean_env(HOME=str(home), TMPDIR=str(scratch), **values)
@@ -241,6 +242,16 @@ def test_the_deployment_recipe_runs_a_colony_on_two_scrapyd_nodes_and_redis(tmp_
             assert returncode == 0, root[-3000:]
             assert "Traceback" not in root and " ERROR: " not in root, root[-3000:]
             assert "'finish_reason': 'closespider_timeout'" in root, root[-3000:]
+
+            # the password the recipe made stays in its file (mode 600) and Redis's redis.conf:
+            # in no log of a step, of the root, of a node or of a job
+            secret = Path(values["REDIS_PASSWORD_FILE"])
+            assert oct(secret.stat().st_mode & 0o777) == "0o600"
+            password = secret.read_text().strip()
+            assert len(password) >= 16
+            for path in [*logs.rglob("*"), *workdir.rglob("*")]:
+                if path.is_file() and path.name != "redis.conf" and path.suffix != ".egg":
+                    assert password not in path.read_text(errors="replace"), path
 
             exported = run_block("export", blocks["export"], env, logs)
             statuses = json_lines(exported)

@@ -128,9 +128,19 @@ class Colony:
 
 
 def test_a_colony_over_two_scrapyd_nodes_and_redis_pays_each_document_once(
-        redis_server, scrapyd_nodes, tmp_path):
+        redis_server, scrapyd_nodes, tmp_path, monkeypatch):
     plain = scrapyd_nodes(max_proc=4)
     guarded = scrapyd_nodes(username="forager", password="s3cret:pass", max_proc=4)
+    # the guarded node's credentials where docs/deployment.md keeps them: the ~/.netrc of the
+    # root's user and of each node's (a job is never given them; a member that splits finds
+    # them on its node)
+    netrc = f"machine 127.0.0.1 login {guarded.username} password {guarded.password}\n"
+    home = tmp_path / "home"
+    for directory in (home, plain.directory, guarded.directory):
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / ".netrc").write_text(netrc)
+        (directory / ".netrc").chmod(0o600)
+    monkeypatch.setenv("HOME", str(home))
     repository = copy_project(REPO, tmp_path / "repository")
     for node in (plain, guarded):
         deploy(repository, node, "newsforagers")
@@ -140,7 +150,7 @@ def test_a_colony_over_two_scrapyd_nodes_and_redis_pays_each_document_once(
     colony = Colony(redis_server, plain, guarded)
     settings = {"FORAGERS_STORE": redis_server.url, "FORAGERS_REDIS_PREFIX": PREFIX,
                 "FORAGERS_SPAWNER": "scrapyd",
-                "FORAGERS_SCRAPYD_URLS": f"{plain.url},{guarded.auth_url}",
+                "FORAGERS_SCRAPYD_URLS": f"{plain.url},{guarded.url}",
                 "FORAGERS_MIN": MIN, "FORAGERS_MAX": MAX, "FORAGERS_LEASE": LEASE,
                 # a split after a few rewards: places freed by the faults are taken again
                 "FORAGERS_SPLIT_SCORE": 104, "FORAGERS_HOST_RATE": RATE, "FORAGERS_SEED": 3,

@@ -113,9 +113,28 @@ def test_transient_failures_are_retried_with_exponential_backoff(monkeypatch):
 
     slept = []
     monkeypatch.setattr(client, "hlen", flaky)
-    monkeypatch.setattr("newsforagers.store.redis.time.sleep", slept.append)
+    monkeypatch.setattr(store, "_sleep", slept.append)
     assert store.claim_count() == 0
     assert slept == [0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0, 2.0]
+
+
+def test_a_stop_ends_the_retries_at_once(monkeypatch):
+    """A process asked to stop (SIGINT, SIGTERM, scrapyd's cancel) while the server does not
+    answer fails its store call at once instead of retrying for the rest of the window."""
+    import threading
+
+    store, client = fake_store()
+    store.retry = 60.0
+
+    def down(*args):
+        raise redis.ConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(client, "hlen", down)
+    threading.Timer(0.3, store.interrupt).start()
+    started = time.monotonic()
+    with pytest.raises(StoreUnavailable, match="stopped retrying: the process is stopping"):
+        store.claim_count()
+    assert time.monotonic() - started < 2.0
 
 
 def test_building_a_store_opens_no_connection():
