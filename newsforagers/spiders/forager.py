@@ -37,6 +37,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import scrapy
 from scrapy.exceptions import IgnoreRequest
+from scrapy.settings import SETTINGS_PRIORITIES
 from w3lib.url import canonicalize_url
 
 from newsforagers.addon import ForagersAddon
@@ -48,7 +49,7 @@ from newsforagers.config import ForagersConfig
 from newsforagers.topics import build_topic, topic_text
 from newsforagers.downloadhandlers import ClosingIgnoreRequest
 from newsforagers.driver import ForagerDriver
-from newsforagers.errors import ForagersUsageError, report_usage_errors_in_one_line
+from newsforagers.errors import ForagersUsageError, mask_password, report_usage_errors_in_one_line, url_secrets
 from newsforagers.forager import MODES
 from newsforagers.logs import one_startup_banner, set_library_log_level
 from newsforagers.pages import NotAFeed, NotHTML, charset_trouble, read_response
@@ -225,6 +226,12 @@ class ForagerSpider(scrapy.Spider):
                                      f"clusters but FORAGERS_N_CLUSTERS is {k}")
         if config.topic.strip():
             spider.topic = build_topic(config, spider.encoder)
+        if url_secrets(config.store) and spider.role == "root" and spider.colony is None \
+                and (crawler.settings.getpriority("FORAGERS_STORE") or 0) >= SETTINGS_PRIORITIES["cmdline"]:
+            logger.warning("FORAGERS_STORE (%s) holds its password on the command line, where every "
+                           "user of this machine sees it (ps): keep it in FORAGERS_STORE_PASSWORD_FILE, "
+                           "$NEWSFORAGERS_STORE_PASSWORD or ~/.netrc (docs/deployment.md, Secrets)",
+                           mask_password(config.store))
         if config.store.startswith(("redis://", "rediss://")):
             # a store on a server: one line naming it (StoreUnavailable) before anything starts,
             # rather than a crawl that fails while its engine opens

@@ -91,3 +91,27 @@ def test_the_client_gets_the_password_apart_from_the_url(tmp_path):
     assert (kwargs["password"], kwargs["port"], kwargs["db"]) == ("s3c#ret/PW", 6380, 2)
     assert awkward.safe_url == "redis://:***@127.0.0.1:6380/2"
     awkward.close()
+
+
+def test_a_store_password_on_the_crawl_s_command_line_is_warned_about(caplog):
+    """ps shows a crawl's command line to every user of the machine: one warning, the password
+    masked, that says where to keep it instead (the crawl goes on: a colony in one process
+    needs nothing more)."""
+    import logging
+
+    from scrapy.crawler import Crawler
+    from scrapy.settings import Settings
+
+    from newsforagers.errors import StoreUnavailable
+    from newsforagers.spiders.forager import ForagerSpider
+    from tests.needs import free_port
+
+    settings = Settings()
+    settings.setdict({"FORAGERS_STORE": f"redis://:s3c/ret@127.0.0.1:{free_port()}/0",
+                      "FORAGERS_STORE_RETRY": 0}, priority="cmdline")
+    with caplog.at_level(logging.WARNING), pytest.raises(StoreUnavailable) as error:
+        ForagerSpider.from_crawler(Crawler(ForagerSpider, settings), seeds="http://127.0.0.1:9/")
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING
+                and "holds its password on the command line" in r.getMessage()]
+    assert len(warnings) == 1 and "redis://:***@127.0.0.1" in warnings[0]
+    assert "s3c" not in caplog.text and "s3c" not in str(error.value)
