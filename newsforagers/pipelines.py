@@ -65,6 +65,7 @@ from newsforagers.learning.reward import in_window, judge_send, judge_topical_se
 from newsforagers.logs import tag_forager_logs
 from newsforagers.pages.document import StructuredDocument, detect_language, structured_document
 from newsforagers.store import DocumentRecord, open_store
+from newsforagers.terminal import printable
 
 logger = logging.getLogger(__name__)
 
@@ -194,10 +195,12 @@ class ReinforcingAgentPipeline:
                 raise AgentDrop(f"off topic (relevance {relevance:.3f} < FORAGERS_TOPIC_MIN_RELEVANCE "
                                f"{self.config.topic_min_relevance:g}): {url}", log_level="DEBUG")
             stats.inc_value("newsforagers/agent/on_topic")
-            logger.info("novel: %s (%s, relevance %.3f) found by %s", url, output["title"], relevance,
-                        forager)
+            logger.info("novel: %s (%s, relevance %.3f) found by %s", printable(url),
+                        printable(output["title"]), relevance, printable(forager))
             return output
-        logger.info("novel: %s (%s) found by %s", url, output["title"], forager)
+        # (a page's title and URL, without what a terminal would obey: newsforagers.terminal)
+        logger.info("novel: %s (%s) found by %s", printable(url), printable(output["title"]),
+                    printable(forager))
         return output
 
     def _relevance(self, text: str) -> float:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 
 from newsforagers.commands.arguments import positive
+from newsforagers.terminal import printable
 
 HELP = "crawl a synthetic replay site with a forager for about a minute and print what it finds"
 
@@ -129,7 +130,8 @@ def _crawl(reactor, site, args, run_dir, result) -> None:
             published = datetime.fromisoformat(item["published"])
             found_at = datetime.fromisoformat(item["found_at"])
             lag = (found_at - published).total_seconds() / 60.0
-            print(f"[{found_at:%H:%M}] {item['forager']} found {item['title'][:70]!r} "
+            # (the page's title, without what a terminal would obey: newsforagers.terminal)
+            print(f"[{found_at:%H:%M}] {item['forager']} found {printable(item['title'])[:70]!r} "
                   f"(published {published:%H:%M}, lag {lag:.0f} min)", flush=True)
 
     crawler.signals.connect(on_item, signal=signals.item_scraped, weak=False)

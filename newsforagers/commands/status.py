@@ -182,6 +182,7 @@ def _table(report, shown: list[int], head_width: int = 48):
     from rich.text import Text
 
     from newsforagers.colony.status import COLUMNS, format_cells
+    from newsforagers.terminal import printable
 
     table = Table(header_style="bold")
     for title, justify in (COLUMNS[i] for i in shown):
@@ -194,10 +195,12 @@ def _table(report, shown: list[int], head_width: int = 48):
             table.add_column(title, justify=justify, no_wrap=True)
     state_styles = {"alive": "green", "retired": "yellow", "stopped": "dim", "ended": "red"}
     for row in report.rows:
-        cells: list = format_cells(row)
+        # what foragers report comes from pages (a weblog head is a URL): as Text, no markup is
+        # read in it ([link=...]), and printable, no control character reaches the terminal
+        cells: list = [Text(printable(cell)) for cell in format_cells(row)]
         style = state_styles.get(row.state or "")
         if style:
-            cells[2] = Text(cells[2], style=style)
+            cells[2].style = style
         table.add_row(*(cells[i] for i in shown))
     return table
 

@@ -1,4 +1,5 @@
-"""``newsforagers web [--store STORE] [--prefix P] [--index PATH] [--run RUN_DIR] [--host H] [--port P]``: the dashboard.
+"""``newsforagers web [--store STORE] [--prefix P] [--index PATH] [--run RUN_DIR] [--host H] [--port P]
+[--allow-remote [NAME]]``: the dashboard.
 
 Serves :func:`newsforagers.web.create_app` with werkzeug's threaded server until SIGINT or
 SIGTERM (exit status 0). The store and the run are named as every command names them
@@ -8,10 +9,14 @@ the newest run under ``.newsforagers/runs/``, looked up again as runs start. A s
 not there yet is no error: the dashboard may start before the crawl. It listens on 127.0.0.1
 unless told otherwise; a host that is not a loopback address needs ``--allow-remote`` (the
 dashboard has no login: anyone who reaches the port reads what the colony found), and is then
-served with a warning. The first line on standard output says what is served where,
-``serving the dashboard of store STORE, index PATH and run RUN at URL``: the URL is its last word,
-the store's password hidden. Exit status 2, with one line on stderr, when Flask is missing (the
-``[web]`` extra), the host is refused or the port cannot be bound.
+served with a warning. It answers only requests that name it in their ``Host`` header
+(:mod:`newsforagers.web.hosts`, against DNS rebinding): ``localhost``, a loopback address, the
+``--host``, each ``--allow-remote NAME`` and, with ``--allow-remote``, any IP address. The
+first line on standard output says what is served where, ``serving the dashboard of store
+STORE, index PATH and run RUN at URL``: the URL is its last word, the store's password hidden.
+Exit status 2, with one line on stderr, when Flask is missing (the ``[web]`` extra), the host
+or a name is refused, or the port cannot be bound (it is bound before the server is made, so
+that werkzeug says nothing of its own).
 """
 
 from __future__ import annotations
@@ -56,8 +61,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "loopback address needs --allow-remote)")
     parser.add_argument("--port", type=_port, default=DEFAULT_PORT,
                         help=f"the port (default {DEFAULT_PORT}; 0: any free port)")
-    parser.add_argument("--allow-remote", action="store_true",
-                        help="allow a --host other machines can reach (the dashboard has no login)")
+    parser.add_argument("--allow-remote", action="append", nargs="?", const="", default=None,
+                        metavar="NAME",
+                        help="allow a --host other machines can reach (the dashboard has no "
+                        "login); with NAME (again for each), a host name the dashboard answers "
+                        "to besides localhost, loopback addresses, the --host and, with "
+                        "--allow-remote, any IP address: a request naming another gets 400 "
+                        "(DNS rebinding)")
 
 
 def is_loopback(host: str) -> bool:
@@ -132,12 +142,19 @@ def describe(args: argparse.Namespace) -> str:
     return f"the dashboard of {', '.join(parts[:-1])} and {parts[-1]}"
 
 
+def remote_names(args: argparse.Namespace) -> list[str]:
+    """The names given with ``--allow-remote NAME``."""
+    return [name for name in args.allow_remote or () if name]
+
+
 def build_app(args: argparse.Namespace):
-    """The application the arguments describe (:func:`sources`)."""
+    """The application the arguments describe (:func:`sources`), answering to the names they
+    give (:func:`remote_names`, the ``--host``) and, with ``--allow-remote``, to any address."""
     from newsforagers.web import create_app
 
     store, index = sources(args)
-    return create_app(store, index=index, run_dir=args.run, **store_options(args))
+    return create_app(store, index=index, run_dir=args.run, **store_options(args),
+                      hosts=[args.host, *remote_names(args)], any_address=bool(args.allow_remote))
 
 
 def run(args: argparse.Namespace, *, serve=None) -> int:
@@ -147,9 +164,16 @@ def run(args: argparse.Namespace, *, serve=None) -> int:
     problem = missing_extra("flask", "web")
     if problem:
         return _error(f"the dashboard needs Flask, and {problem}")
-    error, warning = check_host(args.host, args.allow_remote)
+    error, warning = check_host(args.host, bool(args.allow_remote))
     if error:
         return _error(error)
+    from newsforagers.web.hosts import host_name
+
+    for name in remote_names(args):
+        if host_name(name) is None:
+            return _error(f"--allow-remote {name!r} is no host name or address: give the name "
+                          "clients write in the dashboard's URL, without a port "
+                          "(--allow-remote dashboard.example.org)")
     if warning:
         logger.warning("%s", warning)
     app = build_app(args)
@@ -161,21 +185,45 @@ def run(args: argparse.Namespace, *, serve=None) -> int:
     return _serve(app, args.host, args.port, what=describe(args))
 
 
+def listen(host: str, port: int):
+    """A socket listening on ``host``:``port`` (an IPv6 address for a host with a ``:``, as
+    werkzeug chooses). OSError when it cannot be had (a port in use, an unknown host)."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    address = socket.getaddrinfo(host, port, family, socket.SOCK_STREAM, socket.IPPROTO_TCP)[0][4]
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as werkzeug does
+        sock.bind(address)
+        sock.listen(128)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
 def _serve(app, host: str, port: int, what: str = "the dashboard") -> int:
+    import errno
     import signal
     import threading
 
     from werkzeug.serving import make_server
 
+    # bound here: werkzeug's server, binding it, prints two lines of its own and exits with 1
     try:
-        server = make_server(host, port, app, threaded=True)
+        sock = listen(host, port)
     except OSError as exc:
-        return _error(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+        hint = ("; another program has it: give another --port, or --port 0 for any free one"
+                if exc.errno == errno.EADDRINUSE else "")
+        return _error(f"cannot listen on {host}:{port}: {exc.strerror or exc}{hint}")
+    with sock:
+        server = make_server(host, port, app, threaded=True, fd=sock.fileno())
     stop = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: stop.set())
                 for sig in (signal.SIGINT, signal.SIGTERM)}
     shown = f"[{host}]" if ":" in host else host
-    print(f"serving {what} at http://{shown}:{server.server_port}/", flush=True)
+    print(f"serving {what} at http://{shown}:{server.port}/", flush=True)
     # the server in a thread, the main thread waiting for a signal: shutdown() must be called
     # from another thread than the one in serve_forever()
     thread = threading.Thread(target=server.serve_forever, name="newsforagers-web", daemon=True)

@@ -22,7 +22,9 @@ gives it little weight anyway (its inverse document frequency is near zero).
 
 Nothing here knows Scrapy: the colony's root follows the store from its extension
 (:mod:`newsforagers.extensions.index`), ``newsforagers index`` does it beside a shared store,
-and ``newsforagers search`` or a dashboard reads the file.
+and ``newsforagers search`` or a dashboard reads the file: ``DocumentIndex(path,
+read_only=True)``, which opens it with SQLite's ``mode=ro`` (:mod:`newsforagers.store.readonly`)
+and never creates, fills or switches a file.
 """
 
 from __future__ import annotations
@@ -32,13 +34,14 @@ import sqlite3
 import threading
 import unicodedata
 from collections import Counter
+from contextlib import closing
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
 from newsforagers.index.query import fts_query
-from newsforagers.store import ColonyStore, DocumentRecord
+from newsforagers.store import ColonyStore, DocumentRecord, readonly
 from newsforagers.store.base import Output
 
 logger = logging.getLogger(__name__)
@@ -134,13 +137,20 @@ class DocumentIndex:
     object is safe to share between threads, and several processes may use one file (each
     write is a short transaction; ``timeout`` is how many seconds one waits for another's).
     Use it as a context manager, or call :meth:`close`. ``ranked_max``: see :data:`RANKED_MAX`.
+    ``read_only``: an index that must be there, to search (SQLite's ``mode=ro``: the file is
+    never created nor switched to WAL, and every write is refused).
 
-    Raises :class:`IndexBroken` on first use when the file is no index of this version."""
+    Raises :class:`IndexBroken` on first use when the file is no index of this version (read
+    only: also when it is missing or empty)."""
 
-    def __init__(self, path: str | Path, *, timeout: float = 30.0, ranked_max: int = RANKED_MAX):
+    def __init__(self, path: str | Path, *, timeout: float = 30.0, ranked_max: int = RANKED_MAX,
+                 read_only: bool = False):
+        if read_only and str(path) == ":memory:":
+            raise ValueError("an index in memory cannot be opened read-only: it would be empty")
         self.path = path if str(path) == ":memory:" else Path(path)
         self.timeout = timeout
         self.ranked_max = ranked_max
+        self.read_only = read_only
         self.skipped = 0  # outputs without a url this object skipped
         self._db: sqlite3.Connection | None = None
         self._closed = False
@@ -169,6 +179,8 @@ class DocumentIndex:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
+        if self.read_only:
+            return self._open_read_only()
         if isinstance(self.path, Path):
             self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: the transactions are opened here, each short and explicit
@@ -201,6 +213,26 @@ class DocumentIndex:
             raise
         return db
 
+    def _open_read_only(self) -> sqlite3.Connection:
+        problem = readonly.file_problem(self.path)
+        if problem:
+            raise IndexBroken(f"{self.path} is no newsforagers index: it {problem}")
+        try:
+            # a first look that leaves nothing beside another program's file, then the reader
+            with closing(readonly.glance(self.path)) as db:
+                self._check_format(db, _tables(db))
+            db = readonly.connect(self.path, timeout=self.timeout, check_same_thread=False)
+        except sqlite3.OperationalError:
+            raise
+        except sqlite3.DatabaseError as exc:  # "file is not a database"
+            raise IndexBroken(f"{self.path} is no newsforagers index: {exc}") from None
+        try:
+            db.execute("PRAGMA query_only=ON")
+        except BaseException:
+            db.close()
+            raise
+        return db
+
     def _check_format(self, db: sqlite3.Connection, tables: set[str]) -> None:
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall()) if "meta" in tables else {}
         if meta.get("format") != FORMAT:
@@ -215,6 +247,7 @@ class DocumentIndex:
 
     def add(self, records: Iterable[DocumentRecord]) -> int:
         """Index ``records`` (a URL already indexed is left as it is); returns how many were new."""
+        self._writable("add")
         return self._write(list(records))
 
     def follow(self, store: ColonyStore, batch: int = 1000, *, limit: int = 0) -> int:
@@ -227,6 +260,7 @@ class DocumentIndex:
         is not the one indexed there."""
         if batch < 1:
             raise ValueError(f"batch ({batch!r}) must be at least 1")
+        self._writable("follow")
         added = read = 0
         checked = False
         while not limit or read < limit:
@@ -252,6 +286,12 @@ class DocumentIndex:
             if len(outputs) < wanted:
                 break
         return added
+
+    def _writable(self, method: str) -> None:
+        # refused here, before SQLite would (with words that depend on what it was asked)
+        if self.read_only:
+            raise sqlite3.OperationalError(f"attempt to write a readonly database: the index {self.path} "
+                                           f"is open read-only ({method})")
 
     def _same_store(self, store: ColonyStore, position: int, last_url: str) -> bool:
         previous = store.outputs_after(position - 1, 1)

@@ -13,9 +13,9 @@ from newsforagers import defaults
 from newsforagers.errors import ForagersUsageError, install_hint
 from newsforagers.store.base import ColonyStore, DocumentRecord, StoreUnavailable, mask_password
 from newsforagers.store.memory import MemoryStore
-from newsforagers.store.sqlite import SQLiteStore
+from newsforagers.store.sqlite import NotAStore, SQLiteStore
 
-__all__ = ["ColonyStore", "DocumentRecord", "MemoryStore", "SQLiteStore", "StoreUnavailable",
+__all__ = ["ColonyStore", "DocumentRecord", "MemoryStore", "NotAStore", "SQLiteStore", "StoreUnavailable",
            "open_existing_store", "open_store"]
 
 _SCHEMES = "memory://, sqlite:///PATH, redis://[:password@]host:port/db or rediss://... (TLS)"
@@ -60,11 +60,13 @@ def open_store(url: str, url_records_max: int = 0, *, prefix: str = defaults.FOR
 
 def open_existing_store(url: str, prefix: str = defaults.FORAGERS_REDIS_PREFIX,
                         password_file: str = "") -> ColonyStore:
-    """A store another process wrote, to read it (``newsforagers status``, ``export``):
-    ``memory://`` lives only inside its colony's process, a missing SQLite file is an error,
-    not a new empty store, and so are a Redis server that does not answer (within a few
-    seconds) and a prefix under which no colony wrote. Raises ValueError with a message a
-    person can act on (a Redis password hidden)."""
+    """A store another process wrote, to read it (``newsforagers status``, ``export``,
+    ``index``, the dashboard): ``memory://`` lives only inside its colony's process, a missing
+    SQLite file is an error, not a new empty store, and so are a Redis server that does not
+    answer (within a few seconds) and a prefix under which no colony wrote. An SQLite store is
+    opened read-only (``SQLiteStore(read_only=True)``: never created, upgraded or switched to
+    WAL; every write refused), and a file that is no colony store is :class:`NotAStore`. Raises
+    ValueError with a message a person can act on (a Redis password hidden)."""
     import sqlite3
     from pathlib import Path
 
@@ -81,12 +83,18 @@ def open_existing_store(url: str, prefix: str = defaults.FORAGERS_REDIS_PREFIX,
             raise ValueError(f"store {url!r} must name a file: sqlite:///PATH")
         if not Path(path).is_file():
             raise ValueError(f"no store at {path} ({url})")
-    try:
-        store = open_store(url)
-        store.document_count()
-    except sqlite3.Error as exc:
-        raise ValueError(f"cannot read store {url}: {exc}") from None
-    return store
+        try:
+            store = SQLiteStore(path, url, read_only=True)
+        except sqlite3.Error as exc:
+            raise ValueError(f"cannot read store {url}: {exc}") from None
+        try:
+            store.document_count()
+        except sqlite3.Error as exc:
+            store.close()
+            raise ValueError(f"cannot read store {url}: {exc}") from None
+        return store
+    raise ValueError(f"{mask_password(url)!r} has an unknown scheme: give sqlite:///PATH or "
+                     "redis://host:port/db.")
 
 
 def _existing_redis_store(url: str, prefix: str, password_file: str = "") -> ColonyStore:

@@ -7,17 +7,26 @@ their document's publication time (``expire_claims``) and per-URL records the or
 written in (``touched``, for the cap); a file from before those columns is upgraded when opened,
 and gains the tables added since (``CREATE TABLE IF NOT EXISTS``). Host budgets read ``clock``
 (``time.time``: the processes sharing a file share a machine, and its clock).
+
+``SQLiteStore(path, read_only=True)`` is the store as ``status``, ``export``, ``index`` and the
+dashboard read it (:func:`~newsforagers.store.open_existing_store`): opened with SQLite's
+``mode=ro`` (:mod:`newsforagers.store.readonly`), never created, upgraded or switched to WAL,
+every write refused by SQLite; a file that is no colony store is refused (:class:`NotAStore`).
+A store an older version wrote is read as it is: what was added since reads as empty.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import sqlite3
 import time
+from contextlib import closing
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
-from newsforagers.store import records
+from newsforagers.store import readonly, records
 from newsforagers.store.base import ColonyStore, DocumentRecord, Member, Output, start_wait, with_start
 
 _SCHEMA = """
@@ -75,15 +84,41 @@ _CHECK_EVERY = 256
 _IN_BATCH = 500
 
 
+def _writes(method):
+    """A method that writes to the store: refused by a read-only store before SQLite is asked
+    (which would refuse it too, in words that depend on the file's version)."""
+
+    @functools.wraps(method)
+    def write(self, *args, **kwargs):
+        if self.read_only:
+            raise sqlite3.OperationalError(f"attempt to write a readonly database: {self.path} is "
+                                           f"open read-only ({method.__name__})")
+        return method(self, *args, **kwargs)
+
+    return write
+
+
+class NotAStore(ValueError):
+    """A file that holds no colony store (empty, not SQLite, another program's database): the
+    message names the file and says what it is instead."""
+
+
 class SQLiteStore(ColonyStore):
+    """The store in the SQLite file ``path``, made or upgraded when opened; with ``read_only``,
+    a store that must already be there, read without writing (the module's docstring)."""
+
     def __init__(self, path: str | Path, url: str | None = None, url_records_max: int = 0,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, *, read_only: bool = False):
         self.path = Path(path)
         self.url = url or f"sqlite:///{self.path}"
         self.url_records_max = url_records_max
         self.clock = clock
+        self.read_only = read_only
         self._puts = 0
         self._check_every = min(_CHECK_EVERY, max(1, url_records_max // 8))
+        if read_only:
+            self._db = _open_read_only(self.path)
+            return
         if self.path.parent and not self.path.parent.exists():
             self.path.parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: we open the transactions ourselves
@@ -97,6 +132,7 @@ class SQLiteStore(ColonyStore):
                 self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
         self._db.executescript(_INDEXES)
 
+    @_writes
     def claim(self, keys: Sequence[str], record: DocumentRecord, published: float | None = None) -> bool:
         if not keys:
             raise ValueError("a claim needs at least one key.")
@@ -126,6 +162,7 @@ class SQLiteStore(ColonyStore):
     def is_claimed(self, key: str) -> bool:
         return self._db.execute("SELECT 1 FROM claims WHERE key = ?", (key,)).fetchone() is not None
 
+    @_writes
     def expire_claims(self, before: float) -> int:
         gone = self._db.execute("DELETE FROM claims WHERE published < ?", (float(before),)).rowcount
         self.expired_claims += gone
@@ -150,6 +187,7 @@ class SQLiteStore(ColonyStore):
 
     # -- the output ----------------------------------------------------------------------------
 
+    @_writes
     def add_output(self, item: dict, host: str, forager: str) -> None:
         self._db.execute("INSERT INTO outputs (host, forager, item) VALUES (?, ?, ?)",
                          (host, forager, json.dumps(item, ensure_ascii=False)))
@@ -165,6 +203,7 @@ class SQLiteStore(ColonyStore):
 
     # -- the population ------------------------------------------------------------------------
 
+    @_writes
     def join(self, name: str, lease: float, now: float, max_members: int = 0,
              fields: dict | None = None) -> bool:
         db = self._db
@@ -188,10 +227,12 @@ class SQLiteStore(ColonyStore):
             db.execute("ROLLBACK")
             raise
 
+    @_writes
     def renew(self, name: str, lease: float) -> bool:
         return self._db.execute("UPDATE members SET lease = ? WHERE name = ?",
                                 (float(lease), name)).rowcount > 0
 
+    @_writes
     def leave(self, name: str, now: float, min_members: int = 0) -> bool:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
@@ -212,6 +253,7 @@ class SQLiteStore(ColonyStore):
                                 (float(now),)).fetchall()
         return {name: Member(name, lease, json.loads(fields)) for name, lease, fields in rows}
 
+    @_writes
     def update_member(self, name: str, fields: dict) -> None:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
@@ -231,6 +273,7 @@ class SQLiteStore(ColonyStore):
 
     # -- host budgets ---------------------------------------------------------------------------
 
+    @_writes
     def reserve_start(self, host: str, capacity: int, window: float, spacing: float) -> float:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
@@ -252,6 +295,7 @@ class SQLiteStore(ColonyStore):
             db.execute("ROLLBACK")
             raise
 
+    @_writes
     def pause_host(self, host: str, seconds: float) -> None:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
@@ -267,6 +311,7 @@ class SQLiteStore(ColonyStore):
 
     # -- shared readings ----------------------------------------------------------------------------
 
+    @_writes
     def put_value(self, key: str, value: dict) -> None:
         self._db.execute("INSERT INTO shared (key, value) VALUES (?, ?) "
                          "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (key, json.dumps(value)))
@@ -275,9 +320,11 @@ class SQLiteStore(ColonyStore):
         row = self._db.execute("SELECT value FROM shared WHERE key = ?", (key,)).fetchone()
         return None if row is None else json.loads(row[0])
 
+    @_writes
     def delete_value(self, key: str) -> None:
         self._db.execute("DELETE FROM shared WHERE key = ?", (key,))
 
+    @_writes
     def swap_value(self, key: str, expected: dict | None, value: dict | None) -> bool:
         db = self._db
         db.execute("BEGIN IMMEDIATE")
@@ -304,11 +351,13 @@ class SQLiteStore(ColonyStore):
         row = self._db.execute("SELECT score FROM scores WHERE forager = ?", (forager,)).fetchone()
         return None if row is None else row[0]
 
+    @_writes
     def set_score(self, forager: str, score: float) -> None:
         self._db.execute("INSERT INTO scores (forager, score) VALUES (?, ?) "
                          "ON CONFLICT(forager) DO UPDATE SET score = excluded.score",
                          (forager, float(score)))
 
+    @_writes
     def add_score(self, forager: str, delta: float) -> float:
         row = self._db.execute("UPDATE scores SET score = score + ? WHERE forager = ? RETURNING score",
                                (float(delta), forager)).fetchone()
@@ -323,9 +372,11 @@ class SQLiteStore(ColonyStore):
         row = self._db.execute("SELECT record FROM urls WHERE url = ?", (url,)).fetchone()
         return None if row is None else json.loads(row[0])
 
+    @_writes
     def claim_url(self, url: str, record: dict) -> bool:
         return self._write_url(url, record, only_new=True)
 
+    @_writes
     def claim_urls(self, urls: Iterable[str], record: dict) -> list[str]:
         """One transaction, and the same outcome as :meth:`claim_url` for each URL in turn:
         the same records in the same write order, the table counted down to the cap after the
@@ -375,9 +426,11 @@ class SQLiteStore(ColonyStore):
             self._puts, self.evicted_urls = puts, evicted
             raise
 
+    @_writes
     def put_url(self, url: str, record: dict) -> None:
         self._write_url(url, record, only_new=False)
 
+    @_writes
     def write_url_records(self, writes: Sequence[records.Write]) -> int:
         """One transaction: the records read, the writes applied in Python, each record written
         once (in the order of its last write), the cap checked as :meth:`put_url` does."""
@@ -455,6 +508,67 @@ class SQLiteStore(ColonyStore):
 
     def close(self) -> None:
         self._db.close()
+
+
+# What every store has held since the first release: a file without it is no colony store.
+# (What came later may be missing from a store an older version wrote; it reads as empty.)
+_FIRST_RELEASE = {"documents": ("url", "title", "published", "found_at", "forager", "reward"),
+                  "claims": ("key", "document"), "scores": ("forager", "score"),
+                  "urls": ("url", "record")}
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection to the colony store in ``path``; :class:`NotAStore` when the file
+    holds none, ValueError when it is not there, :class:`sqlite3.Error` when SQLite cannot
+    read it."""
+    problem = readonly.file_problem(path)
+    if problem == "does not exist":
+        raise ValueError(f"no store at {path}")
+    if problem:
+        raise NotAStore(f"{path} is no colony store: it {problem}")
+    try:
+        with closing(readonly.glance(path)) as db:
+            found = readonly.tables(db)
+    except sqlite3.OperationalError:
+        raise
+    except sqlite3.DatabaseError as exc:  # a header, then no database ("file is not a database")
+        raise NotAStore(f"{path} is no colony store: {exc}") from None
+    for table, columns in _FIRST_RELEASE.items():
+        lacking = f"table {table}" if table not in found else next(
+            (f"column {table}.{c}" for c in columns if c not in found[table]), None)
+        if lacking:
+            raise NotAStore(f"{path} is an SQLite file but no colony store (it has no {lacking})")
+    db = readonly.connect(path)
+    try:
+        # temporary tables and views in memory only: nothing reaches the disk
+        db.execute("PRAGMA temp_store=MEMORY")
+        _read_as_this_version(db, readonly.tables(db))
+        # the temporary tables are writable where the file is not: closed to writes too
+        db.execute("PRAGMA query_only=ON")
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _read_as_this_version(db: sqlite3.Connection, found: dict[str, set[str]]) -> None:
+    """A store an older version wrote, read as one of this version's without changing it: a
+    table added since is an empty temporary table of its name, a column added since comes from
+    a temporary view of its table that gives the column's default. SQLite looks a name up in the
+    temporary schema first, so every method reads such a store as it reads a new one (the
+    output of a store from before the output was kept, issue 28, is empty: a crawl that upgrades
+    the store starts it empty too)."""
+    for statement in _SCHEMA.split(";"):
+        named = re.search(r"CREATE TABLE IF NOT EXISTS (\w+)", statement)
+        if named and named.group(1) not in found:
+            db.execute(statement.replace("CREATE TABLE IF NOT EXISTS", "CREATE TEMP TABLE", 1))
+    added: dict[str, list[str]] = {}
+    for table, column, declaration in _ADDED_COLUMNS:
+        if table in found and column not in found[table]:
+            default = re.search(r"DEFAULT (.+)$", declaration)
+            added.setdefault(table, []).append(f"{default.group(1) if default else 'NULL'} AS {column}")
+    for table, columns in added.items():
+        db.execute(f"CREATE TEMP VIEW {table} AS SELECT *, {', '.join(columns)} FROM main.{table}")
 
 
 def _document(row: Sequence) -> DocumentRecord:

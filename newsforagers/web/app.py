@@ -6,7 +6,7 @@ Pages (Jinja2 templates, autoescaped) and the JSON endpoints that carry the same
 page                   JSON                       what
 =====================  =========================  ==============================================
 ``/``, ``/search``     ``/api/search``            ranked results, snippets, facets (``q``,
-                                                  ``lang``, ``since``, ``page``)
+                                                  ``lang``, ``since``, ``page``, ``limit``)
 ``/latest``            ``/api/latest``            the newest discoveries and their lag (``limit``)
 ``/colony``            ``/api/colony``            the foragers and the colony's summary
                        ``/api/colony/series``     population, births, deaths, efficiency
@@ -16,21 +16,34 @@ page                   JSON                       what
 Values from crawled pages reach the page only through the templates' escaping and, for the
 parts the page's script refreshes, through text nodes; the Content-Security-Policy allows
 the dashboard's own script and nothing inline, should anything ever slip through.
+
+A request whose ``Host`` is not one the dashboard serves (:mod:`newsforagers.web.hosts`: a
+page of another site, its name rebound to this address) gets ``400`` and nothing else. Every
+error under ``/api/`` is JSON, ``{"error": "..."}``: 400 (an argument the dashboard does not
+take, the same rules as ``newsforagers search``), 404, 405, 500, 503.
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterable
 from pathlib import Path
 
 from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
 
 from newsforagers import defaults
 from newsforagers.colony.status import DEFAULT_RUNS_DIR
+from newsforagers.index.query import hit_count
+from newsforagers.terminal import printable
 from newsforagers.web.colony import RECENT, ColonyWatch
-from newsforagers.web.latest import DEFAULT_LIMIT, latest
+from newsforagers.web.hosts import HostCheck
+from newsforagers.web.latest import DEFAULT_LIMIT, MAX_LIMIT, latest
 from newsforagers.web.plots import PlotsUnavailable, efficiency_png, population_png
-from newsforagers.web.search import SearchRequest, search
+from newsforagers.web.search import BadSearch, SearchRequest, search
 from newsforagers.web.sources import Sources, SourceUnavailable
+
+logger = logging.getLogger(__name__)
 
 # seconds between two refreshes of the pages that follow a running crawl
 LATEST_POLL = 1.5
@@ -45,14 +58,22 @@ _SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
 }
 
+#: Refused ``Host`` names warned about once each (then no more: a page may ask many times).
+WARNED_HOSTS_MAX = 20
+
 
 def create_app(store: str | None = None, *, prefix: str = defaults.FORAGERS_REDIS_PREFIX,
                index: str | Path | None = None, run_dir: str | Path | None = None,
-               runs_base: str | Path = DEFAULT_RUNS_DIR, password_file: str = "") -> Flask:
+               runs_base: str | Path = DEFAULT_RUNS_DIR, password_file: str = "",
+               hosts: Iterable[str] = (), any_address: bool = False) -> Flask:
     """The dashboard of the colony store ``store`` (a URL; ``prefix`` for Redis), the document
     index at ``index`` and the run directory ``run_dir`` (None: the newest under
     ``runs_base``; ``password_file``: a Redis store's password file). Any of them may be missing,
-    or appear later: its views say so."""
+    or appear later: its views say so.
+
+    It answers requests whose ``Host`` is ``localhost``, a loopback address, one of ``hosts``
+    or, with ``any_address`` (it serves other machines), any IP address
+    (:class:`~newsforagers.web.hosts.HostCheck`)."""
     app = Flask(__name__)
     app.jinja_env.autoescape = True  # every template, whatever its name
     sources = Sources(store_url=store, prefix=prefix,
@@ -60,7 +81,26 @@ def create_app(store: str | None = None, *, prefix: str = defaults.FORAGERS_REDI
                       run_dir=Path(run_dir) if run_dir is not None else None,
                       runs_base=Path(runs_base), password_file=password_file)
     colony = ColonyWatch(sources)
-    app.extensions["newsforagers"] = {"sources": sources, "colony": colony}
+    host_check = HostCheck(hosts, addresses=any_address)
+    warned_hosts: set[str] = set()
+    app.extensions["newsforagers"] = {"sources": sources, "colony": colony, "hosts": host_check}
+
+    @app.before_request
+    def check_host():
+        host = request.headers.get("Host")
+        if host_check.allows(host):
+            return None
+        if host not in warned_hosts and len(warned_hosts) < WARNED_HOSTS_MAX:
+            warned_hosts.add(host)
+            logger.warning("refused a request for host %r (%s): not a name this dashboard "
+                           "serves; a page of another site may be trying to read it (DNS "
+                           "rebinding). Give --allow-remote NAME to serve a name",
+                           printable(host)[:100], printable(request.path)[:100])
+        # nothing of the dashboard in the answer: the page that asked can read it
+        message = "this dashboard does not answer to that host name"
+        if _is_api():
+            return jsonify({"error": message}), 400
+        return Response(message + "\n", status=400, mimetype="text/plain")
 
     @app.after_request
     def secure(response: Response) -> Response:
@@ -75,7 +115,10 @@ def create_app(store: str | None = None, *, prefix: str = defaults.FORAGERS_REDI
     # -- search --------------------------------------------------------------------------------
 
     def search_data() -> tuple[SearchRequest, dict | None, str | None]:
-        asked = SearchRequest.from_args(request.args)
+        try:
+            asked = SearchRequest.from_args(request.args)
+        except BadSearch as exc:
+            raise _BadArgument(str(exc)) from None
         try:
             return asked, search(sources, asked), None
         except SourceUnavailable as exc:
@@ -97,7 +140,10 @@ def create_app(store: str | None = None, *, prefix: str = defaults.FORAGERS_REDI
     # -- latest discoveries --------------------------------------------------------------------
 
     def latest_data() -> tuple[dict | None, str | None]:
-        limit = request.args.get("limit", DEFAULT_LIMIT, type=int) or DEFAULT_LIMIT
+        try:
+            limit = hit_count(request.args.get("limit", DEFAULT_LIMIT), maximum=MAX_LIMIT)
+        except ValueError as exc:
+            raise _BadArgument(f"limit {exc}") from None
         try:
             return latest(sources, limit), None
         except SourceUnavailable as exc:
@@ -154,21 +200,45 @@ def create_app(store: str | None = None, *, prefix: str = defaults.FORAGERS_REDI
 
     @app.errorhandler(404)
     def not_found(error):
-        if request.path.startswith("/api/"):
+        if _is_api():
             return jsonify({"error": "no such endpoint"}), 404
         return render_template("message.html", heading="Not found",
                                message="The dashboard has no page here."), 404
 
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException):
+        # 400, 405, ...: what werkzeug says of it, as JSON under /api/
+        message = error.description or error.name
+        if _is_api():
+            response = jsonify({"error": message})
+            response.status_code = error.code or 500
+            allowed = getattr(error, "valid_methods", None)  # a 405's
+            if allowed:
+                response.headers["Allow"] = ", ".join(allowed)
+            return response
+        return render_template("message.html", heading=error.name, message=message), error.code
+
     @app.errorhandler(500)
     def failed(error):
         # the log has the traceback; the page says what happened, not how
-        if request.path.startswith("/api/"):
+        if _is_api():
             return jsonify({"error": "the dashboard failed to answer (see its log)"}), 500
         return render_template("message.html", heading="Something went wrong",
                                message="The dashboard failed to answer this request; its log "
                                "says why."), 500
 
     return app
+
+
+class _BadArgument(HTTPException):
+    """An argument the dashboard does not take: 400, the message saying why."""
+
+    code = 400
+    name = "Bad request"
+
+
+def _is_api() -> bool:
+    return request.path == "/api" or request.path.startswith("/api/")
 
 
 def _unavailable(message: str):

@@ -13,39 +13,59 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from newsforagers.index.query import MAX_HITS, hit_count, query_text
 from newsforagers.web.latest import document_row
 from newsforagers.web.sources import Sources
 from newsforagers.web.text import snippet_parts
 
 PER_PAGE = 10
-MAX_PAGE = 100
-MAX_QUERY = 500
+MAX_PAGE = MAX_HITS // PER_PAGE
 _DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _LANG = re.compile(r"^[A-Za-z]{2,3}$")
 
 
+class BadSearch(ValueError):
+    """A query or a count the dashboard does not take (the message says why): the same rules
+    as ``newsforagers search`` (:func:`~newsforagers.index.query.query_text`,
+    :func:`~newsforagers.index.query.hit_count`)."""
+
+
 @dataclass(frozen=True)
 class SearchRequest:
-    """A search as the page asks for it: the query, the filters, the page (1, 2, ...)."""
+    """A search as the page asks for it: the query, the filters, the page (1, 2, ...) of
+    ``limit`` hits."""
 
     query: str = ""
     lang: str = ""  # ISO 639-1 code, "" for any
     since: str = ""  # YYYY-MM-DD: documents found that day or later (UTC), "" for any
     page: int = 1
+    limit: int = PER_PAGE
 
     @classmethod
     def from_args(cls, args) -> "SearchRequest":
         """From a request's arguments; a filter that is not one (``lang=<x>``) is dropped,
-        not an error: the page shows what it understood."""
-        query = " ".join(str(args.get("q", "")).split())[:MAX_QUERY]
+        not an error: the page shows what it understood. The query, ``limit`` and ``page`` are
+        read as ``newsforagers search`` reads its query and ``--limit``: a query too long, or a
+        count that is no whole number from 1 to its maximum (no hit deeper than
+        :data:`~newsforagers.index.query.MAX_HITS`), raises :class:`BadSearch`."""
+        query = str(args.get("q", ""))
         lang = str(args.get("lang", "")).strip().lower()
         since = str(args.get("since", "")).strip()
         try:
-            page = int(args.get("page", 1))
-        except (TypeError, ValueError):
-            page = 1
+            query = query_text(query) if query.strip() else ""
+        except ValueError as exc:
+            raise BadSearch(str(exc)) from None
+        try:
+            limit = hit_count(args.get("limit", PER_PAGE))
+        except ValueError as exc:
+            raise BadSearch(f"limit {exc}") from None
+        try:
+            page = hit_count(args.get("page", 1), maximum=MAX_HITS // limit)
+        except ValueError as exc:
+            raise BadSearch(f"page {exc} (no hit deeper than {MAX_HITS}: {MAX_HITS // limit} "
+                            f"pages of {limit})") from None
         return cls(query=query, lang=lang if _LANG.match(lang) else "",
-                   since=since if _is_day(since) else "", page=max(1, min(page, MAX_PAGE)))
+                   since=since if _is_day(since) else "", page=page, limit=limit)
 
     @property
     def since_time(self) -> datetime | None:
@@ -58,18 +78,22 @@ class SearchRequest:
     def params(self, **changes) -> dict:
         """The request's arguments with ``changes`` (a filter set or cleared, another page),
         for a link: empty values are left out."""
-        values = {"q": self.query, "lang": self.lang, "since": self.since, "page": 1}
+        values = {"q": self.query, "lang": self.lang, "since": self.since, "page": 1,
+                  "limit": self.limit}
         values.update(changes)
         if values.get("page") == 1:
             values.pop("page")
+        if values.get("limit") == PER_PAGE:
+            values.pop("limit")
         return {key: value for key, value in values.items() if value not in ("", None)}
 
 
-def search(sources: Sources, request: SearchRequest, per_page: int = PER_PAGE) -> dict:
-    """The results and facets of ``request``: ``{"query", "filters", "page", "has_next",
-    "results", "facets", "indexed"}``. Each result carries its snippet as text and as
-    ``snippet_parts`` (``[text, marked]`` pairs). Raises :class:`SourceUnavailable` when the
-    index cannot be read."""
+def search(sources: Sources, request: SearchRequest) -> dict:
+    """The results and facets of ``request``, ``request.limit`` a page: ``{"query", "filters",
+    "page", "limit", "has_next", "results", "facets", "indexed"}``. Each result carries its
+    snippet as text and as ``snippet_parts`` (``[text, marked]`` pairs). Raises
+    :class:`SourceUnavailable` when the index cannot be read."""
+    per_page = request.limit
     since = request.since_time
     lang = request.lang or None
     with sources.index() as index:
@@ -91,7 +115,9 @@ def search(sources: Sources, request: SearchRequest, per_page: int = PER_PAGE) -
         "query": request.query,
         "filters": {"lang": request.lang, "since": request.since},
         "page": request.page,
-        "has_next": len(hits) > per_page,
+        "limit": per_page,
+        # (the page after the last of MAX_HITS // per_page is not asked for)
+        "has_next": len(hits) > per_page and request.page < MAX_HITS // per_page,
         "results": results,
         "facets": {name: [{"value": value, "count": count} for value, count in facets.get(name, ())]
                    for name in ("language", "day")},

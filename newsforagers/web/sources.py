@@ -46,12 +46,15 @@ class Sources:
     @contextmanager
     def store(self) -> Iterator:
         """The colony store, opened for this request and closed after it."""
-        from newsforagers.store import StoreUnavailable, open_existing_store
+        from newsforagers.store import NotAStore, StoreUnavailable, open_existing_store
 
         if self.store_url is None:
             raise SourceUnavailable("no colony store given (start the dashboard with --store URL)")
         try:
+            # read-only: the dashboard never creates, upgrades or writes a store
             store = open_existing_store(self.store_url, prefix=self.prefix, password_file=self.password_file)
+        except NotAStore as exc:  # a crawl will not make it one: no "not there yet"
+            raise SourceUnavailable(str(exc)) from None
         except ValueError as exc:
             raise SourceUnavailable(f"{exc} (the colony creates it when its crawl starts)") from None
         try:
@@ -74,7 +77,7 @@ class Sources:
         from newsforagers.index import DocumentIndex, IndexBroken
 
         try:
-            with DocumentIndex(self.index_path) as index:
+            with DocumentIndex(self.index_path, read_only=True) as index:
                 yield index
         except IndexBroken as exc:
             raise SourceUnavailable(str(exc)) from None

@@ -4,6 +4,7 @@ makes is the one ``newsforagers search --store`` reads."""
 from __future__ import annotations
 
 import signal
+import sqlite3
 import subprocess
 import sys
 
@@ -121,3 +122,78 @@ def test_a_redis_store_s_colonies_each_get_their_index(redis_server, tmp_path, m
     assert "windmill" in capsys.readouterr().out
     assert cli.main(["search", "windmill", "--store", redis_server.url, "--prefix", "news:"]) == 0
     assert "no document matches" in capsys.readouterr().err
+
+
+# -- read-only: index reads the store and writes the index alone (issue 29, rows 4 and 8) -----------
+
+
+def test_another_program_s_database_is_refused_left_as_it_was_and_gets_no_index(tmp_path, capsys):
+    """Row 4: the file gained the store's tables, a WAL and columns; an empty one became a store."""
+    from tests.foreign import another_programs_database, on_disk
+
+    other = another_programs_database(tmp_path / "other.db")
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    for path, words in ((other, "is an SQLite file but no colony store (it has no column documents.url)"),
+                        (empty, "is no colony store: it is empty (0 bytes)")):
+        before = on_disk(path)
+        assert cli.main(["index", "--store", str(path)]) == 2
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err == f"newsforagers index: {path} {words}\n"
+        assert on_disk(path) == before  # no index beside it either
+    assert on_disk(other)["journal"] == "rollback" and empty.stat().st_size == 0
+
+
+def unreadable_output(path):
+    """A store whose documents can be counted but whose output cannot be read: the first page
+    of its ``outputs`` table overwritten (a disk that failed)."""
+    store = SQLiteStore(path)
+    paid(store, 0, 20)
+    store.close()  # the last connection: everything checkpointed into the file
+    db = sqlite3.connect(path)
+    root, = db.execute("SELECT rootpage FROM sqlite_master WHERE name = 'outputs'").fetchone()
+    size, = db.execute("PRAGMA page_size").fetchone()
+    db.close()
+    with open(path, "r+b") as file:
+        file.seek((root - 1) * size)
+        file.write(b"\xff" * size)
+
+
+def test_a_store_that_cannot_be_read_is_blamed_and_leaves_no_index(tmp_path, capsys):
+    """Row 8: the store's error was said to be the index's, and an empty index stayed."""
+    unreadable_output(tmp_path / "colony.db")
+    assert cli.main(["index", "--store", str(tmp_path / "colony.db")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith(f"newsforagers index: cannot read store sqlite:///{tmp_path}/colony.db: ")
+    assert "malformed" in captured.err and "cannot index into" not in captured.err
+    assert not (tmp_path / "colony.index.sqlite").exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if "index" in p.name) == []
+
+
+def test_an_index_made_by_a_run_that_failed_before_indexing_is_removed(tmp_path, capsys, monkeypatch):
+    """The store fails after the first look (its output readable, then not): the index this
+    command made and could not fill goes; one that holds documents stays."""
+    store = SQLiteStore(tmp_path / "colony.db")
+    paid(store, 0, 3)
+    store.close()
+    outputs_after = SQLiteStore.outputs_after
+    looks = []
+
+    def fails_after_one_look(self, position, limit=0):
+        looks.append(position)
+        if len(looks) > 1:
+            raise sqlite3.DatabaseError("database disk image is malformed")
+        return outputs_after(self, position, limit)
+
+    monkeypatch.setattr(SQLiteStore, "outputs_after", fails_after_one_look)
+    assert cli.main(["index", "--store", str(tmp_path / "colony.db")]) == 2
+    assert "cannot read store" in capsys.readouterr().err
+    assert not [p for p in tmp_path.iterdir() if "index" in p.name]
+    monkeypatch.setattr(SQLiteStore, "outputs_after", outputs_after)
+    assert cli.main(["index", "--store", str(tmp_path / "colony.db")]) == 0
+    looks.clear()
+    monkeypatch.setattr(SQLiteStore, "outputs_after", fails_after_one_look)
+    assert cli.main(["index", "--store", str(tmp_path / "colony.db")]) == 2
+    with DocumentIndex(tmp_path / "colony.index.sqlite", read_only=True) as index:
+        assert index.count() == 3

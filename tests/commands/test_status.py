@@ -209,7 +209,7 @@ def test_no_runs_is_an_error(tmp_path, monkeypatch, capsys):
     (lambda p: ["--store", "redis://:secret@127.0.0.1:1/0", "--prefix", "x:"], "127.0.0.1:1"),
     (lambda p: ["--run", p / "missing"], "no run directory at"),
     (lambda p: ["--run", p, p], "give the run directory once: --run RUN_DIR"),
-    (lambda p: ["--store", f"sqlite:///{p}/file.txt"], "cannot read store"),
+    (lambda p: ["--store", f"sqlite:///{p}/file.txt"], "file.txt is no colony store: it is not an SQLite file"),
 ])
 def test_errors(tmp_path, capsys, make_args, message):
     (tmp_path / "file.txt").write_text("not a database, not a directory\n" * 100)
@@ -219,6 +219,46 @@ def test_errors(tmp_path, capsys, make_args, message):
     assert len(err.strip().splitlines()) == 1 and message in err
     assert "secret" not in err  # a store's password is never shown
     assert not (tmp_path / "missing.db").exists()  # a missing store is not created
+
+
+# -- read-only: status only reads (issue 29, row 4) ---------------------------------------------------
+
+
+def test_another_program_s_database_or_an_empty_file_is_refused_and_left_as_it_was(tmp_path, capsys):
+    """Row 4: the file gained the store's tables, a WAL and columns; an empty one became a store."""
+    from tests.foreign import another_programs_database, on_disk
+
+    other = another_programs_database(tmp_path / "other.db")
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    for path, words in ((other, "is an SQLite file but no colony store (it has no column documents.url)"),
+                        (empty, "is no colony store: it is empty (0 bytes)")):
+        before = on_disk(path)
+        code, out, err = status(capsys, "--store", path)
+        assert code == 2 and out == ""
+        assert err == f"newsforagers status: {path} {words}\n"
+        assert on_disk(path) == before
+    assert on_disk(other)["journal"] == "rollback" and empty.stat().st_size == 0
+
+
+def test_live_reads_a_store_a_crawl_is_writing(tmp_path):
+    """The common case: the crawl keeps its store open (WAL) and pays for documents between two
+    redraws; the read-only reader sees each of them."""
+    db = tmp_path / "colony.db"
+    crawl = open_store(f"sqlite:///{db}")
+    crawl.set_score("f1", 100.0)
+    args = build_parser().parse_args(["status", "--store", str(db), "--live", "--interval", "0.5"])
+    drawn = []
+
+    def sleep(seconds):
+        n = len(drawn)
+        assert crawl.claim([f"url:{n}"], DocumentRecord(f"http://site/{n}", "s", at(n), at(n + 1), "f1", 100.0))
+        drawn.append(n)
+
+    buffer = io.StringIO()
+    assert status_command.run(args, console=Console(file=buffer, width=200), sleep=sleep, max_refreshes=3) == 0
+    assert table_rows(buffer.getvalue())["f1"][-1] == "3" and "found: 3" in buffer.getvalue()
+    crawl.close()
 
 
 @pytest.mark.parametrize("value, message", [
@@ -441,3 +481,23 @@ def test_narrow_screen_drops_columns_not_digits(run_dir):
     rows = table_rows(out)
     assert rows["f1"][:4] == ["f1", "alive", "140.50", "20"]
     assert all(len(line) <= 100 for line in out.splitlines())
+
+
+# -- issue 29, row 9: what foragers report comes from pages -------------------------------------------
+
+
+def test_a_weblog_head_s_escapes_and_markup_never_reach_the_terminal(tmp_path):
+    path = tmp_path / "run"
+    path.mkdir()
+    (path / "events.jsonl").write_text(lines([event("start", "f1", 0)]), encoding="utf-8")
+    head = "http://s/\x1b]0;x\x07\x1b[31m\x9b2J[b]B[/b]\u202eab"
+    (path / "snapshots.jsonl").write_text(lines([snapshot("f1", 5, 1, 1, 2, 101.0, head=head)]),
+                                          encoding="utf-8")
+    buffer = io.StringIO()
+    args = build_parser().parse_args(["status", "--run", str(path)])
+    assert status_command.run(args, console=Console(file=buffer, width=300)) == 0
+    out = buffer.getvalue()
+    assert not [c for c in out if (ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) < 0xA0
+                or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"], out
+    column = headers(out).index("weblog head")
+    assert table_rows(out)["f1"][column] == "http://s/]0;x[31m2J[b]B[/b]ab"  # markup shown as text

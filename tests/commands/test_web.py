@@ -4,13 +4,16 @@ where (the URL its last word), a store's password hidden. (The pages themselves:
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import urllib.request
+from contextlib import contextmanager
 
 import pytest
 
@@ -93,6 +96,8 @@ def test_the_command_with_no_flags_serves_the_default_store_and_says_so(tmp_path
             assert [hit["url"] for hit in json.load(answer)["results"]] == ["http://s/lighthouse"]
         with urllib.request.urlopen(match.group(2) + "api/colony", timeout=10) as answer:
             assert json.load(answer)["run_dir"] == ".newsforagers/runs/20260101T000000Z-7"
+        port = int(match.group(2).rsplit(":", 1)[1].strip("/"))
+        assert get(port, "/api/latest", "attacker.example")[0] == 400  # issue 29, row 13
         process.send_signal(signal.SIGTERM)
         assert process.wait(15) == 0
     finally:
@@ -101,3 +106,93 @@ def test_the_command_with_no_flags_serves_the_default_store_and_says_so(tmp_path
             process.wait()
         process.stdout.close()
         process.stderr.close()
+
+
+# -- issue 29: a busy port, the Host header through the real server, the names given ----------------
+
+
+def get(port: int, path: str, host: str) -> tuple[int, str, str]:
+    """``(status, content type, body)`` of a GET to 127.0.0.1:``port`` naming ``host`` in its
+    Host header, as a page whose name was rebound to 127.0.0.1 would."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.putrequest("GET", path, skip_host=True)
+        connection.putheader("Host", host)
+        connection.endheaders()
+        answer = connection.getresponse()
+        return answer.status, answer.getheader("Content-Type", ""), answer.read().decode()
+    finally:
+        connection.close()
+
+
+@contextmanager
+def dashboard(*argv: str, cwd):
+    """``newsforagers web --port 0 ARGV...`` running; yields its port, stopped after."""
+    process = subprocess.Popen([sys.executable, "-m", "newsforagers.cli", "web", "--port", "0", *argv],
+                               cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=str(REPO)))
+    try:
+        line = process.stdout.readline().strip()
+        match = re.search(r"at http://127\.0\.0\.1:(\d+)/$", line)
+        assert match, (line, process.stderr.read() if process.poll() is not None else "")
+        yield int(match.group(1))
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(15) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        process.stdout.close()
+        process.stderr.close()
+
+
+def test_a_busy_port_is_one_line_and_status_2(tmp_path):
+    # row 10: werkzeug said two lines of its own and exited with 1
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        run = subprocess.run([sys.executable, "-m", "newsforagers.cli", "web", "--port", str(port)],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                             env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert run.returncode == 2, run.stderr
+    assert run.stdout == ""
+    assert run.stderr.count("\n") == 1, run.stderr
+    assert run.stderr.startswith(f"newsforagers web: cannot listen on 127.0.0.1:{port}: Address "
+                                 "already in use; another program has it: give another --port, or "
+                                 "--port 0 for any free one")
+
+
+def test_the_server_answers_its_names_only(tmp_path):
+    # row 13 through the real server: a loopback dashboard also served as dash.example.test
+    # (behind a proxy, say)
+    default_crawl(tmp_path)
+    with dashboard("--allow-remote", "dash.example.test", cwd=tmp_path) as port:
+        status, kind, body = get(port, "/api/latest", "attacker.example")
+        assert (status, kind) == (400, "application/json")
+        assert json.loads(body) == {"error": "this dashboard does not answer to that host name"}
+        status, kind, body = get(port, "/search?q=lighthouse", f"attacker.example:{port}")
+        assert status == 400 and kind.startswith("text/plain") and "lighthouse" not in body
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", "dash.example.test", "192.0.2.9"):
+            status, _, body = get(port, "/api/search?q=lighthouse", host)
+            assert status == 200 and json.loads(body)["results"][0]["url"] == "http://s/lighthouse", host
+        status, kind, body = get(port, "/api/nowhere", f"127.0.0.1:{port}")
+        assert (status, kind, json.loads(body)) == (404, "application/json", {"error": "no such endpoint"})
+
+
+@pytest.mark.parametrize("name", ["dash.example.test:8050", "http://dash.example.test", "a b"])
+def test_a_name_that_is_none_is_one_line_and_status_2(name, capsys):
+    from newsforagers.cli import main
+
+    assert main(["web", "--allow-remote", name]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"newsforagers web: --allow-remote {name!r} is no host name or address")
+    assert err.count("\n") == 1
+
+
+def test_allow_remote_alone_keeps_its_meaning_and_names_add_up():
+    assert args().allow_remote is None
+    assert args("--allow-remote", "--host", "0.0.0.0").allow_remote == [""]
+    named = args("--allow-remote", "a.example", "--allow-remote", "b.example")
+    assert web_command.remote_names(named) == ["a.example", "b.example"]
+    assert web_command.check_host("0.0.0.0", bool(named.allow_remote))[0] is None

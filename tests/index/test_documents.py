@@ -303,3 +303,50 @@ def test_a_query_matching_more_than_ranked_max_is_ranked_among_the_matches_index
     assert sum(n for _, n in index.facets("storm")["language"]) == 12  # counts are never capped
     uncapped = DocumentIndex(tmp_path / "i.sqlite", ranked_max=0)
     assert uncapped.search("storm")[0].url == "http://s/title-match"
+
+
+# -- read-only: what search and the dashboard open (issue 29, row 8) --------------------------------
+
+
+def test_a_read_only_index_is_never_made_nor_written(tmp_path):
+    from tests.foreign import another_programs_database, on_disk
+
+    missing = tmp_path / "sub" / "colony.index.sqlite"
+    with pytest.raises(IndexBroken, match="it does not exist"):
+        DocumentIndex(missing, read_only=True).count()
+    assert not missing.parent.exists()
+    empty = tmp_path / "empty.sqlite"
+    empty.touch()
+    other = another_programs_database(tmp_path / "other.sqlite")
+    SQLiteStore(tmp_path / "colony.db").close()
+    for path, words in ((empty, "it is empty \\(0 bytes\\)"), (other, "no newsforagers index"),
+                        (tmp_path / "colony.db", "a colony store")):
+        before = on_disk(path)
+        with pytest.raises(IndexBroken, match=words):
+            DocumentIndex(path, read_only=True).search("x")
+        assert on_disk(path) == before
+    assert on_disk(empty)["size"] == 0 and on_disk(other)["journal"] == "rollback"
+    # an index: read, never written (by the methods, or below them)
+    with DocumentIndex(tmp_path / "index.sqlite") as writer:
+        writer.add([record("http://s/1", "Storm keeper", "A storm.")])
+    before = (tmp_path / "index.sqlite").read_bytes()
+    with DocumentIndex(tmp_path / "index.sqlite", read_only=True) as index:
+        assert [hit.url for hit in index.search("storm")] == ["http://s/1"] and index.count() == 1
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            index.add([record("http://s/2", "Storm again")])
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            index.follow(MemoryStore())
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):  # and SQLite below them
+            index._connection().execute("UPDATE meta SET value = '9' WHERE key = 'position'")
+        assert index.count() == 1
+    assert (tmp_path / "index.sqlite").read_bytes() == before
+    with pytest.raises(ValueError, match="in memory"):
+        DocumentIndex(":memory:", read_only=True)
+
+
+def test_a_read_only_index_sees_what_a_writer_adds_while_it_is_open(tmp_path):
+    path = tmp_path / "colony.index.sqlite"
+    with DocumentIndex(path) as writer, DocumentIndex(path, read_only=True) as reader:
+        for n in range(3):
+            writer.add([record(f"http://s/{n}", f"Storm {n}", "A storm.")])
+            assert reader.count() == n + 1 and len(reader.search("storm")) == n + 1

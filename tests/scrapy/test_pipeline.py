@@ -291,3 +291,23 @@ def test_a_topic_with_the_papers_reward_filters_and_labels_the_output_only(tmp_p
     assert agent.received[-1]["profit"] == 99.0  # novel: paid as the papers pay, not output
     assert agent.crawler.stats.get_value("newsforagers/agent/dropped/off_topic") == 1
     agent.close_spider()
+
+
+def test_the_novel_line_carries_no_terminal_escape_of_the_page(agent, caplog):
+    # issue 29, row 9: a title read from a page, its escapes and bidi controls as written
+    from datetime import UTC, datetime
+
+    from newsforagers.pages import read_page
+    from newsforagers.terminal import BIDI_CONTROLS
+
+    html = ("<html><head><title>Budget \x1b]0;pwned\x07passes \x1b[31mred\x1b(0 lqqk \x9b2J "
+            "\u202eevil\u202c\nINFO forged line</title></head><body><p>text</p></body></html>")
+    title = read_page("http://e/budget", html, now=datetime(2024, 1, 1, 11, tzinfo=UTC)).title
+    assert "\x1b]0;pwned\x07" in title and "\x9b" in title and "\u202e" in title
+    with caplog.at_level("INFO", logger="newsforagers.pipelines"):
+        out = process(agent, dict(send("http://e/budget"), title=title))
+    assert out["title"] == title  # the document keeps what the page wrote
+    [line] = [r.getMessage() for r in caplog.records if r.getMessage().startswith("novel:")]
+    assert not [c for c in line if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c in BIDI_CONTROLS]
+    assert line == ("novel: http://e/budget (Budget ]0;pwnedpasses [31mred(0 lqqk 2J evil INFO "
+                    "forged line) found by f1")

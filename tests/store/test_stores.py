@@ -590,3 +590,146 @@ def test_a_document_record_from_an_item_a_pipeline_changed():
     assert record.reward == 0.0 and record.relevance == 0.5 and record.published == ""
     with pytest.raises(ValueError, match="without a url"):
         DocumentRecord.from_item({"title": "no url"})
+
+
+# -- read-only: the store as status, export, index and the dashboard read it (issue 29) ------------
+
+
+def _old_store(path):
+    """A store as the first release wrote it: four tables, the documents' first columns."""
+    db = sqlite3.connect(path)
+    db.executescript("""
+        CREATE TABLE documents (id INTEGER PRIMARY KEY AUTOINCREMENT, url TEXT NOT NULL,
+            title TEXT NOT NULL, published TEXT NOT NULL, found_at TEXT NOT NULL,
+            forager TEXT NOT NULL, reward REAL NOT NULL);
+        CREATE TABLE claims (key TEXT PRIMARY KEY, document INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE scores (forager TEXT PRIMARY KEY, score REAL NOT NULL) WITHOUT ROWID;
+        CREATE TABLE urls (url TEXT PRIMARY KEY, record TEXT NOT NULL) WITHOUT ROWID;
+        INSERT INTO documents VALUES (1, 'a', 't', '2020-01-01T00:00:00+00:00',
+            '2020-01-01T01:00:00+00:00', 'f1', 100.0);
+        INSERT INTO claims VALUES ('url:a', 1);
+        INSERT INTO scores VALUES ('f1', 120.0);
+    """)
+    db.commit()
+    db.close()
+    return path
+
+
+def test_a_file_that_is_no_store_is_refused_in_one_line_and_left_as_it_was(tmp_path):
+    """Row 4 of issue 29: another program's database, an empty file, a text file."""
+    from newsforagers import store as stores
+    from tests.foreign import another_programs_database, on_disk
+
+    other = another_programs_database(tmp_path / "other.db")
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    text = tmp_path / "notes.db"
+    text.write_text("not a database\n" * 50)
+    for path, words in ((other, "is an SQLite file but no colony store (it has no column documents.url)"),
+                        (empty, "is no colony store: it is empty (0 bytes)"),
+                        (text, "is no colony store: it is not an SQLite file")):
+        before = on_disk(path)
+        with pytest.raises(ValueError) as refused:
+            stores.open_existing_store(f"sqlite:///{path}")
+        assert isinstance(refused.value, stores.NotAStore) and str(refused.value) == f"{path} {words}"
+        assert on_disk(path) == before  # byte for byte, its journal mode, nothing made beside it
+    assert on_disk(other)["journal"] == "rollback" and on_disk(empty)["size"] == 0
+
+
+def test_an_old_store_is_read_as_it_is_and_left_unchanged(tmp_path):
+    """What was added since the first release (the output, members, the structured columns)
+    reads as empty; nothing is upgraded."""
+    from newsforagers.store import open_existing_store
+    from tests.foreign import on_disk
+
+    path = _old_store(tmp_path / "old.db")
+    before = on_disk(path)
+    store = open_existing_store(f"sqlite:///{path}")
+    assert store.read_only
+    (old,) = store.documents()
+    assert (old.url, old.text, old.keywords, old.language, old.relevance) == ("a", "", (), "", None)
+    assert store.documents_after(0) == [old] and store.document_count() == 1
+    assert store.outputs_after(0) == [] and store.output_count() == 0 and list(store.outputs()) == []
+    assert store.scores() == {"f1": 120.0} and store.members(0.0) == {} and store.get_value("k") is None
+    assert store.is_claimed("url:a") and store.claim_count() == 1 and store.url_count() == 0
+    store.close()
+    assert on_disk(path) == before and before["journal"] == "rollback"
+
+
+@pytest.mark.parametrize("old", [False, True], ids=["today", "old"])
+def test_every_write_of_a_read_only_store_is_refused(tmp_path, old):
+    path = tmp_path / "colony.db"
+    if old:
+        _old_store(path)
+    else:
+        writer = SQLiteStore(path)
+        assert writer.claim(["url:a"], record("a"))
+        writer.close()
+    before = path.read_bytes()
+    store = SQLiteStore(path, read_only=True)
+    writes = [lambda: store.claim(["url:b"], record("b")), lambda: store.expire_claims(1e12),
+              lambda: store.add_output({"url": "b"}, "h", "f1"), lambda: store.join("f1", 1e12, 0.0),
+              lambda: store.renew("f1", 1e12), lambda: store.leave("f1", 0.0),
+              lambda: store.update_member("f1", {"x": 1}), lambda: store.reserve_start("h", 1, 1.0, 0.0),
+              lambda: store.pause_host("h", 1.0), lambda: store.put_value("k", {}),
+              lambda: store.delete_value("k"), lambda: store.swap_value("k", None, {}),
+              lambda: store.set_score("f1", 1.0), lambda: store.add_score("f1", 1.0),
+              lambda: store.claim_url("u", {}), lambda: store.claim_urls(["u", "v"], {}),
+              lambda: store.put_url("u", {})]
+    for write in writes:
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            write()
+    # and below the methods, SQLite itself: the file (mode=ro), and what an old store lacks
+    # (temporary tables, query_only)
+    for statement in ("INSERT INTO scores VALUES ('f9', 1.0)", "INSERT INTO outputs (host, forager, item) "
+                      "VALUES ('h', 'f1', '{}')", "CREATE TABLE t (x)",
+                      f"PRAGMA journal_mode={'WAL' if old else 'DELETE'}"):
+        with pytest.raises(sqlite3.OperationalError):  # "readonly" ("disk I/O error" for the mode)
+            store._db.execute(statement).fetchall()
+    assert store.document_count() == 1 and store.output_count() == 0
+    store.close()
+    assert path.read_bytes() == before
+
+
+def _crawl_beside_a_reader(path, written, read):
+    """A crawl's store, open all along: a document paid for, then a wait until the reader has
+    seen it, five times."""
+    store = SQLiteStore(path)
+    for n in range(1, 6):
+        assert store.claim([f"url:{n}"], record(str(n)))
+        store.add_output({"url": str(n)}, "h", "f1")
+        written.put(n)
+        read.get(timeout=60)
+    store.close()
+
+
+def test_a_read_only_store_reads_beside_a_crawl_writing_it(tmp_path):
+    """The common case of status --live and the dashboard: the crawl keeps the file open in WAL
+    mode, the reader sees each of its commits, and the file stays the crawl's (WAL)."""
+    from tests.foreign import on_disk
+
+    path = tmp_path / "colony.db"
+    SQLiteStore(path).close()
+    spawn = multiprocessing.get_context("spawn")
+    written, read = spawn.Queue(), spawn.Queue()
+    crawl = spawn.Process(target=_crawl_beside_a_reader, args=(path, written, read))
+    crawl.start()
+    try:
+        n = written.get(timeout=60)
+        reader = SQLiteStore(path, read_only=True)  # opened while the crawl has the file open
+        seen = []
+        while True:
+            seen.append((reader.document_count(), reader.output_count(), [o.url for o in reader.outputs()][-1]))
+            read.put(n)
+            if n == 5:
+                break
+            n = written.get(timeout=60)
+        crawl.join(timeout=60)
+        assert crawl.exitcode == 0
+        assert seen == [(n, n, str(n)) for n in range(1, 6)]
+        assert reader.document_count() == 5  # and after the crawl closed
+        reader.close()
+    finally:
+        crawl.join(timeout=5)
+    assert on_disk(path)["journal"] == "wal"
+    assert SQLiteStore(path, read_only=True).document_count() == 5

@@ -223,8 +223,8 @@ def test_search_filters_by_language_and_day(client):
     since = client.get("/api/search?q=budget&since=2024-01-02").get_json()
     assert [r["title"] for r in since["results"]] == ["Talks resume"]
     assert since["filters"] == {"lang": "", "since": "2024-01-02"}
-    # a filter that is none is dropped, not an error
-    odd = client.get("/api/search?q=budget&lang=<x>&since=2024-13-45&page=zz").get_json()
+    # a filter that is none is dropped, not an error (a page that is none is: below)
+    odd = client.get("/api/search?q=budget&lang=<x>&since=2024-13-45").get_json()
     assert odd["filters"] == {"lang": "", "since": ""} and len(odd["results"]) == 2
 
 
@@ -415,6 +415,120 @@ def test_no_markup_is_ever_assembled_from_strings():
         assert "Markup" not in text and "render_template_string" not in text, module
 
 
+# -- issue 29: the Host header, errors as JSON, limits validated ------------------------------------
+
+
+@pytest.mark.parametrize("path", ["/api/latest", "/api/search?q=budget", "/api/colony", "/latest",
+                                  "/", "/static/dashboard.js", "/api/nowhere"])
+def test_a_request_naming_another_host_is_refused_and_learns_nothing(colony, client, path, caplog):
+    # row 13: a page of attacker.example, its name rebound to 127.0.0.1, asks the dashboard
+    with caplog.at_level("WARNING", logger="newsforagers.web.app"):
+        response = client.get(path, headers={"Host": "attacker.example"})
+    assert response.status_code == 400
+    body = response.get_data(as_text=True)
+    for secret in (str(colony["tmp"]), "Budget", "news.test", "f1"):
+        assert secret not in body  # nothing of the dashboard: the page that asked reads it
+    if path.startswith("/api/"):
+        assert response.get_json() == {"error": "this dashboard does not answer to that host name"}
+    else:
+        assert response.mimetype == "text/plain"
+    assert "refused a request for host 'attacker.example'" in caplog.text
+    assert client.get(path, headers={"Host": "attacker.example:8050"}).status_code == 400
+
+
+@pytest.mark.parametrize("host", ["localhost", "localhost:8050", "127.0.0.1:8050", "127.0.0.2",
+                                  "[::1]:8050", "LOCALHOST.", None])
+def test_the_loopback_names_are_served(client, host):
+    headers = {"Host": host} if host is not None else {}
+    if host is None:  # HTTP/1.0 without a Host: no browser asks so
+        response = client.get("/api/latest", environ_overrides={"HTTP_HOST": None})
+    else:
+        response = client.get("/api/latest", headers=headers)
+    assert response.status_code == 200, response.get_data(as_text=True)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1.attacker.example", "localhost.attacker.example",
+                                  "192.0.2.7", "[2001:db8::1]", "a b", "", "127.0.0.1:8050@evil",
+                                  "dash.example.org.evil"])
+def test_lookalikes_and_other_addresses_are_not(client, host):
+    assert client.get("/api/latest", headers={"Host": host}).status_code == 400
+
+
+def test_names_given_are_served_and_addresses_with_any_address(colony):
+    app = create_app(colony["store"], index=colony["index"], run_dir=colony["run"],
+                     hosts=["Dash.Example.org", "192.0.2.5"])
+    client = app.test_client()
+    for host in ("dash.example.org", "dash.example.org:443", "192.0.2.5:8050", "localhost"):
+        assert client.get("/api/latest", headers={"Host": host}).status_code == 200, host
+    for host in ("192.0.2.6", "attacker.example", "www.dash.example.org"):
+        assert client.get("/api/latest", headers={"Host": host}).status_code == 400, host
+    # a dashboard other machines reach (--allow-remote): any address, still no other name
+    client = create_app(colony["store"], any_address=True).test_client()
+    assert client.get("/api/latest", headers={"Host": "192.0.2.6:8050"}).status_code == 200
+    assert client.get("/api/latest", headers={"Host": "[2001:db8::1]:8050"}).status_code == 200
+    assert client.get("/api/latest", headers={"Host": "attacker.example"}).status_code == 400
+
+
+def test_every_error_under_api_is_json(colony, tmp_path):
+    app = create_app(colony["store"], index=colony["index"], run_dir=colony["run"])
+
+    def broken():
+        raise RuntimeError("a bug")
+
+    app.view_functions["colony_api"] = broken
+    client = app.test_client()
+    answers = {
+        404: client.get("/api/nowhere"),
+        405: client.post("/api/search?q=budget"),
+        400: client.get("/api/latest?limit=zero"),
+        500: client.get("/api/colony"),
+        503: create_app(index=tmp_path / "none.sqlite").test_client().get("/api/search?q=x"),
+    }
+    for status, response in answers.items():
+        assert response.status_code == status and response.mimetype == "application/json", status
+        assert set(response.get_json()) == {"error"} and response.get_json()["error"], status
+        assert "a bug" not in response.get_data(as_text=True)
+    assert "GET" in answers[405].headers["Allow"]
+    # elsewhere, a page
+    response = client.post("/search")
+    assert response.status_code == 405 and response.mimetype == "text/html"
+
+
+@pytest.mark.parametrize("path, error", [
+    ("/api/latest?limit=0", "limit '0' is not a whole number from 1 to 500"),
+    ("/api/latest?limit=501", "limit '501' is not a whole number from 1 to 500"),
+    ("/api/latest?limit=99999999999999999999",
+     "limit '99999999999999999999' is not a whole number from 1 to 500"),
+    ("/api/latest?limit=-3", "limit '-3' is not a whole number from 1 to 500"),
+    ("/api/search?q=budget&limit=1001", "limit '1001' is not a whole number from 1 to 1000"),
+    ("/api/search?q=budget&limit=99999999999999999999",
+     "limit '99999999999999999999' is not a whole number from 1 to 1000"),
+    ("/api/search?q=budget&page=zz", "page 'zz' is not a whole number from 1 to 100"),
+    ("/api/search?q=budget&page=101", "page '101' is not a whole number from 1 to 100"),
+    ("/api/search?q=budget&limit=500&page=3", "page '3' is not a whole number from 1 to 2"),
+])
+def test_limits_and_pages_are_validated_as_the_command_line_s(client, path, error):
+    # row 12, the dashboard's side: the CLI's --limit takes 1 to 1000 too
+    response = client.get(path)
+    assert response.status_code == 400 and response.get_json()["error"].startswith(error)
+    page_path = path.replace("/api/", "/", 1)
+    if page_path.startswith("/latest") or page_path.startswith("/search"):
+        shown = client.get(page_path)
+        assert shown.status_code == 400 and error.replace("'", "&#39;") in shown.get_data(as_text=True)
+
+
+def test_the_largest_limit_and_the_last_page_are_served(client):
+    assert len(client.get("/api/latest?limit=500").get_json()["documents"]) == len(DOCUMENTS)
+    data = client.get("/api/search?q=harbour&limit=1000").get_json()
+    assert len(data["results"]) == 12 and data["limit"] == 1000 and not data["has_next"]
+    data = client.get("/api/search?q=harbour&limit=5&page=2").get_json()
+    assert [r["rank"] for r in data["results"]] == [6, 7, 8, 9, 10] and data["has_next"]
+    html = client.get("/search?q=harbour&limit=5&page=2").get_data(as_text=True)
+    assert 'href="/search?q=harbour&amp;page=3&amp;limit=5"' in html
+    last = client.get("/api/search?q=harbour&limit=10&page=100").get_json()
+    assert last["results"] == [] and not last["has_next"]
+
+
 # -- the command -----------------------------------------------------------------------------------
 
 
@@ -477,3 +591,40 @@ def test_the_server_stops_on_a_signal_with_status_0(colony, sig):
             process.wait()
         process.stdout.close()
         process.stderr.close()
+
+
+# -- read-only: the dashboard only reads (issue 29, row 4) -------------------------------------------
+
+
+def test_latest_on_another_program_s_database_leaves_it_as_it_was(tmp_path):
+    """Row 4: the file gained the store's tables, a WAL and columns; the page says what it is."""
+    from tests.foreign import another_programs_database, on_disk
+
+    other = another_programs_database(tmp_path / "other.db")
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    for path, words in ((other, "is an SQLite file but no colony store"),
+                        (empty, "is no colony store: it is empty (0 bytes)")):
+        before = on_disk(path)
+        client = create_app(f"sqlite:///{path}", index=path).test_client()
+        text = page(client.get("/latest")).all_text
+        assert f"{path} {words}" in text
+        assert "creates it when its crawl starts" not in text  # no crawl will make it a store
+        response = client.get("/api/latest")
+        assert response.status_code == 503 and words in response.get_json()["error"]
+        assert client.get("/api/search?q=budget").status_code == 503  # the file as an index
+        assert on_disk(path) == before  # byte for byte, its journal mode, nothing beside it
+    assert on_disk(other)["journal"] == "rollback" and empty.stat().st_size == 0
+
+
+def test_latest_reads_a_store_its_crawl_is_writing(colony):
+    """The common case: the crawl has the store open (WAL) and outputs between two polls."""
+    client = create_app(colony["store"]).test_client()
+    crawl = open_store(colony["store"])
+    try:
+        for n in range(1, 4):
+            assert output(crawl, [f"new:{n}"], record(f"http://news.test/new-{n}", f"New {n}", 0, n))
+            data = client.get("/api/latest?limit=1").get_json()
+            assert data["total"] == len(DOCUMENTS) + n and data["documents"][0]["title"] == f"New {n}"
+    finally:
+        crawl.close()
