@@ -22,6 +22,7 @@ demo: $(STAMP)
 	$(BIN)/newsforagers demo
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest -q
 

@@ -45,7 +45,7 @@ setup(
         "plots": ["matplotlib>=3.8"],
         "status": ["rich>=13"],
         "web": ["flask>=3", "matplotlib>=3.8"],
-        "test": ["pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3.5", "import-linter>=2.1",
+        "test": ["pytest>=8", "pytest-timeout>=2.3", "pytest-xdist>=3.5", "import-linter>=2.1", "ruff>=0.6",
                  "fakeredis[lua]>=2.20",
                  "selenium>=4.11"],
     },

@@ -354,13 +354,14 @@ def scaling(corpus: Path, tmp: Path, args) -> list[dict]:
                   flush=True)
     print(f"\n  pages/s: requests the replay served from {args.warmup:g} s after the first request to "
           f"{args.seconds:g} s; concurrency {args.host_concurrency}")
-    header = ("host rate", "latency ms", "foragers", "pages/s", "busiest 1 s", "requests", "novel docs", "encoders fitted",
-              "crawl CPU", "replay CPU", "peak RSS MiB")
+    header = ("host rate", "latency ms", "foragers", "pages/s", "busiest 1 s", "requests", "novel docs",
+              "encoders fitted", "crawl CPU", "replay CPU", "peak RSS MiB")
     print("  | " + " | ".join(header) + " |")
     print("  |" + "---|" * len(header))
     for row in rows:
-        print(f"  | {row['host_rate']:g} | {row['latency_ms']:g} | {row['foragers']} | {row['pages_per_s']} | {row['busiest_second']} | "
-              f"{row['requests']} | {row['novel_documents']} | {row['encoders_fitted']}/{row['foragers']} | "
+        print(f"  | {row['host_rate']:g} | {row['latency_ms']:g} | {row['foragers']} | {row['pages_per_s']} | "
+              f"{row['busiest_second']} | {row['requests']} | {row['novel_documents']} | "
+              f"{row['encoders_fitted']}/{row['foragers']} | "
               f"{row['crawl_cpu_cores']} | {row['replay_cpu_cores']} | {row['vmhwm_mib']} |")
     return rows
 
@@ -471,7 +472,8 @@ def main(argv=None) -> int:
     print(f"\nbenchmark runtime: {results['runtime_s']} s")
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
-    return 0 if all(r.get("returncode", 0) == 0 for r in [results.get("memory", {})] + results.get("scaling", [])) else 1
+    return 0 if all(r.get("returncode", 0) == 0
+                    for r in [results.get("memory", {})] + results.get("scaling", [])) else 1
 
 
 if __name__ == "__main__":

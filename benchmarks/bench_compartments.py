@@ -47,8 +47,14 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from newsforagers.evaluation.compartments import (  # noqa: E402
-    Visit, log_visits, one_forager_share, pages_by_forager_count, pooled, trajectory_share,
-    two_step_trajectories, window_table,
+    Visit,
+    log_visits,
+    one_forager_share,
+    pages_by_forager_count,
+    pooled,
+    trajectory_share,
+    two_step_trajectories,
+    window_table,
 )
 
 STEP_LOG_SETTING = "BENCH_STEP_LOG"
@@ -199,7 +205,8 @@ def print_table(results: dict) -> None:
                   f"{fmt(p['one_forager_share_max'], '.2f')}, {p['windows']} w) | "
                   f"{fmt(s['one_forager_share_mean'], '.2f')} ({fmt(s['one_forager_share_min'], '.2f')}–"
                   f"{fmt(s['one_forager_share_max'], '.2f')}, {s['windows']} w) | "
-                  f"{fmt(s['shuffled_one_forager_share_mean'], '.2f')} | {fmt(r['overall_one_forager_share'], '.2f')} | "
+                  f"{fmt(s['shuffled_one_forager_share_mean'], '.2f')} | "
+                  f"{fmt(r['overall_one_forager_share'], '.2f')} | "
                   f"{fmt(p['trajectory_ratio'], '.2f')} | "
                   f"{fmt(s['trajectory_ratio'], '.2f')} ({s['trajectory_distinct']}/{s['trajectory_total']}) | "
                   f"{fmt(t['ratio'], '.2f')} ({t['distinct']}/{t['total']}) |")
@@ -325,7 +332,8 @@ def main(argv=None) -> int:
         print("the digital.gov corpus (../shared/data) is not available")
         return 2
     print("command:", " ".join(["python", *sys.argv]))
-    print(f"corpus: {corpus} (--retime 200 --speed 600, start {args.start or 'default'}); windows of {args.window:g} simulated minutes "
+    print(f"corpus: {corpus} (--retime 200 --speed 600, start {args.start or 'default'}); "
+          f"windows of {args.window:g} simulated minutes "
           f"= {args.window * 60 / 600:g} wall seconds")
     width = args.window * 60.0
     plan = []

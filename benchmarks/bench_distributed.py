@@ -97,7 +97,8 @@ def run(name: str, *, replay_url: str, requests: Path, directory: Path, seconds:
 
 
 def markdown(rows: list[dict]) -> str:
-    lines = ["| run | foragers | store | spawner | nodes | rate limit | pages | pages/s | Redis requests/page | paid | busiest second |",
+    lines = ["| run | foragers | store | spawner | nodes | rate limit | pages | pages/s "
+             "| Redis requests/page | paid | busiest second |",
              "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         per_page = "—" if r["store"] != "redis" else f"{r['calls_per_page']:.2f}"

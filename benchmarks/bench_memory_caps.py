@@ -29,9 +29,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from newsforagers.config import ForagersConfig  # noqa: E402
-from newsforagers.forager import Forager, initial_weights  # noqa: E402
 from newsforagers.learning import EnergyPolicy, Weblog  # noqa: E402
-from newsforagers.scheduled import _PAGE_LINKS, ScheduledForager, schedule_from_config  # noqa: E402
+from newsforagers.strategies.common import initial_weights  # noqa: E402
+from newsforagers.strategies.paper import Forager  # noqa: E402
+from newsforagers.strategies.scheduled import ScheduledForager, schedule_from_config  # noqa: E402
+from newsforagers.strategies.scheduled.explore import PAGE_LINKS as _PAGE_LINKS  # noqa: E402
 
 MIB = 1024 ** 2
 LINKS_PER_PAGE = 60

@@ -22,7 +22,8 @@ one dated item at the bottom, or one at every level), and 2.6 million empty elem
 ``--repeat`` runs, each page in a process of its own stopped after ``--limit`` seconds, with
 the ``pages.py`` given by ``--before`` too. ``--claims N`` times the scheduled forager's ``on_page`` for a listing of N
 new links on an SQLite colony store already at its cap (``FORAGERS_URL_RECORDS_MAX`` records),
-its links claimed one by one (one transaction each, as before issue 15) and in one batch. ``--replay`` renders a corpus with the replay site and
+its links claimed one by one (one transaction each, as before issue 15) and in one batch.
+``--replay`` renders a corpus with the replay site and
 reports the links, elements and text of its pages: what the caps' defaults rest on.
 """
 
@@ -142,7 +143,8 @@ def listing_page(size: int = 10 * MIB) -> tuple[str, str]:
         rows.append(row)
         total += len(row)
         i += 1
-    return "https://news.example.org/list", f"<html><head><title>List</title></head><body><ul>{''.join(rows)}</ul></body></html>"
+    return ("https://news.example.org/list",
+            f"<html><head><title>List</title></head><body><ul>{''.join(rows)}</ul></body></html>")
 
 
 def nested_page(size: int = 10 * MIB, depth: int = 2_000) -> tuple[str, str]:
@@ -155,7 +157,8 @@ def nested_page(size: int = 10 * MIB, depth: int = 2_000) -> tuple[str, str]:
         parts.append(part)
         total += len(part)
         k += 1
-    return "https://news.example.org/nested", f"<html><head><title>Nested</title></head><body>{''.join(parts)}</body></html>"
+    return ("https://news.example.org/nested",
+            f"<html><head><title>Nested</title></head><body>{''.join(parts)}</body></html>")
 
 
 def nested_items_page(size: int = 10 * MIB, depth: int = 2_000) -> tuple[str, str]:
@@ -247,8 +250,8 @@ def bench_claims(n: int) -> None:
     import numpy as np
 
     from newsforagers.config import ForagersConfig
-    from newsforagers.scheduled import ScheduledForager, schedule_from_config
     from newsforagers.store import SQLiteStore
+    from newsforagers.strategies.scheduled import ScheduledForager, schedule_from_config
 
     config = ForagersConfig.from_settings({})
     home = "https://news.example.org/"

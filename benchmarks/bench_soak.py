@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_soak.py                      # both strategies, 6 days at speed 1440: ~13 min
     .venv/bin/python benchmarks/bench_soak.py --strategy scheduled --days 1 --speed 2880     # a 30 s check
     .venv/bin/python benchmarks/bench_soak.py --set FORAGERS_MAX=4 --json soak.json [--plot docs/img/soak.png]
-    .venv/bin/python benchmarks/bench_soak.py --replot soak.json [--warmup-days 2]             # report and redraw a --json run
+    .venv/bin/python benchmarks/bench_soak.py --replot soak.json [--warmup-days 2]      # report and redraw a --json run
 
 Issue 8: a colony left running must not grow. Each strategy of ``--strategy`` (``paper``,
 ``scheduled``, or ``both``, one after the other) runs as users run it, ``scrapy crawl forager -a
@@ -374,7 +374,8 @@ def report(results: list[dict], args) -> None:
         print(f"\n{res['strategy']}: exit {res['returncode']}, {res['elapsed_s']} s wall, crawl CPU "
               f"{res['crawl_cpu_s']} s, foragers started {res['foragers_started']} (retired "
               f"{res['foragers_retired']}), store documents {res['store_documents']}, "
-              f"{res['tracebacks']} tracebacks, {res['errors']} ERROR lines, memusage/max {stats['memusage_max_mib']} MiB")
+              f"{res['tracebacks']} tracebacks, {res['errors']} ERROR lines, "
+              f"memusage/max {stats['memusage_max_mib']} MiB")
         if res["problem"]:
             print(f"  ERROR: {res['problem']}")
         if stats["root"] or stats["all_foragers"]:
@@ -416,7 +417,8 @@ def plot(results: list[dict], path: Path, title: str, warmup_days: float) -> Non
                 mid = [r for r in rows if r["day_begin"] >= warmup_days - 1e-9]
                 xs = [r["day_end"] if key == "rss_mib" else (r["day_begin"] + r["day_end"]) / 2 for r in mid]
                 mx = sum(xs) / len(xs)
-                axis.plot([xs[0], xs[-1]], [fitted["mean"] + fitted["slope_per_day"] * (x - mx) for x in (xs[0], xs[-1])],
+                axis.plot([xs[0], xs[-1]],
+                          [fitted["mean"] + fitted["slope_per_day"] * (x - mx) for x in (xs[0], xs[-1])],
                           "--", color=colour, alpha=0.7, lw=1)
     for axis in (top, bottom):
         axis.axvspan(0, warmup_days, color="0.9", zorder=0)
@@ -469,7 +471,8 @@ def main(argv=None) -> int:
     parser.add_argument("--jobdir", action="store_true", help="run with a JOBDIR (checkpoints on)")
     parser.add_argument("--window-hours", type=float, default=6.0,
                         help="simulated hours per window of the fit and the plot (default 6)")
-    parser.add_argument("--warmup-days", type=float, help="simulated days left out of the fit (default 2: past the first encoder fit)")
+    parser.add_argument("--warmup-days", type=float,
+                        help="simulated days left out of the fit (default 2: past the first encoder fit)")
     parser.add_argument("--rss-limit", type=float, help="RSS growth limit, %% of the mean per day (default 5)")
     parser.add_argument("--cpu-limit", type=float,
                         help="CPU-per-page growth limit, %% of the mean per day (default 10)")

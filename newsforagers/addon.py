@@ -28,6 +28,7 @@ BUDGET_SCHEMES = ("http", "https")
 COMPONENTS = {
     "ITEM_PIPELINES": {"newsforagers.pipelines.ReinforcingAgentPipeline": 100},
     "EXTENSIONS": {"newsforagers.extensions.population.PopulationExtension": 500,
+                   "newsforagers.extensions.start.ColonyStartExtension": 505,
                    "newsforagers.extensions.host.ColonyHostExtension": 510,
                    "newsforagers.extensions.record.ColonyRecordExtension": 520,
                    "newsforagers.extensions.index.IndexExtension": 530,
@@ -56,10 +57,10 @@ class ForagersAddon:
             current = settings[name]  # a BaseSettings: each key has its own priority
             for key, value in components.items():
                 current.set(key, value, ADDON)
-        # Measured with 16 foragers in one process (docs/benchmarks.md): Scrapy's default of 100
-        # items processed in parallel per response costs more than it gains on a forager's
-        # few items per page (74 -> 141-152 pages/s), and the check of every callback's source
-        # for a generator's return value is repeated work on the reactor's thread.
+        # Scrapy's default of 100 items processed in parallel per response costs more than it
+        # gains on a forager's few items per page (docs/benchmarks.md has the numbers), and the
+        # check of every callback's source for a generator's return value is repeated work on
+        # the reactor's thread.
         settings.set("CONCURRENT_ITEMS", defaults.CONCURRENT_ITEMS, ADDON)
         settings.set("WARN_ON_GENERATOR_RETURN_VALUE", False, ADDON)
         # bounded work per page and a prompt stop on hostile sites (defaults.py says why)

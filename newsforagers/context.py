@@ -5,7 +5,8 @@ add-on every forager runs with) and handed to each component in its ``from_crawl
 :func:`context_of` — Scrapy's public ``Crawler.get_addon`` — so no component reaches through
 ``crawler.spider`` for its collaborators. It holds the ``FORAGERS_*`` settings parsed once
 for the crawler and, once the scheduler opens and the forager is assembled
-(:mod:`newsforagers.assembly`), the forager's name, its driver and its colony. A crawler whose
+(:mod:`newsforagers.assembly`), the forager's name, its driver (the only door to its mind:
+components ask the driver, never the mind) and its colony. A crawler whose
 spider is not a forager gets a context with neither: every component then lets it be.
 """
 
@@ -25,10 +26,11 @@ class ForagerContext:
         self.crawler = crawler
         self.config = config
         self.name: str | None = None  # the forager's id, once assembled
-        self.driver: Any = None  # its ForagerDriver
+        self.driver: Any = None  # its Driver
         self.colony: Any = None  # its Colony (this process's view of it)
         self.seeds: list[str] = []  # its spider's seeds (a split's child without a weblog starts from them)
         self.model_path: str | None = None  # its spider's -a model
+        self.topic: Any = None  # its topical mode's relevance model (-a topic, FORAGERS_TOPIC)
 
     @property
     def is_forager(self) -> bool:

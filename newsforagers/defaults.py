@@ -157,7 +157,7 @@ FORAGERS_LIBRARY_LOG_LEVEL = "INFO"
 # Only documents in these languages (ISO 639-1 codes, comma separated: "en,es") are paid and
 # output; "" : any language (the i-Bot paper's language filter, docs/pages.md).
 FORAGERS_LANGUAGES = ""
-# Bounded work per page (issue 15; docs/pages.md, "Bounded work"). The distinct hrefs read from
+# Bounded work per page (docs/pages.md, "Bounded work"). The distinct hrefs read from
 # one page (0: all): the replay of digital.gov's 2,412 posts renders no page with more than 399
 # links, and a large real news front carries a few hundred (not measured here: no network),
 # so 5,000 leaves every real page whole, while a page of 200,000 links reads in 0.7 s instead
@@ -216,7 +216,8 @@ FORAGERS_SPAWNER = "inprocess"
 # node, and the scrapyd project the colony was deployed as ("": the crawl's BOT_NAME).
 FORAGERS_SCRAPYD_URLS = ""
 FORAGERS_SCRAPYD_PROJECT = ""
-# Bounded memory, for runs of weeks (docs/deployment.md, "Bounded memory"). Per-URL records in the colony store (which forager queued
+# Bounded memory, for runs of weeks (docs/deployment.md, "Bounded memory").
+# Per-URL records in the colony store (which forager queued
 # a URL): at most this many, the least recently written evicted first (0: no cap). Claims on
 # documents (their canonical URL and content fingerprint) expire once the document is older
 # than FORAGERS_NOVELTY_WINDOW + FORAGERS_FUTURE_SKEW, when no send of it can be paid anyway
@@ -230,7 +231,7 @@ FORAGERS_URL_MEMORY_SIZE = 25_000
 FORAGERS_EXPIRE_CLAIMS = True
 FORAGERS_ENERGY_PAGES_MAX = 100_000
 
-# Strategy (issue 7): "paper" (the papers' forager, exactly) or "scheduled" (harvest what a
+# Strategy: "paper" (the papers' forager, exactly) or "scheduled" (harvest what a
 # page lists, run the weblog as a scheduler of listing pages, explore with short TD paths).
 FORAGERS_STRATEGY = "scheduled"
 # The scheduled strategy's weblog of listing pages: entries kept, and in simulated seconds
@@ -247,7 +248,7 @@ FORAGERS_SCHEDULE_BARREN_AFTER = 3
 # visit: novel documents waiting, the threshold in documents) or "lag" (rate × time² / 2:
 # document-hours of discovery lag waiting, the threshold in document-hours). "lag" polls a
 # listing about √rate times as often, which minimises the mean lag for a given number of polls;
-# "return" polls in proportion to the rate (measured: docs/benchmarks.md, issue 7).
+# "return" polls in proportion to the rate (measured: docs/benchmarks.md, *The scheduled strategy*).
 FORAGERS_SCHEDULE_PRIORITY = "lag"
 # Requests a scheduled forager keeps handed to Scrapy and not yet answered. The colony's host
 # budget holds requests back in the downloader, first in, first out: a forager that handed
@@ -267,7 +268,7 @@ FORAGERS_SCHEDULE_POLL_YIELD = 0.3
 # When the budget is scarce (the host budget leaves fewer requests than the stories and the
 # visits the threshold asks for need), the threshold rises until listing visits take what is
 # left after fetching the stories, and at least this share of the budget: fewer, fuller visits
-# (crawl against recrawl by expected value, issue 19); a listing that overflowed gets at least
+# (crawl against recrawl by expected value); a listing that overflowed gets at least
 # the rate its dates show. 0 (the default): off. 0.1 wins in the simulator at scarce budgets
 # (one forager); in a colony of the replay it cost lag at plentiful ones (docs/benchmarks.md).
 FORAGERS_SCHEDULE_SCARCE_FLOOR = 0.0
@@ -276,9 +277,9 @@ FORAGERS_SCHEDULE_SCARCE_FLOOR = 0.0
 # most rate/this visits an hour, and the visits it cannot take go to the others (water-filling
 # of the threshold). For a site where one listing shows every story first (a "latest" page, a
 # day archive): the fronts it covers keep their low credited rates and stop taking polls.
-# 0: off (measured: docs/benchmarks.md, issue 19, "Round 3").
+# 0: off (measured: docs/benchmarks.md, lag-cost curves, "Round 3").
 FORAGERS_SCHEDULE_VISIT_YIELD = 0.0
-# Daily and weekly rhythms (issue 19): a listing's rate is its level times the site's
+# Daily and weekly rhythms: a listing's rate is its level times the site's
 # hour-of-week publication profile, learned from the dates the forager sees, so that it polls
 # less at night and more at the peak (docs/algorithms.md, "Rhythms"). False: constant rates.
 # Off by default: in the simulator it is ahead at 2-5 requests a minute (4-6 % fewer requests,

@@ -31,15 +31,15 @@ from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
-from twisted.internet.defer import Deferred
 from scrapy.utils.misc import load_object
+from twisted.internet.defer import Deferred
 
-from newsforagers.clock import http_date, plausible_site_time
 from newsforagers.addon import BUDGET_SCHEMES
-from newsforagers.context import context_of
-from newsforagers.scrapy_access import engine_of
+from newsforagers.clock import http_date, plausible_site_time
 from newsforagers.colony.throttle import BUDGET_PRIORITY, GONE_CHECK, BudgetWaitAbandoned, retry_after_seconds
+from newsforagers.context import context_of
 from newsforagers.errors import ForagersUsageError
+from newsforagers.scrapy_access import engine_of
 
 logger = logging.getLogger(__name__)
 
@@ -118,7 +118,7 @@ class ColonyBudgetMixin:
             return True
         context = getattr(self, "forager_context", None)
         driver = context.driver if context is not None else None
-        if driver is not None and driver.forager.retired:
+        if driver is not None and driver.retired:
             return True
         # the whole colony is ending: every forager's close starts with the root's, so that
         # one grace bounds them all (the root stops the others only once its own downloads end)

@@ -60,12 +60,12 @@ from scrapy.exceptions import DropItem
 from newsforagers import signals as forager_signals
 from newsforagers.config import ForagersConfig
 from newsforagers.context import ForagerContext, context_of
-from newsforagers.topics import build_topic
 from newsforagers.learning.reward import in_window, judge_send, judge_topical_send
 from newsforagers.logs import tag_forager_logs
 from newsforagers.pages.document import StructuredDocument, detect_language, structured_document
 from newsforagers.store import DocumentRecord, open_store
 from newsforagers.terminal import printable
+from newsforagers.topics import build_topic
 
 logger = logging.getLogger(__name__)
 
@@ -112,8 +112,9 @@ class ReinforcingAgentPipeline:
                                     prefix=self.config.redis_prefix, retry=self.config.store_retry,
                                     password_file=self.config.store_password_file)
         if self.config.topic.strip() and self.topic is None:
-            spider = getattr(self.crawler, "spider", None)
-            self.topic = getattr(spider, "topic", None) or build_topic(self.config, getattr(spider, "encoder", None))
+            # the forager's own (its spider's -a topic, through the context), else one of the settings
+            topic = self.context.topic if self.context is not None else None
+            self.topic = topic or build_topic(self.config, None)
         forager = self.context.name if self.context is not None else None
         if forager is not None and self.store.get_score(forager) is None:
             self.store.set_score(forager, self.rules.score_init)

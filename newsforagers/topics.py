@@ -1,4 +1,4 @@
-"""The topical mode's topic (issue 20; docs/topics.md): ``-a topic="words"`` or
+"""The topical mode's topic (docs/topics.md): ``-a topic="words"`` or
 ``-a topic=@PATH``, ``FORAGERS_TOPIC``, and the relevance model built from it
 (:class:`~newsforagers.text.topic.Topic`) with its idf from ``FORAGERS_TOPIC_CORPUS``, the
 forager's encoder, or the documents read so far."""

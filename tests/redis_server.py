@@ -13,7 +13,6 @@ When ``redis-server`` is not on PATH the tests that need it skip, saying so, unl
 
 from __future__ import annotations
 
-import os
 import shutil
 import signal
 import socket

@@ -44,8 +44,10 @@ def test_settings_from_the_command_line_are_coerced():
         ("FORAGERS_MIN", 20, r"FORAGERS_MIN \(20\) must be between 1 and FORAGERS_MAX \(16\)\."),
         ("FORAGERS_WEBLOG_SIZE", "lots", r"FORAGERS_WEBLOG_SIZE \('lots'\) must be a finite int\."),
         ("FORAGERS_TD_ALPHA", "nan", r"FORAGERS_TD_ALPHA \('nan'\) must be a finite float\."),
-        ("FORAGERS_RETRY_AFTER_MAX", -1, r"FORAGERS_RETRY_AFTER_MAX \(-1.0\) must be >= 0 seconds \(0: never pause\)\."),
-        ("FORAGERS_REWARDED_SEND_PAYS_COST", "maybe", r"FORAGERS_REWARDED_SEND_PAYS_COST \('maybe'\) must be true or false\."),
+        ("FORAGERS_RETRY_AFTER_MAX", -1, r"FORAGERS_RETRY_AFTER_MAX \(-1.0\) must be >= 0 seconds "
+                                         r"\(0: never pause\)\."),
+        ("FORAGERS_REWARDED_SEND_PAYS_COST", "maybe", r"FORAGERS_REWARDED_SEND_PAYS_COST \('maybe'\) "
+                                                      r"must be true or false\."),
         ("FORAGERS_LIBRARY_LOG_LEVEL", "LOUD", r"FORAGERS_LIBRARY_LOG_LEVEL \('LOUD'\) must be a log level: "
                                                r"DEBUG, INFO, WARNING, ERROR, CRITICAL\."),
         ("FORAGERS_LIBRARY_LOG_LEVEL", 10, r"FORAGERS_LIBRARY_LOG_LEVEL \(10\) must be a string\."),

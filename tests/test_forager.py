@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from newsforagers.config import ForagersConfig
-from newsforagers.forager import Forager
 from newsforagers.learning import Weblog
+from newsforagers.strategies.paper import Forager
 
 NOW = datetime(2024, 1, 1, 12, tzinfo=UTC)
 K = 4

@@ -9,14 +9,14 @@ import pytest
 from scrapy import signals
 from scrapy.utils.test import get_crawler
 
+from newsforagers.colony import checkpoint as checkpoints
 from newsforagers.colony.feed import ColonyFeed
 from newsforagers.colony.local import Colony
-from newsforagers.colony import checkpoint as checkpoints
 from newsforagers.config import ForagersConfig
 from newsforagers.learning.path import ForagerPath
-from newsforagers.scheduled import Fetch
 from newsforagers.store import DocumentRecord, MemoryStore
-from tests.test_forager import K, NOW, make, walk_step
+from newsforagers.strategies.scheduled import Fetch
+from tests.test_forager import NOW, K, make, walk_step
 from tests.test_scheduled import HOME, at, dated
 from tests.test_scheduled import make as make_scheduled
 
@@ -273,10 +273,10 @@ class Spider:
 
 
 def driver_for(tmp_path, forager):
-    from newsforagers.driver import ForagerDriver
+    from newsforagers.driver import PaperDriver
 
     crawler = get_crawler(settings_dict={"JOBDIR": str(tmp_path / "job")})
-    return ForagerDriver(crawler, Spider(), forager, 60.0)
+    return PaperDriver(crawler, Spider(), forager, 60.0, model_path=Spider.model_path)
 
 
 def test_a_driver_resumes_its_newest_readable_checkpoint_and_never_crashes_on_one(tmp_path, caplog):
@@ -320,7 +320,7 @@ def test_a_path_whose_encoder_is_lost_is_dropped_and_the_rest_kept(tmp_path, cap
                                  {"seq": 3, "encoder": "bootstrapped", **forager.to_state()})
     copy = make(weights=np.zeros(K), encoder=None, bootstrap=lambda texts: None)
     driver = driver_for(tmp_path, copy)
-    driver.spider.model_path = None
+    driver.model_path = None
     with caplog.at_level(logging.WARNING):
         assert driver.resume() is True
     assert "saved state encoder unusable" in caplog.text

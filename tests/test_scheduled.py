@@ -3,18 +3,22 @@ items skipped, rewards credited to the listing, idling, exploration's share, per
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from datetime import UTC, datetime
-
-import time
 
 import numpy as np
 import pytest
 
 from newsforagers.config import ForagersConfig
-from newsforagers.scheduled import (NEWS_PRIORITY, Fetch, ScheduledCounters, ScheduledForager,
-                                     schedule_from_config)
 from newsforagers.store import MemoryStore
+from newsforagers.strategies.scheduled import (
+    NEWS_PRIORITY,
+    Fetch,
+    ScheduledCounters,
+    ScheduledForager,
+    schedule_from_config,
+)
 
 K = 4
 T0 = datetime(2024, 1, 1, 12, tzinfo=UTC).timestamp()
@@ -368,13 +372,13 @@ def _driver(crawler_settings: dict | None = None, **settings):
     from scrapy import Request, Spider
     from scrapy.utils.test import get_crawler
 
-    from newsforagers.driver import ScheduledDriver
     from newsforagers.clock import SiteClock
+    from newsforagers.driver import ScheduledDriver
 
     config = ForagersConfig.from_settings({"FORAGERS_HOST_RATE": 20, **settings})
     crawler = get_crawler(Spider, crawler_settings)
     spider = Spider("s")
-    spider.make_fetch_request = lambda fetch: Request(fetch.url)
+    spider.make_fetch_request = lambda fetch, revisit=False: Request(fetch.url)
     forager = _Forager(config)
     clock = SiteClock(600.0)
     clock.observe(datetime.fromtimestamp(T0, UTC))
@@ -422,7 +426,7 @@ def test_the_driver_hands_scrapy_one_request_at_a_time_and_shares_the_budget():
     ({"DOWNLOAD_TIMEOUT": 10}, 10.0),
 ])
 def test_a_request_never_answered_holds_the_driver_for_a_bounded_time(monkeypatch, crawler_settings, held):
-    import newsforagers.driver as driver_module
+    import newsforagers.driver.scheduled as driver_module
 
     driver, forager = _driver(crawler_settings)
     now = [1000.0]
@@ -439,8 +443,9 @@ def test_a_request_never_answered_holds_the_driver_for_a_bounded_time(monkeypatc
 def test_a_request_scrapy_dropped_without_an_answer_releases_the_driver_at_once(monkeypatch):
     from types import SimpleNamespace
 
-    import newsforagers.driver as driver_module
     from scrapy import Request
+
+    import newsforagers.driver.scheduled as driver_module
 
     driver, forager = _driver()
     now = [1000.0]
@@ -474,7 +479,7 @@ def test_requests_lost_count_as_failed_visits_and_fetches():
 
 
 def test_continuations_and_listed_rates():
-    from newsforagers.scheduled import continues, listed_rate
+    from newsforagers.strategies.scheduled import continues, listed_rate
 
     assert continues("http://s/section/a/", "http://s/section/a/?page=2")
     assert not continues("http://s/archive/2024/01/08/", "http://s/archive/2024/01/07/")
@@ -635,16 +640,16 @@ def test_listing_entries_and_the_site_s_clock_reach_another_forager_only_through
     other, _ = _driver()
     other.store = holder.store
     monday = HOME + "archive/2024/01/01/"
-    holder.forager.schedule = schedule_from_config(holder.forager.config, [monday])
-    holder.forager.schedule.begin(monday, at(0))
-    holder.forager.schedule.visited(monday, 5)
-    holder.forager.schedule.credit(monday, 5)
+    holder.mind.schedule = schedule_from_config(holder.mind.config, [monday])
+    holder.mind.schedule.begin(monday, at(0))
+    holder.mind.schedule.visited(monday, 5)
+    holder.mind.schedule.credit(monday, 5)
     assert other._colony_entry(monday) is None
     holder.page_read(Fetch(monday, "harvest", 1))  # not a listing visit: nothing shared
     assert other._colony_entry(monday) is None
     holder.page_read(Fetch(monday, "listing", 1))
     entry = other._colony_entry(monday)
-    assert entry == holder.forager.schedule.entry(monday) and entry is not holder.forager.schedule.entry(monday)
+    assert entry == holder.mind.schedule.entry(monday) and entry is not holder.mind.schedule.entry(monday)
     assert holder.store.get_url(monday) is None  # the URL's own record stays free to claim
 
     from newsforagers.clock import SiteClock
@@ -661,7 +666,7 @@ def test_listing_entries_and_the_site_s_clock_reach_another_forager_only_through
 def test_a_304_is_a_visit_that_showed_nothing_new_at_the_rate_of_the_last_read():
     """A conditional revisit answered 304 Not Modified: the page is the last read's, so its
     visit showed no new link, and its listed rate is the last read's dates seen at its time."""
-    from newsforagers.scheduled import listed_rate
+    from newsforagers.strategies.scheduled import listed_rate
 
     forager = make()
     visit = forager.next_fetch(at(0))

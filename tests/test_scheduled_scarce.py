@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from newsforagers.scheduled import Fetch
+from newsforagers.strategies.scheduled import Fetch
 from tests.test_scheduled import HOME, at, dated, make
 
 

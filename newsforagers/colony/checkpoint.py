@@ -12,6 +12,9 @@ line off before the feed is reopened; :func:`feed_urls` tells which documents th
 and :meth:`~newsforagers.colony.feed.ColonyFeed.missing` which outputs of the job it lacks —
 the store's output is the source of truth.
 
+:class:`PopulationCheckpoint` is the host's ``JOBDIR/population.json``: who lives, with what
+each was started, so that a resume respawns them under their own names.
+
 No Scrapy here: paths and dicts in, files and lists out.
 """
 
@@ -21,6 +24,7 @@ import json
 import logging
 import os
 import threading
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -105,6 +109,39 @@ def read_checkpoint(path: Path) -> dict | None:
         if best is None or data["seq"] > best["seq"]:
             best = data
     return best
+
+
+class PopulationCheckpoint:
+    """The population as it must come back after a stop (``JOBDIR/population.json``): every
+    forager alive (a retired one leaves it), with what it was started with; the checkpoint this
+    run resumes from (:meth:`read`). Without a ``jobdir`` it neither reads nor writes."""
+
+    def __init__(self, jobdir: Path | None):
+        self.jobdir = Path(jobdir) if jobdir else None
+        self.members: dict[str, dict] = {}
+        self.seq = 0
+        self.resumed: dict | None = None  # the population checkpoint this run resumes from
+
+    def read(self) -> dict | None:
+        """The newest checkpoint of the population, kept as :attr:`resumed`; writing goes on
+        from its ``seq``."""
+        if self.jobdir is not None:
+            self.resumed = read_checkpoint(self.jobdir / POPULATION_FILE)
+        if self.resumed is not None:
+            self.seq = int(self.resumed["seq"])
+        return self.resumed
+
+    def write(self, **state: Any) -> None:
+        """Write :attr:`members` and ``state`` (the next id, the host, the output's start, the
+        energy policy), atomically; an error is logged (the colony walks on)."""
+        if self.jobdir is None:
+            return
+        self.seq += 1
+        data = {"seq": self.seq, "time": datetime.now(UTC).isoformat(), **state, "members": self.members}
+        try:
+            write_checkpoint(self.jobdir / POPULATION_FILE, data)
+        except OSError as exc:
+            logger.error("colony: cannot write the population checkpoint: %s", exc)
 
 
 # -- the feed ---------------------------------------------------------------------------------

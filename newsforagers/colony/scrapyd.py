@@ -10,7 +10,8 @@ needed (Redis).
 
 A job is scheduled with ``schedule.json``: the project, the spider (the root's), a job id
 naming the forager, the ``FORAGERS_*`` settings the root's project, spider or command line set
-as ``setting=KEY=VALUE`` fields, and the spider arguments as fields. The spawner watches its jobs with ``listjobs.json``: one that
+as ``setting=KEY=VALUE`` fields, and the spider arguments as fields. The spawner watches its jobs
+with ``listjobs.json``: one that
 finished, or that its node has not shown for longer than a lease (vanished, or its node
 unreachable), has ended. A job cancelled or killed from outside simply finishes; one that
 cannot be watched any more is counted out of the population by its lease, as any forager that

@@ -86,7 +86,8 @@ def store_url(value: str) -> str:
 
     ``sqlite:///PATH``, ``redis://...`` and ``rediss://...`` are kept as written (their scheme in
     lower case, as the stores read it); a plain path becomes ``sqlite:///PATH`` when it names a
-    file that exists or ends in ``.db``, ``.sqlite`` or ``.sqlite3``. Any other value is refused here rather than taken for a file name:
+    file that exists or ends in ``.db``, ``.sqlite`` or ``.sqlite3``. Any other value is refused
+    here rather than taken for a file name:
     ``localhost:6379`` or ``redis:/host`` is a URL mistyped, and read as a path it would only
     meet "no store at ..." later (or, for the dashboard, a store that never appears).
     ``memory://`` is refused too: it lives inside its colony's process, which no command

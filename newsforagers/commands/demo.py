@@ -219,7 +219,8 @@ def _summary(site, result, quiet: bool = False) -> int:
     from urllib.parse import urlsplit
 
     true_novel = [i for i in found if urlsplit(i["url"]).path in truth
-                  and 0 <= (datetime.fromisoformat(i["found_at"]) - truth[urlsplit(i["url"]).path]).total_seconds() <= 86400]
+                  and 0 <= (datetime.fromisoformat(i["found_at"])
+                            - truth[urlsplit(i["url"]).path]).total_seconds() <= 86400]
     window_paths = {a.path for a in published}
     recalled = {urlsplit(i["url"]).path for i in found} & window_paths
     lags = sorted((datetime.fromisoformat(i["found_at"]) - datetime.fromisoformat(i["published"])).total_seconds() / 60
@@ -230,13 +231,15 @@ def _summary(site, result, quiet: bool = False) -> int:
     print("summary")
     print(f"  simulated window      : {start:%Y-%m-%d %H:%M} to {end:%H:%M} UTC, {len(published)} articles published")
     foragers = sorted({i["forager"] for i in found}, key=lambda f: int(f[1:]) if f[1:].isdigit() else 0)
-    print(f"  novel documents       : {len(found)} output, {len(true_novel)} truly novel (published <= 24 h before found), "
+    print(f"  novel documents       : {len(found)} output, {len(true_novel)} truly novel "
+          "(published <= 24 h before found), "
           f"by {', '.join(foragers) or 'nobody'}")
     print(f"  recall                : {len(recalled) / max(len(published), 1):.2f}: {len(recalled)} of the "
           f"{len(published)} articles published in the window found (documents published before it "
           "are not counted)")
     if lags:
-        print(f"  discovery lag         : median {lags[len(lags) // 2]:.0f} min, p90 {lags[int(0.9 * (len(lags) - 1))]:.0f} min")
+        print(f"  discovery lag         : median {lags[len(lags) // 2]:.0f} min, "
+              f"p90 {lags[int(0.9 * (len(lags) - 1))]:.0f} min")
     print(f"  requests to the site  : {requests}")
     print(f"  download efficiency   : {len(found) / max(requests, 1):.4f} (papers: 0.0046)")
     if stats.get("newsforagers/listings") is not None:  # the scheduled strategy
@@ -244,7 +247,8 @@ def _summary(site, result, quiet: bool = False) -> int:
               f"{stats.get('newsforagers/harvested', 0)} harvested, {stats.get('newsforagers/explored', 0)} explored, "
               f"idle {stats.get('newsforagers/idle', 0)} times, score {stats.get('newsforagers/score', 100):.1f}")
     else:
-        print(f"  root forager f1       : {stats.get('newsforagers/paths', 0)} paths, {stats.get('newsforagers/steps', 0)} steps, "
+        print(f"  root forager f1       : {stats.get('newsforagers/paths', 0)} paths, "
+              f"{stats.get('newsforagers/steps', 0)} steps, "
               f"{stats.get('newsforagers/td_updates', 0)} TD updates, score {stats.get('newsforagers/score', 100):.1f}")
     if not quiet:
         _where(result)
@@ -289,7 +293,8 @@ def _where(result) -> None:
     print(f"  run directory         : {result['colony_dir']} (the colony's events and snapshots; "
           f"{command} status --run {run_dir} --store {store})")
     print(f"  colony store (SQLite) : {result['store']}")
-    print(f"  request log           : {result['requests']} (a JSON line per request the site served; each demo run appends)")
+    print(f"  request log           : {result['requests']} "
+          "(a JSON line per request the site served; each demo run appends)")
     print(f"  export what was found : {command} export --store {store} -o found.jsonl")
     print(f"  search what was found : {command} search --store {store} 'WORDS'")
     print(f"  see it in a browser   : {command} web --store {store} --run {run_dir}")

@@ -21,8 +21,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from newsforagers.commands.arguments import (about_default_store, add_store_arguments, store_file,
-                                             store_of, store_options)
+from newsforagers.commands.arguments import (
+    about_default_store,
+    add_store_arguments,
+    store_file,
+    store_of,
+    store_options,
+)
 
 HELP = "write the colony's output (every document its item pipelines let through), as JSON lines"
 

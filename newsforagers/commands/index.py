@@ -1,7 +1,8 @@
 """``newsforagers index [--store STORE] [--prefix P] [--index PATH] [--follow] [--interval S]``: the
 i-Bot indexer beside a colony store.
 
-Indexes the documents the colony output (what its item pipelines let through) since the index's last look (docs/search.md), into
+Indexes the documents the colony output (what its item pipelines let through) since the index's
+last look (docs/search.md), into
 ``--index`` or the file the colony itself keeps beside its store (``default_index_path``); one
 pass, or with ``--follow`` a look every ``--interval`` seconds until Ctrl-C. The colony's root
 does the same as it crawls (``FORAGERS_INDEX``); this command serves a store that foragers in
@@ -21,8 +22,7 @@ import argparse
 import sys
 
 from newsforagers import defaults
-from newsforagers.commands.arguments import (about_default_store, add_store_arguments, positive,
-                                             store_of, store_options)
+from newsforagers.commands.arguments import about_default_store, add_store_arguments, positive, store_of, store_options
 
 HELP = "index a colony store's documents for newsforagers search (once, or following it)"
 

@@ -20,9 +20,16 @@ import argparse
 import sys
 
 from newsforagers import defaults
-from newsforagers.commands.arguments import (DEFAULT_STORE, RUNS_DIR, add_run_argument,
-                                             add_store_arguments, positive, runs_newest_first,
-                                             store_file, store_options)
+from newsforagers.commands.arguments import (
+    DEFAULT_STORE,
+    RUNS_DIR,
+    add_run_argument,
+    add_store_arguments,
+    positive,
+    runs_newest_first,
+    store_file,
+    store_options,
+)
 
 HELP = "show a colony's foragers (scores, documents found, efficiency)"
 
@@ -118,8 +125,7 @@ class _View:
         from rich.console import Group
         from rich.text import Text
 
-        from newsforagers.colony.status import (COLUMNS, footer_items, footer_notes,
-                                               visible_columns)
+        from newsforagers.colony.status import COLUMNS, footer_items, footer_notes, visible_columns
 
         report, now = self.report()
         sources = []

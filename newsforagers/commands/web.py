@@ -26,9 +26,15 @@ import ipaddress
 import logging
 import sys
 
-from newsforagers.commands.arguments import (DEFAULT_STORE, RUNS_DIR, add_run_argument,
-                                             add_store_arguments, runs_newest_first, store_file,
-                                             store_options)
+from newsforagers.commands.arguments import (
+    DEFAULT_STORE,
+    RUNS_DIR,
+    add_run_argument,
+    add_store_arguments,
+    runs_newest_first,
+    store_file,
+    store_options,
+)
 
 HELP = "serve a dashboard: search the documents found, the latest discoveries, the colony"
 

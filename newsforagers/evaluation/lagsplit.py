@@ -1,4 +1,4 @@
-"""Where a run's discovery lag comes from (issue 19, after issue 7's first round): each story's
+"""Where a run's discovery lag comes from: each story's
 lag ``found − published`` split at the moment the run first *saw* it — the first page the run
 fetched that linked to it (a listing, a feed, a sitemap, another story):
 

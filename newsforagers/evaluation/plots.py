@@ -173,7 +173,7 @@ def plot_colony(results: Mapping[str, Any], path: Path) -> Path | None:
         top.set_title(f"{run['crawler']} repeat {run['repeat']} (green: split, red: retire)",
                       fontsize=9)
         top.grid(alpha=0.3)
-        for name, points in sorted(colony.get("scores", {}).items()):
+        for _name, points in sorted(colony.get("scores", {}).items()):
             bottom.plot([p[0] for p in points], [p[1] for p in points], lw=0.7, alpha=0.6)
         bottom.plot([p[0] for p in population if p[2] is not None],
                     [p[2] for p in population if p[2] is not None], color="black", lw=1.6,
@@ -307,7 +307,7 @@ __all__ = ["PLOTS", "plot_budgets", "plot_colony", "plot_compartments", "plot_ef
            "plot_lags", "plot_results", "plot_sweep"]
 
 
-# -- a topical benchmark (issue 20) -----------------------------------------------------------
+# -- a topical benchmark -------------------------------------------------------------------
 
 COLOURS["best_first"] = "goldenrod"
 

@@ -8,7 +8,8 @@ The crawler started by ``scrapy crawl forager`` (the root) holds the user's feed
 every :data:`FEED_EVERY` seconds, when the root is idle, and once more after the last forager
 has ended. The root stays open while its other foragers live (``DontCloseSpider``), so one feed
 receives its whole share; when it closes, it stops them all, once (its scheduler's close,
-:class:`~newsforagers.driver.ForagerDriver`).
+:class:`~newsforagers.driver.Driver`). From its opening on, the leases of this process's
+foragers are renewed (:class:`~newsforagers.colony.membership.Membership`).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class ColonyHostExtension:
     def spider_opened(self, spider) -> None:
         colony = self._hosted_colony()
         if colony is not None:
-            colony.start_leases()
+            colony.membership.start_leases()
             self._task = asyncio.ensure_future(self._follow(colony))
 
     async def _follow(self, colony) -> None:

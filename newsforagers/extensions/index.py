@@ -1,7 +1,8 @@
 """``IndexExtension``: the root keeps the colony's search index current (the i-Bot indexer).
 
 While the colony crawls, the root's crawler follows the store's output (what the foragers'
-item pipelines let through, :mod:`newsforagers.extensions.output`) into the index (:class:`~newsforagers.index.DocumentIndex`, ``FORAGERS_INDEX``) every
+item pipelines let through, :mod:`newsforagers.extensions.output`) into the index
+(:class:`~newsforagers.index.DocumentIndex`, ``FORAGERS_INDEX``) every
 ``FORAGERS_INDEX_INTERVAL`` seconds, and once more when it closes — after the other foragers
 have ended (its scheduler's close waits for them), so the index holds every document the colony
 output. ``newsforagers search`` and a dashboard read the file meanwhile.

@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import math
 
-import numpy as np
 from scrapy.exceptions import NotConfigured
 
 from newsforagers import signals as forager_signals
 from newsforagers.context import ForagerContext, context_of
-from newsforagers.learning import EnergyPolicy, copy_weights, random_weights
+from newsforagers.learning import EnergyPolicy
 
 logger = logging.getLogger(__name__)
 
@@ -86,7 +84,7 @@ class PopulationExtension:
     def reward_received(self, forager: str, score: float, rewarded: bool = False, **kwargs) -> None:
         colony = self.colony
         driver = self.context.driver
-        if colony is None or driver is None or forager != driver.name or driver.forager.retired:
+        if colony is None or driver is None or forager != driver.name or driver.retired:
             return
         if isinstance(colony.policy, EnergyPolicy):
             return
@@ -105,53 +103,35 @@ class PopulationExtension:
                       relevance: float | None = None, **kwargs) -> None:
         colony = self.colony
         driver = self.context.driver
-        if colony is None or driver is None or forager != driver.name or driver.forager.retired:
+        if colony is None or driver is None or forager != driver.name or driver.retired:
             return
         if not isinstance(colony.policy, EnergyPolicy) or forager not in colony.policy.energies:
             return
-        # The step's profit is the page's relevance. Profits are discrete (most steps earn 0),
-        # and a rank threshold R cannot split tied pages: tanh(w·s) orders equally profitable
-        # steps by their estimated value, and a random part far below one unit of profit
-        # breaks what is still tied, so that R is a true quantile (Mouton & Marteau's
-        # similarities are continuous).
-        jitter = float(driver.forager.rng.random())
-        if relevance is not None:
-            # the topical mode: the page's tf·idf relevance to the topic, the paper's own r
-            # (continuous, but many pages share r = 0: the same tie-breakers, far smaller)
-            relevance = float(relevance) + 1e-6 * (1.0 + math.tanh(value)) / 2.0 + 1e-9 * jitter
-        else:
-            relevance = float(profit) + 1e-3 * math.tanh(value) + 1e-6 * jitter
+        # the step's profit (with a topic, its page's relevance) with the strategy's tie-breaks
+        relevance = driver.energy_relevance(profit, value, relevance)
         for decision in colony.policy.visit(forager, url, relevance):
             if decision.kind == "split":
                 self._spawn_children(decision.clones, decision.energy)
             elif decision.kind == "retire":
                 self._retire()
             elif decision.kind == "teleport" and decision.target is not None:
-                driver.forager.teleport(str(decision.target))
+                driver.teleport(str(decision.target))
                 colony.event("teleport", forager, None, target=str(decision.target))
 
     # -- acting ---------------------------------------------------------------------------------
 
     def _spawn_children(self, clones: int, energy: float | None) -> None:
         colony = self.colony
-        forager = self.context.driver.forager
+        driver = self.context.driver
         for _ in range(clones):
             name = colony.new_id()
-            if not colony.reserve_place(name, forager.name):
+            if not colony.reserve_place(name, driver.name):
                 break  # no place left in the population (the store's count), or the colony ends
-            before = len(forager.weblog)
-            if len(forager.weblog) >= 2:
-                child_weblog = forager.weblog.split(forager.rng)  # Alg. 6
-            else:  # one URL cannot be halved: both start from it
-                child_weblog = forager.weblog.clone()
-            weights = (random_weights(len(forager.weights), forager.rng) if forager.mode == "wl"
-                       else copy_weights(forager.weights))
-            seeds = [url for url, _ in child_weblog.entries()] or list(self.context.seeds)
-            colony.spawn(name, seeds=seeds, mode=forager.mode, parent=forager.name,
-                                   weblog=child_weblog.to_dict(), weights=np.asarray(weights).tolist(),
-                                   energy=energy, model=self.context.model_path,
-                                   weblog_before=before, weblog_child=len(child_weblog),
-                                   weblog_parent=len(forager.weblog))
+            child = driver.split_child()  # Alg. 6: half the weblog, the weights
+            colony.spawn(name, seeds=child["seeds"], mode=driver.mode, parent=driver.name,
+                         weblog=child["weblog"], weights=child["weights"], energy=energy,
+                         model=self.context.model_path, weblog_before=child["weblog_before"],
+                         weblog_child=child["weblog_child"], weblog_parent=child["weblog_parent"])
         self.context.driver.save_state()
         # the half of the weblog that left must not come back to the parent after a crash
         self.context.driver.checkpoint()
@@ -162,7 +142,7 @@ class PopulationExtension:
         driver.share_snapshot(force=True)  # its last counts, for the colony's record
         if not colony.retire(driver.name):
             return  # the store says the population is at its minimum: it walks on
-        driver.forager.retired = True
+        driver.retire()
         colony.event("retire", driver.name, None)
         driver.checkpoint()  # retired for good: not respawned, nor walking again, after a stop
         if not self.is_root:

@@ -121,7 +121,7 @@ class ReinforcingAgent:
 
 def judge_topical_send(rules: RewardRules, first_sender: bool, age_seconds: float,
                        relevance: float, mode: str) -> SendOutcome:
-    """A send judged in the topical mode (issue 20, after Mouton & Marteau 2008, whose agents
+    """A send judged in the topical mode (after Mouton & Marteau 2008, whose agents
     earn from the relevance ``r ∈ [0, 1]`` of the pages they find to a topic).
 
     - ``"topic+novelty"``: the first sender of a novel same-day document (as :func:`judge_send`)

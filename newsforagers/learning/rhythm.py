@@ -1,4 +1,4 @@
-"""Daily and weekly rhythms of publication (issue 19): a site's hour-of-week profile, learned
+"""Daily and weekly rhythms of publication: a site's hour-of-week profile, learned
 from the dates of the stories a forager sees, and the integrals a schedule needs of it.
 
 News is published in cycles: quiet nights, a morning peak, slower weekends. A listing's

@@ -1,4 +1,4 @@
-"""The weblog run as a scheduler: when to revisit which listing page (issue 7, ``scheduled``).
+"""The weblog run as a scheduler: when to revisit which listing page (``scheduled``).
 
 Beyond the papers (DESIGN.md, "Where the papers fall short"): the papers draw a path's start
 at random from the weblog's top 10, blind to how long a listing has gone unvisited. Here each
@@ -45,7 +45,7 @@ once (its request already went through Scrapy's retries): a forager whose every 
 is left with an empty schedule and ends. A listing that was read before is never given up for
 failing: it waits its floor, as after a wasted visit.
 
-A threshold that follows the budget (docs/algorithms.md, issue 7): with ``poll_rate`` ``P``
+A threshold that follows the budget (docs/algorithms.md): with ``poll_rate`` ``P``
 (visits per simulated hour the forager may spend on listings) :meth:`HubSchedule.next_due`
 lowers the threshold to the one at which the expected visits use that rate. Visiting each
 listing when ``rate·Δ²/2 = θ`` makes ``Σ √(rate_i / 2θ)`` visits an hour, so
@@ -54,7 +54,7 @@ goes to the listings that pay, in the proportions that minimise the mean lag, in
 idling; a scarce budget keeps the configured threshold. Foragers sharing one budget split it in
 proportion to their :meth:`HubSchedule.demand`, which gives all of them the same threshold.
 
-Daily and weekly rhythms (``rhythm``, issue 19; :mod:`newsforagers.learning.rhythm`): the
+Daily and weekly rhythms (``rhythm``; :mod:`newsforagers.learning.rhythm`): the
 schedule keeps the site's hour-of-week publication profile ``p`` (:attr:`HubSchedule.profile`,
 fed by the forager with the dates it sees) and ``rate`` is a *level*: stories per average hour,
 the rate at ``t`` being ``rate·p(t)``. Intervals are counted in average hours (``∫ p``): a visit
@@ -162,7 +162,7 @@ class HubSchedule:
         self._min_yield = 0.0  # the documents a visit due by the threshold expects (next_due sets it)
         self._last_threshold = math.inf  # the budget's threshold at the last next_due
         self._shapes: dict[str, list[int]] = {}  # shape -> [barren entries, paying entries]
-        # the site's publication profile (issue 19): rates are levels × p(t); None: constant
+        # the site's publication profile: rates are levels × p(t); None: constant
         self.profile: RhythmProfile | None = RhythmProfile() if rhythm else None
         self._floors: dict[str, tuple[tuple, float]] = {}  # url -> (what its floor was computed from, floor)
 
@@ -172,7 +172,7 @@ class HubSchedule:
                     barren_after=self.barren_after, window=self.window, priority=self.priority,
                     give_up_after=self.give_up_after, rhythm=self.profile is not None)
 
-    # -- the rhythm (issue 19) -------------------------------------------------------------
+    # -- the rhythm --------------------------------------------------------------------
 
     def _curve(self, now: float | None) -> Rhythm | None:
         # the profile (estimated again at ``now`` when due; None: the one in use), or None

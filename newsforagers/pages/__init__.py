@@ -33,7 +33,10 @@ from newsforagers.pages.dates import DATE_FUTURE_REACH, DATE_PAST_REACH, date_wi
 from newsforagers.pages.page import NotAFeed, NotHTML, Page
 from newsforagers.pages.piece import PIECE_CHARS, PIECE_DEPTH, PIECE_ELEMENTS
 from newsforagers.pages.policy import (
-    DEFAULT_FUTURE_SKEW, DEFAULT_SENT_MEMORY_SIZE, SentMemory, is_candidate,
+    DEFAULT_FUTURE_SKEW,
+    DEFAULT_SENT_MEMORY_SIZE,
+    SentMemory,
+    is_candidate,
 )
 from newsforagers.pages.read import DOCUMENT_MIN_WORDS, read_page, read_response
 

@@ -122,5 +122,5 @@ def _split(values: list[str]) -> tuple[str, ...]:
     return tuple(seen.values())
 
 
-__all__ = ["DOCUMENT_CHARS", "DOCUMENT_ELEMENTS", "LANGUAGE_MIN_LETTERS", "LANGUAGE_MIN_PROBABILITY", "StructuredDocument",
-           "detect_language", "structured_document"]
+__all__ = ["DOCUMENT_CHARS", "DOCUMENT_ELEMENTS", "LANGUAGE_MIN_LETTERS", "LANGUAGE_MIN_PROBABILITY",
+           "StructuredDocument", "detect_language", "structured_document"]

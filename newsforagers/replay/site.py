@@ -34,8 +34,19 @@ from . import render
 from .clock import SimClock
 from .conditional import last_modified_value, not_modified
 from .feeds import (
-    FEED_ITEMS, NEWS_MAX, NEWS_SITEMAP_PATH, NEWS_WINDOW, RSS_TYPE, SITEMAP_INDEX_PATH, XML_TYPE,
-    alternate_link, feed_path, feed_sections, news_sitemap, rss_feed, sitemap_index,
+    FEED_ITEMS,
+    NEWS_MAX,
+    NEWS_SITEMAP_PATH,
+    NEWS_WINDOW,
+    RSS_TYPE,
+    SITEMAP_INDEX_PATH,
+    XML_TYPE,
+    alternate_link,
+    feed_path,
+    feed_sections,
+    news_sitemap,
+    rss_feed,
+    sitemap_index,
 )
 from .index import Front, ReplayArticle, SiteIndex
 from .log import RequestLog

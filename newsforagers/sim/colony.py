@@ -1,7 +1,7 @@
 """A colony of the papers' foragers on a simulated world, in simulated time.
 
 The simulator drives the crawler's own parts, so that what it measures offline is what the
-Scrapy foragers do online: each forager is a :class:`~newsforagers.forager.Forager` (the mind
+Scrapy foragers do online: each forager is a :class:`~newsforagers.strategies.paper.Forager` (the mind
 the Scrapy scheduler and spider drive: the walk of Alg. 11-12, Alg. 2's states, Alg. 5's
 bounded sent memory and date checks, the TD step of Alg. 4, the weblog update of Alg. 1), the
 reinforcing agent is :class:`~newsforagers.learning.ReinforcingAgent` (Alg. 7 with the rules the
@@ -45,9 +45,10 @@ from typing import Callable, Hashable
 import numpy as np
 
 from newsforagers.config import ForagersConfig
-from newsforagers.forager import MODES, Forager
-from newsforagers.learning import ReinforcingAgent, ScorePolicy, Weblog, copy_weights, random_weights
+from newsforagers.learning import ReinforcingAgent, ScorePolicy, Weblog, random_weights
 from newsforagers.sim.encoder import WorldStates
+from newsforagers.strategies.common import MODES
+from newsforagers.strategies.paper import Forager
 
 
 @dataclass(frozen=True)
@@ -242,12 +243,7 @@ class _Colony:
     def split(self, forager: Forager) -> Forager:
         """Alg. 6 and 8 as the population extension splits a forager (its weblog and weights,
         the parent's rng), but for RL: Sect. 4.2.1, every RL forager has the same (seed) weblog."""
-        if self.mode == "rl" or len(forager.weblog) < 2:  # one URL cannot be halved
-            weblog = forager.weblog.clone()
-        else:
-            weblog = forager.weblog.split(forager.rng)
-        weights = (random_weights(len(forager.weights), forager.rng) if self.mode == "wl"
-                   else copy_weights(forager.weights))
+        weblog, weights = forager.inherit(fixed_weblog_whole=True)  # the strategy's rule
         self.agent.reset(forager.name)
         return self.born(weblog, weights, parent=forager)
 

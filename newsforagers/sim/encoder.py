@@ -1,6 +1,6 @@
 """The world's page states as a state encoder, so the simulator drives the crawler's own minds.
 
-A mind (:class:`~newsforagers.forager.Forager`, :class:`~newsforagers.scheduled.ScheduledForager`)
+A mind (:class:`~newsforagers.strategies.paper.Forager`, :class:`~newsforagers.strategies.scheduled.ScheduledForager`)
 featurises page texts with an encoder's ``transform`` (the PrTFIDF stand-in of
 :mod:`newsforagers.text` in a crawl). The simulator hands the mind a page's URL as its text,
 and this encoder answers with the world's state of that page.
@@ -14,7 +14,7 @@ import numpy as np
 
 
 class WorldStates:
-    """An :class:`~newsforagers.forager.Encoder` whose texts are URLs of ``world``'s pages."""
+    """An :class:`~newsforagers.strategies.common.Encoder` whose texts are URLs of ``world``'s pages."""
 
     def __init__(self, world):
         self.world = world

@@ -6,7 +6,7 @@ Every download costs ``1/budget`` simulated seconds; a crawler that has nothing 
 requesting may idle (time passes without a request). A document counts when it is first
 downloaded at most 24 simulated hours after its publication (the reinforcing agent's rule).
 
-``scheduled``: the Scrapy forager's own mind, :class:`newsforagers.scheduled.ScheduledForager`
+``scheduled``: the Scrapy forager's own mind, :class:`newsforagers.strategies.scheduled.ScheduledForager`
 (harvest of what listings list, the weblog as a scheduler of listings, bounded TD-valued
 exploration, idling when nothing is due; docs/algorithms.md), driven here in simulated time
 with the world's page states in place of the text encoder's, so the simulator predicts what
@@ -25,11 +25,12 @@ import numpy as np
 from newsforagers import defaults
 from newsforagers.config import ForagersConfig
 from newsforagers.learning import random_weights
+from newsforagers.learning.revisit import AdaptiveInterval
 from newsforagers.learning.schedule import HubSchedule
-from newsforagers.scheduled import ScheduledForager, schedule_from_config
 from newsforagers.sim.colony import Found
 from newsforagers.sim.encoder import WorldStates
 from newsforagers.sim.world import NewsWorld
+from newsforagers.strategies.scheduled import ScheduledForager, poll_rate, schedule_from_config
 
 WINDOW = defaults.FORAGERS_NOVELTY_WINDOW
 
@@ -88,38 +89,44 @@ class _Crawl:
 
 
 def run_adaptive(world: NewsWorld, duration: float, budget: float,
-                 min_interval: float = 60.0, max_interval: float = 6 * 3600.0) -> StrategyResult:
-    """Adaptive hub polling (as ``scrapy crawl adaptive``): the home page and the fronts it
-    links are hubs; a hub's interval halves when a poll shows a link not seen before and grows
-    ×1.5 when not; the most overdue hub is polled when due; new links are downloaded first."""
+                 rule: AdaptiveInterval | None = None) -> StrategyResult:
+    """Adaptive hub polling as ``scrapy crawl adaptive`` does it, with its rule
+    (:class:`~newsforagers.learning.revisit.AdaptiveInterval`, its defaults unless ``rule`` is
+    given): the home page and the fronts it links are hubs; a hub's interval shrinks when a poll
+    shows a link not seen before and grows when not, from its second poll on; the most overdue
+    hub is polled when due; new links are downloaded first."""
+    rule = rule or AdaptiveInterval()
     crawl = _Crawl(world, duration, budget, "adaptive")
     seen: set[str] = {world.home_url}
     queue: deque[str] = deque()
-    interval: dict[str, float] = {world.home_url: min_interval}
-    due: dict[str, float] = {world.home_url: 0.0}
+    interval: dict[str, float] = {world.home_url: rule.initial}
+    last: dict[str, float | None] = {world.home_url: None}
     hubs_known = False
     while crawl.t < duration:
         if queue:
             crawl.fetch(queue.popleft())
             continue
-        hub = min(due, key=due.get)
-        if due[hub] > crawl.t:
-            crawl.wait(due[hub] - crawl.t)
-            continue
+        # the most overdue hub (a hub never polled first), polled when due
+        hub = max(last, key=lambda h: rule.overdue(crawl.t, last[h], interval[h]))
+        if rule.overdue(crawl.t, last[hub], interval[hub]) < 1:
+            due = min(last[h] + interval[h] for h in last)
+            if due > crawl.t:  # (a due time within rounding of now is now)
+                crawl.wait(due - crawl.t)
+                continue
+        first = last[hub] is None
         links, _ = crawl.fetch(hub)
         new = [u for u in links if u not in seen]
         if hub == world.home_url and not hubs_known:
             hubs_known = True
             for url in links:
                 if world.article(url) is None and url not in interval:
-                    interval[url], due[url] = min_interval, crawl.t
+                    interval[url], last[url] = rule.initial, None
         for url in new:
             seen.add(url)
             if url not in interval:
                 queue.append(url)
-        grown = interval[hub] / 2.0 if new else interval[hub] * 1.5
-        interval[hub] = min(max(grown, min_interval), max_interval)
-        due[hub] = crawl.t + interval[hub]
+        interval[hub] = rule.after_poll(interval[hub], bool(new), first=first)
+        last[hub] = crawl.t
     return crawl.result()
 
 
@@ -127,7 +134,7 @@ def run_scheduled(world: NewsWorld, duration: float, budget: float, rng: np.rand
                   config: ForagersConfig | None = None,
                   schedule: HubSchedule | None = None) -> StrategyResult:
     """One ``scheduled`` forager seeded at the home page: the Scrapy forager's own mind
-    (:class:`~newsforagers.scheduled.ScheduledForager`) driven in simulated time. A front
+    (:class:`~newsforagers.strategies.scheduled.ScheduledForager`) driven in simulated time. A front
     shows each story's time (as the replay's ``<time>`` does); the reinforcing agent is the
     first-finder rule of :class:`_Crawl`."""
     config = config or ForagersConfig.from_settings({"FORAGERS_N_CLUSTERS": world.k})
@@ -145,8 +152,8 @@ def run_scheduled(world: NewsWorld, duration: float, budget: float, rng: np.rand
 
     forager = ScheduledForager("f1", config, schedule, random_weights(world.k, rng), rng,
                                encoder=WorldStates(world), claim=claim, seeds=[world.home_url])
-    if config.schedule_poll_share > 0:  # as the Scrapy driver does with the host budget
-        forager.poll_rate = config.schedule_poll_share * budget * 3600.0
+    # the scheduled strategy's poll share of the budget, as the Scrapy driver has it
+    forager.poll_rate = poll_rate(config.schedule_poll_share, budget)
     while crawl.t < duration:
         fetch = forager.next_fetch(crawl.t)
         if fetch is None:

@@ -19,22 +19,18 @@ Arguments (``-a``):
   to it, and only documents at least ``FORAGERS_TOPIC_MIN_RELEVANCE`` relevant are output,
   each with its ``relevance``.
 
-The spider reads pages and sends candidates; the walk itself is the scheduler's (see
-:mod:`newsforagers.scheduler`), the rewards the pipeline's (:mod:`newsforagers.pipelines`).
+The spider reads pages, hands them to its driver (the only door to the forager's mind,
+:mod:`newsforagers.driver`) and sends candidates; the walk is the mind's, asked for by the
+scheduler (:mod:`newsforagers.scheduler`), the rewards the pipeline's (:mod:`newsforagers.pipelines`).
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from collections import OrderedDict
-import re
 import time
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from urllib.parse import urlsplit
 
-import numpy as np
 import scrapy
 from scrapy.exceptions import IgnoreRequest
 from scrapy.settings import SETTINGS_PRIORITIES
@@ -46,22 +42,22 @@ from newsforagers.clock import site_time
 from newsforagers.colony.local import SITE_CLOCK, site_reading
 from newsforagers.colony.throttle import BUDGET_PRIORITY
 from newsforagers.config import ForagersConfig
-from newsforagers.topics import build_topic, topic_text
 from newsforagers.downloadhandlers import ClosingIgnoreRequest
-from newsforagers.driver import ForagerDriver
+from newsforagers.driver import MODES, Driver
 from newsforagers.errors import ForagersUsageError, mask_password, report_usage_errors_in_one_line, url_secrets
-from newsforagers.forager import MODES
 from newsforagers.logs import one_startup_banner, set_library_log_level
 from newsforagers.pages import NotAFeed, NotHTML, charset_trouble, read_response
 from newsforagers.pages.document import detect_language
 from newsforagers.pages.feeds import is_feed, read_feed, robots_sitemaps
+from newsforagers.scrapy_access import FORAGER_META
+from newsforagers.spiders.arguments import ROLES, fingerprint, parse_seeds
 from newsforagers.spiders.broker import NOT_MODIFIED, UrlBroker
 from newsforagers.stopping import interrupt_stores_on_stop
 from newsforagers.store import open_store
+from newsforagers.topics import build_topic, topic_text
 
 logger = logging.getLogger(__name__)
 
-_SPACES = re.compile(r"\s+")
 # wall seconds between two readings of the site's clock shared with the colony
 _SHARE_CLOCK_EVERY = 0.5
 
@@ -75,53 +71,6 @@ FRESH_KINDS = frozenset({"listing", "explore"})
 
 #: ``Page.date_source`` of a feed and of a sitemap (:func:`~newsforagers.pages.feeds.read_feed`).
 FEED_SOURCES = frozenset({"feed", "sitemap"})
-
-
-#: What a forager is in its colony: the one that starts it and hosts its feed, or a member.
-ROLES = ("root", "member")
-# Step pages whose topic relevance waits for their step to finish (a path's 100 steps, each
-# finishing once its probes are in, never leave more than a few waiting)
-STEP_RELEVANCE_MAX = 1_000
-
-#: How to give seeds, appended to every seed error: the message is all a user sees of it.
-SEEDS_USAGE = "give -a seeds=URL[,URL...] or -a seeds=@FILE (one URL a line)"
-
-
-def parse_seeds(seeds: str | None) -> list[str]:
-    """``URL[,URL...]`` or ``@FILE``; every seed must be an absolute http(s) URL.
-
-    Raises :class:`~newsforagers.errors.ForagersUsageError` (a ValueError) saying what is wrong
-    and how to give seeds."""
-    if not seeds:
-        raise ForagersUsageError(f"a forager needs seeds: {SEEDS_USAGE}")
-    where = ""
-    if seeds.startswith("@"):
-        path = Path(seeds[1:])
-        where = f" in seed file {str(path)!r}"
-        if not path.is_file():
-            raise ForagersUsageError(f"seed file {str(path)!r} does not exist; {SEEDS_USAGE}")
-        try:
-            lines = path.read_text(encoding="utf-8").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ForagersUsageError(f"seed file {str(path)!r} cannot be read ({exc}); "
-                                     f"{SEEDS_USAGE}") from None
-        items = [line.strip() for line in lines]
-        items = [line for line in items if line and not line.startswith("#")]
-    else:
-        items = [part.strip() for part in seeds.split(",") if part.strip()]
-    bad = [u for u in items if urlsplit(u).scheme not in ("http", "https") or not urlsplit(u).hostname]
-    if bad:
-        raise ForagersUsageError(f"seed {bad[0]!r}{where} is not an absolute http(s) URL; {SEEDS_USAGE}")
-    if not items:
-        raise ForagersUsageError(f"{'seed file ' + repr(seeds[1:]) if where else 'the seed list'} "
-                                 f"has no URL; {SEEDS_USAGE}")
-    return list(dict.fromkeys(items))
-
-
-def fingerprint(title: str, text: str) -> str:
-    """A content fingerprint: the same story under two URLs gets the same one."""
-    normalised = _SPACES.sub(" ", f"{title}\n{text}".lower()).strip()
-    return hashlib.sha1(normalised.encode("utf-8")).hexdigest()
 
 
 class ForagerSpider(scrapy.Spider):
@@ -170,14 +119,13 @@ class ForagerSpider(scrapy.Spider):
         if not self.speed > 0 or self.speed == float("inf"):
             raise ForagersUsageError(f"speed ({speed!r}) {speed_usage}")
         self.encoder = None  # loaded from ``model`` by from_crawler (no I/O in a constructor)
-        # the topical mode's relevance model (-a topic, FORAGERS_TOPIC), built by from_crawler,
-        # and the relevance of the step pages read, until their steps finish (the driver's)
+        # the topical mode's relevance model (-a topic, FORAGERS_TOPIC), built by from_crawler
         self.topic = None
-        self.step_relevance: OrderedDict[str, float] = OrderedDict()
         if not getattr(self, "allowed_domains", None):
             self.allowed_domains = sorted({urlsplit(u).hostname for u in self.seeds})
         self._domains = [d.lower().lstrip(".") for d in self.allowed_domains]
-        self.forager_driver: ForagerDriver | None = None
+        # the door to the forager's mind (the assembly's): the spider hands it what pages say
+        self.forager_driver: Driver | None = None
         self.site_clock = None  # the scheduled strategy's estimate of the site's clock
         self._warned: set[str] = set()  # outside a colony
         self._clock_shared = float("-inf")  # wall time the site's clock was last shared
@@ -271,21 +219,22 @@ class ForagerSpider(scrapy.Spider):
 
     def _closed(self, spider, reason) -> None:
         # after the scheduler's close: keep the forager's memory in spider.state for SpiderState
-        if self.forager_driver is not None and self.forager_driver._restored:
-            self.forager_driver.save_state()
+        if self.forager_driver is not None:
+            self.forager_driver.spider_closed()
 
     # -- requests ----------------------------------------------------------------------------
 
-    def make_request(self, url: str, kind: str, path_id: int, step: int) -> scrapy.Request:
+    def make_request(self, url: str, kind: str, path_id: int, step: int, fresh: bool = False) -> scrapy.Request:
+        """A request of the papers' strategy (``kind``: step or probe). ``fresh`` (the driver
+        says): the page's links are read as they are now, never from Scrapy's HTTP cache (a
+        step to a page not known to be an article)."""
         callback, errback = ((self.parse_step, self.step_failed) if kind == "step"
                              else (self.parse_probe, self.probe_failed))
         # Not dont_filter: ForagerScheduler never sends forager requests through the
         # dupefilter anyway, and dont_filter would make OffsiteMiddleware let a redirect to
         # another host through.
-        meta = {"forager_kind": kind, "forager_url": url, "forager_path": path_id, "forager_step": step}
-        if kind == "step" and not self.forager_driver.forager.is_article(url):
-            # a step reads the page's links as they are now: a listing (or a page not known to
-            # be an article) never comes from Scrapy's HTTP cache
+        meta = {FORAGER_META: kind, "forager_url": url, "forager_path": path_id, "forager_step": step}
+        if fresh:
             meta["dont_cache"] = True
         return scrapy.Request(url, callback=callback, errback=errback,
                               headers={"X-Forager": self.forager_id}, meta=meta)
@@ -413,28 +362,28 @@ class ForagerSpider(scrapy.Spider):
         logger.warning(message + " (logged once; counted in newsforagers/%s)", *args, kind)
 
     def parse_step(self, response):
-        forager = self.forager_driver.forager
+        driver = self.forager_driver
         url = response.meta["forager_url"]
         # a step page's date is not used (only its text and links): no site clock needed
-        page = self._read(response, forager.on_step_failed, kind="step")
+        page = self._read(response, driver.step_failed, kind="step")
         if page is None:
             return
         links = [link for link in page.links if self._on_site(link) and self._robots_allow(link)]
         text = f"{page.title}\n{page.text}"
+        relevance = None
         if self.topic is not None:
             # the step page's relevance to the topic: the energy policy's r (Mouton & Marteau)
             self.topic.observe(text)
-            self.step_relevance[url] = self.topic.relevance(text)
-            while len(self.step_relevance) > STEP_RELEVANCE_MAX:
-                self.step_relevance.popitem(last=False)
-        probes = forager.on_step_page(url, text, links)
+            relevance = self.topic.relevance(text)
+        probes = driver.step_page(url, text, links, relevance)
         meta = response.meta
         for probe in probes:
             yield self.make_request(probe, "probe", meta["forager_path"], meta["forager_step"])
 
-    def make_fetch_request(self, fetch) -> scrapy.Request:
-        """A request of the scheduled strategy (``forager_kind``: listing, harvest, explore)."""
-        meta = {"forager_kind": fetch.kind, "forager_url": fetch.url, "forager_fetch": fetch,
+    def make_fetch_request(self, fetch, revisit: bool = False) -> scrapy.Request:
+        """A request of the scheduled strategy (``forager_kind``: listing, harvest, explore).
+        ``revisit`` (the driver says): a listing visited before, asked whether it changed."""
+        meta = {FORAGER_META: fetch.kind, "forager_url": fetch.url, "forager_fetch": fetch,
                 "forager_path": fetch.visit, "forager_step": 0}
         if fetch.priority:
             meta[BUDGET_PRIORITY] = fetch.priority  # news goes first in the colony's host budget
@@ -443,8 +392,7 @@ class ForagerSpider(scrapy.Spider):
             # enables it) must neither answer nor keep it; an article may come from it
             meta["dont_cache"] = True
         headers = {"X-Forager": self.forager_id}
-        entry = self.forager_driver.forager.schedule.entry(fetch.url) if fetch.kind == "listing" else None
-        if self.config.conditional and entry is not None and entry.visits and self.broker is not None:
+        if self.config.conditional and revisit and self.broker is not None:
             # a revisit asks whether the listing changed since the colony's last copy (docs/pages.md,
             # *Conditional requests*); its 304 is an answer for parse_fetch, not an HTTP error,
             # and never a copy for Scrapy's HTTP cache
@@ -457,26 +405,25 @@ class ForagerSpider(scrapy.Spider):
                               headers=headers, meta=meta)
 
     def parse_fetch(self, response):
-        forager = self.forager_driver.forager
+        driver = self.forager_driver
         fetch = response.meta["forager_fetch"]
         now = self.site_now(response)  # also sets the scheduled forager's site clock
         if response.status == NOT_MODIFIED:
             self._not_modified(response, fetch, now)
             return
-        page = self._read(response, lambda _url: forager.on_failed(fetch), now, feeds=self.config.feeds)
+        page = self._read(response, lambda _url: driver.fetch_failed(fetch), now, feeds=self.config.feeds)
         if page is None:
             return
         if self.config.feeds and page.feeds:
             # first: a feed the page also links to is then a listing, not a story to harvest
             self._add_feeds(page.feeds, dict(page.feeds_listed))
         links = [link for link in page.links if self._on_site(link) and self._robots_allow(link)]
-        forager.on_page(fetch, self.site_clock.now(), text=f"{page.title}\n{page.text}",
-                        links=links, published=page.published, listed=dict(page.listed))
-        self.forager_driver.page_read(fetch)
+        driver.page(fetch, self.site_clock.now(), text=f"{page.title}\n{page.text}",
+                    links=links, published=page.published, listed=dict(page.listed))
         self._check_future(fetch.url, page.published, now)
         # a page visited as a listing is read for its links, never paid as a document
         if fetch.kind != "listing" and self._sendable(fetch.url, page) \
-                and forager.should_send(fetch.url, page.published, now):
+                and driver.should_send(fetch.url, page.published, now):
             yield self._send_item(fetch.url, page, now, fetch.visit, 0, response.text)
 
     def _add_feeds(self, feeds, updated=None) -> None:
@@ -484,7 +431,7 @@ class ForagerSpider(scrapy.Spider):
         which adds those it lacks to its weblog as listings (``ScheduledForager.add_feeds``)."""
         feeds = [url for url in feeds if self._on_site(url) and self._robots_allow(url)]
         if feeds:
-            self.forager_driver.forager.add_feeds(feeds, self.site_clock.now(), updated)
+            self.forager_driver.add_feeds(feeds, self.site_clock.now(), updated)
 
     def parse_robots(self, response) -> None:
         """A seed host's robots.txt (:meth:`_robots_requests`): its ``Sitemap:`` lines become
@@ -508,33 +455,32 @@ class ForagerSpider(scrapy.Spider):
         entry is shared as after any visit."""
         self.crawler.stats.inc_value("newsforagers/conditional/not_modified")
         self._report(response, fetch.url, now)
-        self.forager_driver.forager.on_not_modified(fetch, self.site_clock.now())
-        self.forager_driver.page_read(fetch)
+        self.forager_driver.not_modified(fetch, self.site_clock.now())
 
     def fetch_failed(self, failure):
-        if not self._count_failure(failure.request.meta.get("forager_kind", "fetch"), failure):
+        if not self._count_failure(failure.request.meta.get(FORAGER_META, "fetch"), failure):
             return
         fetch = failure.request.meta.get("forager_fetch")
         if fetch is not None:
-            self.forager_driver.forager.on_failed(fetch)
+            self.forager_driver.fetch_failed(fetch)
 
     def step_failed(self, failure):
         request = failure.request
         if self._count_failure("step", failure):
-            self.forager_driver.forager.on_step_failed(request.meta["forager_url"])
+            self.forager_driver.step_failed(request.meta["forager_url"])
 
     def parse_probe(self, response):
-        forager = self.forager_driver.forager
+        driver = self.forager_driver
         url = response.meta["forager_url"]
         now = self.site_now(response)  # first: the page's date is judged on the site's clock
-        page = self._read(response, forager.on_probe_failed, now, kind="probe")
+        page = self._read(response, driver.probe_failed, now, kind="probe")
         if page is None:
             return
-        forager.on_probe_page(url, f"{page.title}\n{page.text}", page.published)
+        driver.probe_page(url, f"{page.title}\n{page.text}", page.published)
         if page.published is None:
             self.crawler.stats.inc_value("newsforagers/pages/undated")
         self._check_future(url, page.published, now)
-        if self._sendable(url, page) and forager.should_send(url, page.published, now):
+        if self._sendable(url, page) and driver.should_send(url, page.published, now):
             yield self._send_item(url, page, now, response.meta["forager_path"], response.meta["forager_step"],
                                   response.text)
 
@@ -570,7 +516,7 @@ class ForagerSpider(scrapy.Spider):
 
     def probe_failed(self, failure):
         if self._count_failure("probe", failure):
-            self.forager_driver.forager.on_probe_failed(failure.request.meta["forager_url"])
+            self.forager_driver.probe_failed(failure.request.meta["forager_url"])
 
     def _count_failure(self, kind: str, failure) -> bool:
         """Count a failed request; False when it is no failure of the site's (dropped because
@@ -648,4 +594,4 @@ class ForagerSpider(scrapy.Spider):
             return datetime.fromtimestamp(self.site_clock.now(), UTC)
         return self.last_site_time
 
-__all__ = ["ForagerSpider", "fingerprint", "parse_seeds"]
+__all__ = ["ForagerSpider"]

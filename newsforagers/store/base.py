@@ -29,7 +29,8 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, fields
 from typing import Iterable, Iterator, Sequence
 
-from newsforagers.errors import StoreUnavailable, mask_password
+from newsforagers.errors import StoreUnavailable as StoreUnavailable  # re-exported: the stores raise it
+from newsforagers.errors import mask_password
 from newsforagers.store import records
 
 

@@ -1,5 +1,5 @@
 """Reading an SQLite file without writing to it: the store and the index that ``status``,
-``export``, ``search``, ``index`` (its store) and the dashboard read (issue 29).
+``export``, ``search``, ``index`` (its store) and the dashboard read.
 
 Those commands are pointed at files a crawl writes or, by a slip, at another program's
 database. :func:`connect` opens a file with SQLite's ``mode=ro``: SQLite never creates the

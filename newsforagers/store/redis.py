@@ -58,8 +58,8 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from newsforagers import defaults
-from newsforagers.store import records
 from newsforagers.errors import url_secrets
+from newsforagers.store import records
 from newsforagers.store.base import ColonyStore, DocumentRecord, Member, Output, StoreUnavailable
 from newsforagers.store.secrets import store_credentials
 

@@ -2,7 +2,7 @@
 
 Every write is one transaction, so a crash never leaves a half-made claim; ``BEGIN IMMEDIATE``
 makes ``claim`` atomic between processes that share the file. ``claim_urls`` claims a page's
-links in one transaction (issue 15: 200,000 links were 200,000 transactions). Claims keep
+links in one transaction (not one per link). Claims keep
 their document's publication time (``expire_claims``) and per-URL records the order they were
 written in (``touched``, for the cap); a file from before those columns is upgraded when opened,
 and gains the tables added since (``CREATE TABLE IF NOT EXISTS``). Host budgets read ``clock``
@@ -556,7 +556,7 @@ def _read_as_this_version(db: sqlite3.Connection, found: dict[str, set[str]]) ->
     table added since is an empty temporary table of its name, a column added since comes from
     a temporary view of its table that gives the column's default. SQLite looks a name up in the
     temporary schema first, so every method reads such a store as it reads a new one (the
-    output of a store from before the output was kept, issue 28, is empty: a crawl that upgrades
+    output of a store from before the output was kept is empty: a crawl that upgrades
     the store starts it empty too)."""
     for statement in _SCHEMA.split(";"):
         named = re.search(r"CREATE TABLE IF NOT EXISTS (\w+)", statement)

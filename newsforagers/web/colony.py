@@ -24,8 +24,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from newsforagers.colony.status import (
-    COLUMNS, EVENTS_FILE, SNAPSHOTS_FILE, JsonlFollower, RunMonitor, StoreView, build_report,
-    footer_notes, format_age, format_cells, format_time, parse_time, read_store,
+    COLUMNS,
+    EVENTS_FILE,
+    SNAPSHOTS_FILE,
+    JsonlFollower,
+    RunMonitor,
+    StoreView,
+    build_report,
+    footer_notes,
+    format_age,
+    format_cells,
+    format_time,
+    parse_time,
+    read_store,
     visible_columns,
 )
 from newsforagers.web.sources import Sources, SourceUnavailable

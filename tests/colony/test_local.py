@@ -30,7 +30,7 @@ def output(store, url: str, forager: str, host: str, **fields) -> dict:
 def test_the_root_s_feed_gets_its_host_s_other_outputs_from_the_store_once(tmp_path):
     c = colony(tmp_path)
     output(c.store, "http://s/earlier-job", "f9", c.host_token)  # before this job's feed: not its
-    c.feed.position = c.store.output_count()
+    c.feed.source.position = c.store.output_count()
     c.register("f1", c.root)  # the root: its own outputs reach the feed by themselves
     c.root_name = "f1"
     got = []
@@ -109,10 +109,10 @@ def test_the_energy_policy_takes_its_split_and_bounds_and_paper_bounds_double_th
     energy = {"FORAGERS_POPULATION": "energy", "FORAGERS_STRATEGY": "paper",
               "FORAGERS_ENERGY_LB": 1, "FORAGERS_ENERGY_UB": 2}
     strict = colony(tmp_path / "strict", **energy)
-    assert (strict.policy.split, strict.policy.bounds, strict.upper_bound) == ("printed", "strict", 2)
+    assert (strict.policy.split, strict.policy.bounds, strict.membership.upper_bound) == ("printed", "strict", 2)
     paper = colony(tmp_path / "paper", **energy, FORAGERS_ENERGY_SPLIT="shared",
                    FORAGERS_ENERGY_BOUNDS="paper")
-    assert (paper.policy.split, paper.policy.bounds, paper.upper_bound) == ("shared", "paper", 4)
+    assert (paper.policy.split, paper.policy.bounds, paper.membership.upper_bound) == ("shared", "paper", 4)
     # Alg. 2 lets the population pass UB = 2; the colony's hard cap, 2·UB, still holds
     paper.register("f1", paper.root)
     assert [paper.reserve_place(f"f{i}", "f1") for i in (2, 3, 4, 5)] == [True, True, True, False]
@@ -123,7 +123,7 @@ def test_a_second_process_on_the_store_hosts_its_own_share_of_the_colony(tmp_pat
     config = ForagersConfig.from_settings({"FORAGERS_RUN_DIR": str(tmp_path / "run")})
     first = Colony(get_crawler(settings_dict={}), config, store=store)
     first.open()
-    assert first.host_number == 1 and first.host_name("f1") == "f1"
+    assert first.membership.host_number == 1 and first.host_name("f1") == "f1"
     assert first.budget.shared is None  # alone: its budget is its own
     first.register("f1", first.root)
     first.root_name = "f1"
@@ -131,7 +131,7 @@ def test_a_second_process_on_the_store_hosts_its_own_share_of_the_colony(tmp_pat
     second = Colony(get_crawler(settings_dict={}), config, store=store)
     second.open()
     # a number of its own, names of its own, and one budget in the store with the other host
-    assert second.host_number == 2 and second.host_token != first.host_token
+    assert second.membership.host_number == 2 and second.host_token != first.host_token
     root = second.host_name("f1")
     second.claim_id(root)
     assert root == "h2.f1" and second.new_id() == "h2.f2"
@@ -144,13 +144,13 @@ def test_a_second_process_on_the_store_hosts_its_own_share_of_the_colony(tmp_pat
     # each host waits for its own foragers only
     assert not first.children_alive and second.children_alive
     # the first host hears of the second and shares the budget from then on
-    first._share_budget_with_other_hosts()
+    first.membership.share_budget_with_other_hosts()
     assert first.budget.shared is store
     # a host that closes gives its number back: the next process takes it
     second.close()
     third = Colony(get_crawler(settings_dict={}), config, store=store)
     third.open()
-    assert third.host_number == 2
+    assert third.membership.host_number == 2
 
 
 def test_a_host_of_a_dead_process_is_no_host(tmp_path):
@@ -184,7 +184,7 @@ def test_a_second_host_s_first_foragers_stay_within_the_population_s_bound(tmp_p
     started = []
     first = Colony(get_crawler(settings_dict={}), config, store=store)
     first.open()
-    first.spawner.start = lambda name, arguments: started.append(name)
+    first.spawning.spawner.start = lambda name, arguments: started.append(name)
     first.claim_id("f1")
     first.register("f1", first.root)
     first.root_name = "f1"
@@ -192,7 +192,7 @@ def test_a_second_host_s_first_foragers_stay_within_the_population_s_bound(tmp_p
     assert started == ["f2", "f3"] and first.population == 3
     second = Colony(get_crawler(settings_dict={}), config, store=store)
     second.open()
-    second.spawner.start = lambda name, arguments: started.append(name)
+    second.spawning.spawner.start = lambda name, arguments: started.append(name)
     second.claim_id("h2.f1")
     second.register("h2.f1", second.root)  # a host's root joins whatever the bound
     second.root_name = "h2.f1"

@@ -18,8 +18,8 @@ from scrapy.crawler import AsyncCrawlerRunner
 from scrapy.settings import Settings
 from scrapy.utils.test import get_reactor_settings
 
-from newsforagers.colony.local import spawner_for
 from newsforagers.colony.scrapyd import ScrapydSpawner, job_settings, parse_nodes
+from newsforagers.colony.spawning import spawner_for
 from newsforagers.config import ForagersConfig
 from newsforagers.errors import ForagersUsageError, mask_password
 from newsforagers.spiders.forager import ForagerSpider

@@ -10,8 +10,7 @@ import pytest
 
 from newsforagers import defaults
 from newsforagers.cli import build_parser
-from newsforagers.commands.arguments import (DEFAULT_STORE, about_default_store, store_file,
-                                             store_of, store_url)
+from newsforagers.commands.arguments import DEFAULT_STORE, about_default_store, store_file, store_of, store_url
 
 
 @pytest.mark.parametrize("value", [

@@ -91,7 +91,8 @@ def test_missing_extra(monkeypatch):
     assert cli.missing_extra("json", "anything") is None
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # Python's own "not installed" for a name
     assert cli.missing_extra("matplotlib", "plots") == \
-        "matplotlib is not installed: install newsforagers with its [plots] extra (in its checkout: pip install '.[plots]')"
+        ("matplotlib is not installed: install newsforagers with its [plots] extra "
+         "(in its checkout: pip install '.[plots]')")
 
 
 @pytest.mark.parametrize("settings, crawlers, message", [

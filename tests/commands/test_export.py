@@ -160,14 +160,14 @@ def test_an_output_that_is_the_store_or_its_index_is_refused_before_anything_is_
     (tmp_path / "link.db").symlink_to(store_path)
     os.link(store_path, tmp_path / "hard.db")
     store_before, index_before = on_disk(store_path), on_disk(index_path)
-    for output, part in ((store_path, store_path), (tmp_path / "colony.db-wal", f"{store_path}-wal"),
+    for target, part in ((store_path, store_path), (tmp_path / "colony.db-wal", f"{store_path}-wal"),
                          (tmp_path / "colony.db-shm", f"{store_path}-shm"),
                          (tmp_path / "colony.db-journal", f"{store_path}-journal"),
                          (tmp_path / "link.db", store_path), (tmp_path / "hard.db", store_path),
                          (tmp_path / "sub" / ".." / "colony.db", store_path),
                          (index_path, index_path), (f"{index_path}-wal", f"{index_path}-wal")):
         (tmp_path / "sub").mkdir(exist_ok=True)
-        assert cli.main(["export", "--store", url, "-o", str(output)]) == 2, output
+        assert cli.main(["export", "--store", url, "-o", str(target)]) == 2, target
         captured = capsys.readouterr()
         assert captured.out == "" and captured.err.count("\n") == 1
         assert f"is {part}, part of the store" in captured.err and "give another file" in captured.err

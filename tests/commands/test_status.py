@@ -14,8 +14,15 @@ from rich.console import Console
 
 from newsforagers.cli import build_parser, main
 from newsforagers.colony.status import (
-    JsonlFollower, RunState, build_report, footer_items, format_age, format_cells,
-    forager_sort_key, parse_jsonl, read_run,
+    JsonlFollower,
+    RunState,
+    build_report,
+    footer_items,
+    forager_sort_key,
+    format_age,
+    format_cells,
+    parse_jsonl,
+    read_run,
 )
 from newsforagers.commands import status as status_command
 from newsforagers.store import DocumentRecord, open_store

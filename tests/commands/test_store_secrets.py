@@ -9,8 +9,6 @@ import sys
 
 import pytest
 
-from tests.integration.forager_run import REPO
-
 PASSWORDS = ["s3cretPW", "s3cret/PW", "s3c#ret", "s3c@r@et"]
 
 
@@ -40,9 +38,8 @@ def test_no_error_shows_the_password(tmp_path, password, monkeypatch, capsys):
 def test_a_password_kept_off_the_command_line_reaches_the_store(tmp_path, redis_server_with_password):
     server = redis_server_with_password
     store = f"redis://127.0.0.1:{server.port}/0"
-    from newsforagers.store import open_store
+    from newsforagers.store import DocumentRecord, open_store
     from tests.outputs import output
-    from newsforagers.store import DocumentRecord
 
     writer = open_store(server.url)
     assert output(writer, ["url:1"], DocumentRecord("http://s/1", "t", "", "", "f1", 100.0))
@@ -58,7 +55,8 @@ def test_a_password_kept_off_the_command_line_reaches_the_store(tmp_path, redis_
     assert run.returncode == 2 and "may be read by others" in run.stderr and server.password not in run.stderr
     secret.chmod(0o600)
     for how in (["--password-file", str(secret)], []):
-        env = {"HOME": str(tmp_path)} if how else {"HOME": str(tmp_path), "NEWSFORAGERS_STORE_PASSWORD": server.password}
+        env = {"HOME": str(tmp_path)} if how else {"HOME": str(tmp_path),
+                                                   "NEWSFORAGERS_STORE_PASSWORD": server.password}
         run = newsforagers("export", "--store", store, *how, cwd=tmp_path, env=env)
         assert run.returncode == 0 and '"http://s/1"' in run.stdout, run.stderr
     netrc = tmp_path / ".netrc"

@@ -8,9 +8,19 @@ import numpy as np
 import pytest
 
 from newsforagers.evaluation.compartments import (
-    TrajectoryShare, Visit, foragers_per_page, log_visits, one_forager_share, pages_by_forager_count,
-    pooled, shuffled_one_forager_share, split_windows, timestamp, trajectory_share,
-    two_step_trajectories, window_table,
+    TrajectoryShare,
+    Visit,
+    foragers_per_page,
+    log_visits,
+    one_forager_share,
+    pages_by_forager_count,
+    pooled,
+    shuffled_one_forager_share,
+    split_windows,
+    timestamp,
+    trajectory_share,
+    two_step_trajectories,
+    window_table,
 )
 
 

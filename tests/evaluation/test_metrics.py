@@ -10,7 +10,13 @@ from types import SimpleNamespace
 import pytest
 
 from newsforagers.evaluation.metrics import (
-    RESULT_KEYS, aggregate, article_changes, classify_items, item_path, percentile, run_metrics,
+    RESULT_KEYS,
+    aggregate,
+    article_changes,
+    classify_items,
+    item_path,
+    percentile,
+    run_metrics,
     run_window,
 )
 

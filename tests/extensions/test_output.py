@@ -96,12 +96,11 @@ def test_only_forager_spiders_are_served():
 
 
 def test_a_forager_refuses_to_start_without_it():
-    from newsforagers.checks import check_components
-    from newsforagers.errors import ForagersUsageError
-
     from scrapy.settings import Settings
 
     from newsforagers.addon import ForagersAddon
+    from newsforagers.checks import check_components
+    from newsforagers.errors import ForagersUsageError
 
     settings = Settings({"EXTENSIONS": {"newsforagers.extensions.output.OutputExtension": None}})
     ForagersAddon().update_settings(settings)

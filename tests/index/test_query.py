@@ -2,8 +2,16 @@
 
 import pytest
 
-from newsforagers.index.query import (MAX_HITS, MAX_QUERY_CHARS, MAX_TERMS, EmptyQuery, QueryTooLong,
-                                      fts_query, hit_count, query_text)
+from newsforagers.index.query import (
+    MAX_HITS,
+    MAX_QUERY_CHARS,
+    MAX_TERMS,
+    EmptyQuery,
+    QueryTooLong,
+    fts_query,
+    hit_count,
+    query_text,
+)
 
 
 @pytest.mark.parametrize("text, query", [

@@ -29,8 +29,16 @@ from datetime import UTC, date, datetime, timedelta
 from twisted.internet import defer, task
 from twisted.web import http
 
-from tests.integration.testsite import (PNG_1X1, Reply, TestSite, article_html, crawl_forager, html_page, news_site,
-                                        topic_text)
+from tests.integration.testsite import (
+    PNG_1X1,
+    Reply,
+    TestSite,
+    article_html,
+    crawl_forager,
+    html_page,
+    news_site,
+    topic_text,
+)
 
 #: Seconds a 429 asks the colony to wait (Retry-After).
 RETRY_AFTER = 2

@@ -20,14 +20,19 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from newsforagers.clock import SiteClock, site_time
+from newsforagers.evaluation.baselines import (
+    AdaptiveSpider,
+    BfsSpider,
+    HubsSpider,
+    OracleSpider,
+    RandomSpider,
+    load_truth,
+)
 from newsforagers.evaluation.metrics import RESULT_KEYS, run_metrics
 from newsforagers.replay.log import read_log
 from newsforagers.replay.process import ReplayProcess
 from newsforagers.replay.synth import synth_corpus
-from newsforagers.clock import SiteClock, site_time
-from newsforagers.evaluation.baselines import (
-    AdaptiveSpider, BfsSpider, HubsSpider, OracleSpider, RandomSpider, load_truth,
-)
 from tests.integration.forager_run import REPO
 
 pytestmark = pytest.mark.timeout(180)

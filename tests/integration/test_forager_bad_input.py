@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from newsforagers.spiders.forager import SEEDS_USAGE
+from newsforagers.spiders.arguments import SEEDS_USAGE
 from tests.integration.testsite import (
     TestSite,
     assert_ended_cleanly,
@@ -94,7 +94,7 @@ def test_unreachable_seed_is_given_up_and_the_spider_closes_by_itself(unreachabl
 @pytest.mark.timeout(60)
 def test_unreachable_seed_logs_that_no_starting_url_is_left(unreachable_run):
     errors = [text for logger, level, text in log_records(unreachable_run.log)
-              if logger == "newsforagers.driver" and level == "ERROR"]
+              if logger.startswith("newsforagers.driver") and level == "ERROR"]
     assert any("no starting URL left in the weblog; stopped" in text for text in errors), errors
 
 

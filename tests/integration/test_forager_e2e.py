@@ -1,16 +1,15 @@
 """A forager end to end: replay site + ``scrapy crawl forager``, the user's path."""
 
-from datetime import timedelta
-from datetime import datetime
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
 
 from newsforagers.config import ForagersConfig
-from newsforagers.forager import initial_weights
 from newsforagers.replay.process import ReplayProcess
 from newsforagers.replay.synth import synth_corpus
+from newsforagers.strategies.common import initial_weights
 from tests.integration.forager_run import crawl_forager, load_truth
 
 pytestmark = pytest.mark.timeout(400)

@@ -202,7 +202,7 @@ def test_a_gzip_bomb_is_dropped_while_it_is_decompressed(run):
                          r"(\d+) B decompressed so far\) exceeded DOWNLOAD_MAXSIZE \((\d+) B\) during "
                          r"decompression", crawl.log)
     assert dropped, crawl.describe()
-    for compressed, decompressed, limit in dropped:
+    for _compressed, decompressed, limit in dropped:
         assert int(limit) == DOWNLOAD_MAXSIZE
         assert DOWNLOAD_MAXSIZE < int(decompressed) <= DOWNLOAD_MAXSIZE + 65536
     # counted as a failed request of its kind (IgnoreRequest; the redirect loop's too), not retried

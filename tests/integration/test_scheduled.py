@@ -120,7 +120,7 @@ def test_a_scheduled_colony_splits_its_weblog_and_never_fetches_an_article_twice
                         r"extensions\.feedexport)\] INFO: (.*)")
     lines = [m.group(1) for m in map(tagged.search, result.log.splitlines()) if m]
     assert len(lines) >= 3 * len(foragers), lines
-    assert all(re.match(r"\[f\d+\] ", line) for line in lines), [l for l in lines if not l.startswith("[f")]
+    assert all(re.match(r"\[f\d+\] ", line) for line in lines), [line for line in lines if not line.startswith("[f")]
     dumps = re.findall(r"INFO: \[(f\d+)\] Dumping Scrapy stats", result.log)
     assert sorted(dumps) == sorted(foragers)  # one stats dump per forager, each named
     # ... and the colony ends with one summary of its own: documents paid, requests that

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from newsforagers.spiders.forager import SEEDS_USAGE
+from newsforagers.spiders.arguments import SEEDS_USAGE
 from tests.integration.forager_run import REPO
 
 pytestmark = pytest.mark.timeout(120)

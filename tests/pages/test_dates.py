@@ -152,7 +152,8 @@ def era_pages(year: int) -> dict[str, tuple[str, str, datetime]]:
     """source -> (url, html, the date it must read) for a story of 5 March ``year``."""
     day = datetime(year, 3, 5, tzinfo=UTC)
     return {
-        "meta": (URL, page("<p>x</p>", f'<meta property="article:published_time" content="{year}-03-05T14:30:00+02:00">'),
+        "meta": (URL, page("<p>x</p>", '<meta property="article:published_time" '
+                                       f'content="{year}-03-05T14:30:00+02:00">'),
                  day.replace(hour=12, minute=30)),
         "json-ld": (URL, page("<p>x</p>", '<script type="application/ld+json">'
                               f'{{"@type": "NewsArticle", "datePublished": "{year}-03-05T14:30:00Z"}}</script>'),
@@ -197,7 +198,8 @@ def test_date_window_bounds():
     assert DATE_PAST_REACH == timedelta(days=10_958) and DATE_FUTURE_REACH == timedelta(days=30)
     on_edge = page("", f'<meta property="article:published_time" content="{earliest.isoformat()}">')
     assert read_page(URL, on_edge, now=NOW).published == earliest
-    before = page("", f'<meta property="article:published_time" content="{(earliest - timedelta(seconds=1)).isoformat()}">')
+    before = page("", '<meta property="article:published_time" '
+                      f'content="{(earliest - timedelta(seconds=1)).isoformat()}">')
     assert read_page(URL, before, now=NOW).published is None
     # clamped at what datetime holds
     assert date_window(datetime(5, 1, 1, tzinfo=UTC))[0] == datetime.min.replace(tzinfo=UTC)

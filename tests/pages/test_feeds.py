@@ -12,10 +12,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from newsforagers.pages import NotAFeed, NotHTML, read_page
-from newsforagers.pages import feeds
+from newsforagers.pages import NotAFeed, NotHTML, feeds, read_page
 from newsforagers.pages.feeds import (
-    FEED_MAX_BYTES, GZIP_MAX_BYTES, is_feed, read_feed, robots_sitemaps,
+    FEED_MAX_BYTES,
+    GZIP_MAX_BYTES,
+    is_feed,
+    read_feed,
+    robots_sitemaps,
 )
 
 NOW = datetime(2024, 3, 5, 18, 0, tzinfo=UTC)
@@ -33,8 +36,10 @@ RSS = b"""<?xml version="1.0" encoding="utf-8"?>
 <item><title>Not a link</title><guid isPermaLink="false">tag:news.example,2024:42</guid></item>
 <item><title>Storm hits the coast (again)</title><link>https://news.example/world/storm.html</link></item>
 <item><title>Mail us</title><link>mailto:desk@news.example</link></item>
-<item><title>Junk date</title><link>https://news.example/world/junk.html</link><pubDate>Thu, 01 Jan 1970 00:00:00 GMT</pubDate></item>
-<item><title>Announced</title><link>https://news.example/world/later.html</link><pubDate>Sat, 09 Mar 2024 08:00:00 GMT</pubDate></item>
+<item><title>Junk date</title><link>https://news.example/world/junk.html</link>
+  <pubDate>Thu, 01 Jan 1970 00:00:00 GMT</pubDate></item>
+<item><title>Announced</title><link>https://news.example/world/later.html</link>
+  <pubDate>Sat, 09 Mar 2024 08:00:00 GMT</pubDate></item>
 </channel></rss>
 """
 
@@ -55,9 +60,11 @@ NEWS_SITEMAP = b"""<?xml version="1.0" encoding="UTF-8"?>
         xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">
 <url><loc>https://news.example/world/storm.html</loc><lastmod>2024-03-05T17:00:00Z</lastmod>
   <news:news><news:publication><news:name>Daily News</news:name><news:language>en</news:language></news:publication>
-  <news:publication_date>2024-03-05T14:30:00+01:00</news:publication_date><news:title>Storm hits the coast</news:title></news:news></url>
+  <news:publication_date>2024-03-05T14:30:00+01:00</news:publication_date>
+  <news:title>Storm hits the coast</news:title></news:news></url>
 <url><loc>https://news.example/world/harbour.html</loc>
-  <news:news><news:publication_date>2024-03-05</news:publication_date><news:title>Harbour reopens</news:title></news:news></url>
+  <news:news><news:publication_date>2024-03-05</news:publication_date>
+  <news:title>Harbour reopens</news:title></news:news></url>
 <url><loc>https://news.example/world/no-news-date.html</loc><lastmod>2024-03-04T08:00:00Z</lastmod></url>
 </urlset>
 """
@@ -257,7 +264,8 @@ def test_dates_are_judged_on_the_site_s_clock():
     # a replay of 1987: its feed's dates are plausible on its own clock
     rss = (b"<rss version='2.0'><channel><item><link>https://n.example/a</link>"
            b"<pubDate>Thu, 05 Mar 1987 14:30:00 GMT</pubDate></item></channel></rss>")
-    assert dict(read_feed(FEED, rss, now=utc(1987, 3, 5, 18)).listed) == {"https://n.example/a": utc(1987, 3, 5, 14, 30)}
+    assert (dict(read_feed(FEED, rss, now=utc(1987, 3, 5, 18)).listed)
+            == {"https://n.example/a": utc(1987, 3, 5, 14, 30)})
     assert read_feed(FEED, rss, now=NOW + timedelta(days=365 * 40)).listed == ()
 
 
@@ -293,7 +301,7 @@ def test_an_html_page_s_alternate_feeds_are_read_into_feeds():
 def test_reading_feeds_imports_scrapy_but_the_pages_package_does_not():
     # the minds import newsforagers.pages: it must not bring Scrapy in (import-linter checks the
     # minds; this checks the package the spider and the minds share, at run time)
-    code = ("import sys, newsforagers.pages, newsforagers.scheduled; "
+    code = ("import sys, newsforagers.pages, newsforagers.strategies.scheduled; "
             "assert not [m for m in sys.modules if m == 'scrapy' or m.startswith('scrapy.')], 'scrapy'; "
             "import newsforagers.pages.feeds; assert 'scrapy.utils.sitemap' in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)

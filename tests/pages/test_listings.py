@@ -59,7 +59,8 @@ def test_a_listing_tells_each_item_s_time():
         for i in range(3)
     }
     # an article lists nothing
-    article = "<html><head><meta property='article:published_time' content='2024-01-01T10:00:00Z'></head><body><a href='/x/'>x</a></body></html>"
+    article = ("<html><head><meta property='article:published_time' content='2024-01-01T10:00:00Z'></head>"
+               "<body><a href='/x/'>x</a></body></html>")
     assert read_page("https://news.example/y/", article).listed == ()
 
 
@@ -84,8 +85,9 @@ def test_listed_items_are_resolved_against_the_base_href_like_the_links():
 def _listed_by_xpath(html: str, url: str, now: datetime) -> dict[str, datetime]:
     """The listing rule as one XPath per <time> says it (the reading before issue 15): the
     smallest ancestor holding an <a href>, when its <a> hold one distinct href."""
-    from parsel import Selector
     from urllib.parse import urljoin
+
+    from parsel import Selector
 
     earliest = date_window(now)[0]
     listed: dict[str, datetime] = {}
@@ -100,11 +102,12 @@ def _listed_by_xpath(html: str, url: str, now: datetime) -> dict[str, datetime]:
 
 @pytest.mark.parametrize("body", [
     # items inside items: the inner ones hold one link, the outer ones two
-    "<ul>" + "".join(f"<li><div><a href='/o{i}'>o</a><p><a href='/i{i}'>i</a><time datetime='2024-01-01T0{i}:00:00Z'>"
-                     f"</time></p></div><time datetime='2024-01-01T1{i}:00:00Z'></time></li>" for i in range(5)) + "</ul>",
+    "<ul>" + "".join(f"<li><div><a href='/o{i}'>o</a><p><a href='/i{i}'>i</a>"
+                     f"<time datetime='2024-01-01T0{i}:00:00Z'></time></p></div>"
+                     f"<time datetime='2024-01-01T1{i}:00:00Z'></time></li>" for i in range(5)) + "</ul>",
     # the time inside its link, the same link three times in an item, an anchor without href
-    "<ul>" + "".join(f"<li><a href='/s{i}'><img><time datetime='2024-01-01T0{i}:00:00Z'></time></a><a href='/s{i}'>t</a>"
-                     f"<a>no href</a><a href='/s{i}'>more</a></li>" for i in range(5)) + "</ul>",
+    "<ul>" + "".join(f"<li><a href='/s{i}'><img><time datetime='2024-01-01T0{i}:00:00Z'></time></a>"
+                     f"<a href='/s{i}'>t</a><a>no href</a><a href='/s{i}'>more</a></li>" for i in range(5)) + "</ul>",
     # a chain 300 deep with a dated item at every level, all showing the same link
     "".join(f"<div><a href='/same'>s</a><time datetime='2024-01-01T{i % 24:02d}:00:00Z'></time>" for i in range(300))
     + "</div>" * 300,

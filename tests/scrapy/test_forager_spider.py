@@ -20,9 +20,9 @@ from twisted.web.http import datetimeToString
 from newsforagers.clock import SiteClock
 from newsforagers.config import ForagersConfig
 from newsforagers.driver import LISTING_FIELD, LISTING_KEY, ScheduledDriver
-from newsforagers.scheduled import Fetch, ScheduledForager, schedule_from_config
 from newsforagers.spiders.forager import ForagerSpider
 from newsforagers.store import MemoryStore
+from newsforagers.strategies.scheduled import Fetch, ScheduledForager, schedule_from_config
 
 HOME = "http://site.example/"
 T0 = datetime(2024, 1, 1, 12, tzinfo=UTC).timestamp()
@@ -72,12 +72,12 @@ def answer(request: Request, status: int = 200, body: bytes = b"", at: float = T
 
 
 def visit(spider, fetch: Fetch, **answered) -> list:
-    return list(spider.parse_fetch(answer(spider.make_fetch_request(fetch), **answered)))
+    return list(spider.parse_fetch(answer(spider.forager_driver.fetch_request(fetch), **answered)))
 
 
 def test_a_page_read_is_recorded_with_its_links_language_and_validators(forager_spider):
     spider = forager_spider()
-    store, mind = spider.forager_driver.store, spider.forager_driver.forager
+    store, mind = spider.forager_driver.store, spider.forager_driver.mind
     first = mind.next_fetch(T0)
     assert first == Fetch(HOME, "listing", 1)
     visit(spider, first, body=listing("/a.html", "/b.html", "/a.html"), ETag='"v1"',
@@ -101,9 +101,9 @@ def test_a_page_read_is_recorded_with_its_links_language_and_validators(forager_
 
 def test_a_revisit_is_conditional_and_its_304_is_a_visit_that_showed_nothing_new(forager_spider):
     spider = forager_spider()
-    store, mind, stats = spider.forager_driver.store, spider.forager_driver.forager, spider.crawler.stats
+    store, mind, stats = spider.forager_driver.store, spider.forager_driver.mind, spider.crawler.stats
     first = mind.next_fetch(T0)
-    request = spider.make_fetch_request(first)
+    request = spider.forager_driver.fetch_request(first)
     assert "If-None-Match" not in request.headers and "handle_httpstatus_list" not in request.meta
     list(spider.parse_fetch(answer(request, body=listing("/a.html"), ETag='"v1"',
                                    Last_Modified=datetimeToString(T0))))
@@ -114,7 +114,7 @@ def test_a_revisit_is_conditional_and_its_304_is_a_visit_that_showed_nothing_new
     entry = mind.schedule.entry(HOME)
     visits, evidence, downloaded = entry.visits, entry.evidence, mind.counters.downloaded
     mind.schedule.begin(HOME, T0 + 3600)
-    revisit = spider.make_fetch_request(Fetch(HOME, "listing", 2))
+    revisit = spider.forager_driver.fetch_request(Fetch(HOME, "listing", 2))
     assert revisit.headers["If-None-Match"] == b'"v2"'
     assert revisit.headers["If-Modified-Since"] == b"Mon, 01 Jan 2024 12:29:00 GMT"
     assert revisit.meta["handle_httpstatus_list"] == [304] and revisit.meta["dont_cache"] is True
@@ -142,12 +142,12 @@ def test_without_a_record_or_with_the_setting_off_a_revisit_is_a_plain_get(forag
     for settings, etag in (({}, None), ({"FORAGERS_CONDITIONAL": "false"}, '"v1"'),
                            ({"FORAGERS_URL_RECORDS": "false"}, '"v1"')):
         spider = forager_spider(**settings)
-        mind = spider.forager_driver.forager
+        mind = spider.forager_driver.mind
         first = mind.next_fetch(T0)
         headers = {"ETag": etag} if etag else {}
-        list(spider.parse_fetch(answer(spider.make_fetch_request(first), body=listing("/a.html"), **headers)))
+        list(spider.parse_fetch(answer(spider.forager_driver.fetch_request(first), body=listing("/a.html"), **headers)))
         mind.schedule.begin(HOME, T0 + 3600)
-        revisit = spider.make_fetch_request(Fetch(HOME, "listing", 2))
+        revisit = spider.forager_driver.fetch_request(Fetch(HOME, "listing", 2))
         assert "If-None-Match" not in revisit.headers and "If-Modified-Since" not in revisit.headers
         assert "handle_httpstatus_list" not in revisit.meta
         assert not spider.crawler.stats.get_value("newsforagers/conditional/sent")
@@ -159,8 +159,8 @@ def test_without_a_record_or_with_the_setting_off_a_revisit_is_a_plain_get(forag
 def test_an_http_error_is_recorded_as_the_url_s_state(forager_spider):
     spider = forager_spider()
     store = spider.forager_driver.store
-    fetch = spider.forager_driver.forager.next_fetch(T0)
-    gone = answer(spider.make_fetch_request(fetch), status=404)
+    fetch = spider.forager_driver.mind.next_fetch(T0)
+    gone = answer(spider.forager_driver.fetch_request(fetch), status=404)
     failure = Failure(HttpError(gone))
     failure.request = gone.request
     spider.fetch_failed(failure)
@@ -191,7 +191,7 @@ def test_a_step_page_names_its_links_kind_and_copies_not_downloaded_now_are_not_
 
 def test_without_url_records_nothing_is_reported(forager_spider):
     spider = forager_spider(FORAGERS_URL_RECORDS="false")
-    store, mind = spider.forager_driver.store, spider.forager_driver.forager
+    store, mind = spider.forager_driver.store, spider.forager_driver.mind
     visit(spider, mind.next_fetch(T0), body=listing("/a.html"), ETag='"v1"')
     assert store.get_url_record(HOME) is None and store.get_url_record(HOME + "a.html") is None
     assert spider.broker is None
@@ -217,7 +217,7 @@ def xml_answer(request: Request, body: bytes, at: float = T0, kind=XmlResponse,
 
 def test_a_feed_a_page_announces_is_read_as_a_listing_whose_stories_are_harvested(forager_spider):
     spider = forager_spider()
-    store, mind, stats = spider.forager_driver.store, spider.forager_driver.forager, spider.crawler.stats
+    store, mind, stats = spider.forager_driver.store, spider.forager_driver.mind, spider.crawler.stats
     home = (b'<html><head><title>Front</title><link rel="alternate" type="application/rss+xml" href="/world/feed.xml">'
             b'<link rel="alternate" type="application/rss+xml" href="http://elsewhere.example/feed.xml">'
             b'</head><body><a href="/about.html">About</a></body></html>')
@@ -228,7 +228,7 @@ def test_a_feed_a_page_announces_is_read_as_a_listing_whose_stories_are_harveste
     feed_visit = mind.next_fetch(T0)
     assert feed_visit == Fetch(FEED, "listing", 2)
     body = rss(("/world/fresh.html", T0 - 600), ("/world/stale.html", T0 - 3 * 86400))
-    assert list(spider.parse_fetch(xml_answer(spider.make_fetch_request(feed_visit), body))) == []
+    assert list(spider.parse_fetch(xml_answer(spider.forager_driver.fetch_request(feed_visit), body))) == []
     assert stats.get_value("newsforagers/feeds/read/feed") == 1
     assert not stats.get_value("newsforagers/skipped/not_html") and not stats.get_value("newsforagers/pages/empty")
     assert store.get_url_record(FEED)["state"] == 200  # reported as any listing
@@ -243,7 +243,7 @@ def test_a_gzip_sitemap_is_read_and_a_sitemap_index_adds_its_sitemaps(forager_sp
     import gzip
 
     spider = forager_spider()
-    mind, stats = spider.forager_driver.forager, spider.crawler.stats
+    mind, stats = spider.forager_driver.mind, spider.crawler.stats
     index, news = HOME + "sitemap.xml", HOME + "news.xml.gz"
     mind.add_feeds([index], T0)
     mind.on_failed(mind.next_fetch(T0))  # the seed, out of the way
@@ -252,7 +252,7 @@ def test_a_gzip_sitemap_is_read_and_a_sitemap_index_adds_its_sitemaps(forager_sp
             b"<lastmod>2019-01-01</lastmod></sitemap></sitemapindex>")
     index_visit = mind.next_fetch(T0)
     assert index_visit.url == index
-    list(spider.parse_fetch(xml_answer(spider.make_fetch_request(index_visit), body,
+    list(spider.parse_fetch(xml_answer(spider.forager_driver.fetch_request(index_visit), body,
                                        content_type="application/xml")))
     assert news in mind.schedule and HOME + "2019.xml" not in mind.schedule and mind.counters.old_feeds == 1
     # (dated since the forager began at T0: news, which no due listing goes before)
@@ -260,7 +260,7 @@ def test_a_gzip_sitemap_is_read_and_a_sitemap_index_adds_its_sitemaps(forager_sp
             b"<lastmod>2024-01-01T12:00:00Z</lastmod></url></urlset>")
     news_visit = mind.next_fetch(T0)
     assert news_visit.url == news
-    list(spider.parse_fetch(xml_answer(spider.make_fetch_request(news_visit), gzip.compress(urls),
+    list(spider.parse_fetch(xml_answer(spider.forager_driver.fetch_request(news_visit), gzip.compress(urls),
                                        kind=Response, content_type="application/x-gzip")))
     assert stats.get_value("newsforagers/feeds/read/sitemap") == 2
     assert mind.next_fetch(T0) == Fetch(HOME + "a.html", "harvest", news_visit.visit)
@@ -272,12 +272,12 @@ def test_a_gzip_sitemap_is_read_and_a_sitemap_index_adds_its_sitemaps(forager_sp
 ])
 def test_a_bad_feed_is_a_counted_skip_and_a_failed_visit(forager_spider, body, content_type):
     spider = forager_spider()
-    mind, stats = spider.forager_driver.forager, spider.crawler.stats
+    mind, stats = spider.forager_driver.mind, spider.crawler.stats
     mind.add_feeds([FEED], T0)
     mind.on_failed(mind.next_fetch(T0))  # the seed, out of the way
     fetch = mind.next_fetch(T0)
     assert fetch.url == FEED
-    assert list(spider.parse_fetch(xml_answer(spider.make_fetch_request(fetch), body,
+    assert list(spider.parse_fetch(xml_answer(spider.forager_driver.fetch_request(fetch), body,
                                               content_type=content_type))) == []
     assert stats.get_value("newsforagers/skipped/bad_feed") == 1
     assert not stats.get_value("newsforagers/skipped/not_html")
@@ -286,14 +286,14 @@ def test_a_bad_feed_is_a_counted_skip_and_a_failed_visit(forager_spider, body, c
 
 def test_with_feeds_off_nothing_is_discovered_and_a_feed_is_skipped_as_not_html(forager_spider):
     spider = forager_spider(FORAGERS_FEEDS="false")
-    mind, stats = spider.forager_driver.forager, spider.crawler.stats
+    mind, stats = spider.forager_driver.mind, spider.crawler.stats
     home = b'<html><head><title>Front</title><link rel="alternate" type="application/rss+xml" href="/world/feed.xml">'
     visit(spider, mind.next_fetch(T0), body=home + b"</head><body><a href='/a.html'>A</a></body></html>")
     assert FEED not in mind.schedule and mind.counters.feeds_added == 0
     mind.on_failed(mind.next_fetch(T0))
     mind.schedule.add(FEED)
     fetch = mind.next_fetch(T0)
-    list(spider.parse_fetch(xml_answer(spider.make_fetch_request(fetch), rss(("/x.html", T0)))))
+    list(spider.parse_fetch(xml_answer(spider.forager_driver.fetch_request(fetch), rss(("/x.html", T0)))))
     assert stats.get_value("newsforagers/skipped/not_html") == 1 and not stats.get_value("newsforagers/feeds/read/feed")
     # and no robots.txt is asked for its sitemaps
     spider.colony = SimpleNamespace(hosting=True, root=spider.crawler)
@@ -314,7 +314,7 @@ def test_the_paper_strategy_still_skips_a_feed_as_not_html():
 
 def test_the_root_reads_the_sitemaps_its_seeds_robots_txt_lists(forager_spider):
     spider = forager_spider()
-    mind, stats = spider.forager_driver.forager, spider.crawler.stats
+    mind, stats = spider.forager_driver.mind, spider.crawler.stats
     spider.seeds = [HOME, HOME + "world/", "https://other.example/"]
     assert spider._robots_requests() == []  # not the root of a colony (a member, a split's child)
     spider.colony = SimpleNamespace(hosting=True, root=spider.crawler)

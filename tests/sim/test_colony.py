@@ -1,13 +1,13 @@
 import numpy as np
 import pytest
 
-from newsforagers import forager as forager_module
 from newsforagers.cli import main
 from newsforagers.learning import ReinforcingAgent, ScorePolicy
 from newsforagers.pages import SentMemory
 from newsforagers.sim import colony as colony_module
 from newsforagers.sim.colony import colony_config, run_colony
 from newsforagers.sim.world import NewsWorld
+from newsforagers.strategies import paper as forager_module
 
 HOURS = 3600.0
 

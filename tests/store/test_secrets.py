@@ -8,8 +8,13 @@ import pytest
 
 from newsforagers.errors import ForagersUsageError, hide_secrets, mask_password, url_secrets
 from newsforagers.store import open_store
-from newsforagers.store.secrets import (PASSWORD_ENV, read_password_file, split_password,
-                                        store_credentials, without_password)
+from newsforagers.store.secrets import (
+    PASSWORD_ENV,
+    read_password_file,
+    split_password,
+    store_credentials,
+    without_password,
+)
 
 # passwords a scan for the end of the authority ("/", "?", "#") cut short, or an "@" fooled
 AWKWARD = ["s3cret/PW", "s3c#ret", "a?b=c", "p@ss@word", "co:lon", "%2Fquoted"]

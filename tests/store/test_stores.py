@@ -357,7 +357,7 @@ def test_documents_after_a_position_follow_the_store_in_order(store):
     assert store.documents_after(0) == []
     for i in range(5):
         store.claim([f"url:{i}"], DocumentRecord(f"u{i}", "t", "p", "f", "f1", 100.0, text=f"body {i}"))
-    assert store.claim([f"url:1"], record("u1")) is False  # a refused claim leaves no gap
+    assert store.claim(["url:1"], record("u1")) is False  # a refused claim leaves no gap
     store.claim(["url:5"], record("u5"))
     assert [d.url for d in store.documents_after(0)] == [f"u{i}" for i in range(6)]
     assert [d.url for d in store.documents_after(3)] == ["u3", "u4", "u5"]

@@ -27,8 +27,8 @@ from newsforagers.store import DocumentRecord, open_store  # noqa: E402
 from newsforagers.web import create_app  # noqa: E402
 from newsforagers.web.colony import RunHistory  # noqa: E402
 from newsforagers.web.text import format_lag, http_url, lag_seconds, snippet_parts  # noqa: E402
-from tests.outputs import output
 from tests.commands.test_cli_extras import without  # noqa: E402
+from tests.outputs import output
 
 REPO = Path(__file__).resolve().parents[2]
 WEB = REPO / "newsforagers" / "web"
@@ -567,7 +567,8 @@ def test_a_refused_host_is_one_line_and_status_2(capsys):
 def test_without_flask_the_command_names_the_extra():
     run = without("flask", "web", "--port", "0")
     assert run.returncode == 2, run.stderr
-    assert "install newsforagers with its [web] extra (in its checkout: pip install '.[web]')" in run.stderr and "Traceback" not in run.stderr
+    assert ("install newsforagers with its [web] extra (in its checkout: pip install '.[web]')" in run.stderr
+            and "Traceback" not in run.stderr)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])

@@ -21,6 +21,7 @@ def test_no_page_shows_the_store_s_password(tmp_path, password, monkeypatch):
     for page in ("/", "/latest", "/colony", "/search?q=harbour", "/api/latest", "/api/colony",
                  "/api/search?q=harbour"):
         text = client.get(page).get_data(as_text=True)
-        pieces = {password, *(part for part in password.replace("#", "/").replace("@", "/").split("/") if len(part) > 2)}
+        pieces = {password, *(part for part in password.replace("#", "/").replace("@", "/").split("/")
+                              if len(part) > 2)}
         assert not [piece for piece in pieces if piece in text], (page, text[:500])
     assert "redis://:***@127.0.0.1:1/0" in client.get("/latest").get_data(as_text=True)

@@ -161,9 +161,8 @@ def _settings_problem(config) -> str | None:
     """The first ``--set`` setting a crawl of this bench would refuse, checked on the very
     settings each crawler's command line gives it (a colony's strategy, the budget...), so that
     a typo stops the bench at once instead of failing every crawl in turn; None when all pass."""
-    from pathlib import Path
-
     from dataclasses import replace
+    from pathlib import Path
 
     from newsforagers.config import ForagersConfig
     from newsforagers.evaluation.bench.plan import PlannedRun, crawl_argv

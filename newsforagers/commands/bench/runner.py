@@ -25,7 +25,12 @@ from typing import TYPE_CHECKING, Any
 from newsforagers.evaluation.bench.config import BenchConfig
 from newsforagers.evaluation.bench.evaluate import evaluate_files
 from newsforagers.evaluation.bench.plan import (
-    PlannedRun, crawl_argv, plan_runs, replay_kwargs, run_identity, show_argv,
+    PlannedRun,
+    crawl_argv,
+    plan_runs,
+    replay_kwargs,
+    run_identity,
+    show_argv,
 )
 from newsforagers.evaluation.bench.report import write_results
 from newsforagers.evaluation.bench.site import Site

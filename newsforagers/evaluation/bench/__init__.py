@@ -20,7 +20,7 @@ each run and the results, as a library with no process of its own.
   (``results.json``);
 - :mod:`~newsforagers.evaluation.bench.report`: ``results.json`` and ``results.md`` written.
 - :mod:`~newsforagers.evaluation.bench.topic` and :mod:`~newsforagers.evaluation.bench.harvest`:
-  a topical benchmark's (``--topic SECTION``, issue 20) topic, from a section of the corpus, and
+  a topical benchmark's (``--topic SECTION``) topic, from a section of the corpus, and
   its measures (harvest rate, topic recall, precision, recall at equal requests).
 
 What is deterministic for a fixed seed: the plan (:func:`plan_runs`), every command

@@ -15,14 +15,14 @@ from newsforagers.evaluation.bench.sweep import KNOBS
 from newsforagers.evaluation.metrics import as_time
 
 COLONY_MODES = ("wlrl", "wl", "rl")
-#: Colonies: the papers' three modes and the ``scheduled`` strategy (issue 7, mode wlrl).
+#: Colonies: the papers' three modes and the ``scheduled`` strategy (mode wlrl).
 COLONIES = COLONY_MODES + ("scheduled",)
 BASELINES = ("bfs", "hubs", "adaptive", "feeds", "random", "oracle", "best_first")
 CRAWLERS = COLONIES + BASELINES
 #: A benchmark's crawlers when none are named: all but ``feeds``, which needs a site with feeds,
 #: and ``best_first``, which needs a topic.
 DEFAULT_CRAWLERS = tuple(c for c in CRAWLERS if c not in ("feeds", "best_first"))
-#: A topical benchmark's crawlers when none are named (issue 20): the scheduled colony against
+#: A topical benchmark's crawlers when none are named : the scheduled colony against
 #: the breadth-first re-crawl and the classic topical baseline.
 TOPIC_CRAWLERS = ("scheduled", "bfs", "best_first")
 #: The crawlers a topical benchmark gives its topic (``-a topic=WORDS``): the colonies and
@@ -61,14 +61,14 @@ class BenchConfig:
     settings: tuple[tuple[str, str], ...] = ()  # extra Scrapy settings for every crawl
     grace: float = DEFAULT_GRACE
     model: str | None = None  # a state encoder (newsforagers train) for the colonies
-    # issue 19: each crawler at several values of its cost knob (evaluation/bench/sweep.py),
+    # lag-cost curves: each crawler at several values of its cost knob (evaluation/bench/sweep.py),
     # the values a crawler is given instead of its knob's ((crawler, values), ...), or each
     # crawler at several budgets (requests/s)
     sweep: bool = False
     sweep_values: tuple[tuple[str, tuple[float, ...]], ...] = ()
     budgets: tuple[float, ...] = ()
     feeds: float = 0.0  # the replay's --feeds: share of sections with a feed (0: none)
-    # issue 20: a topical benchmark: a section of the corpus (--topic), and the words the
+    # a topical benchmark: a section of the corpus (--topic), and the words the
     # topical crawlers are given for it (evaluation/bench/topic.py resolve_topic reads them
     # off the corpus; None until then)
     topic: str | None = None

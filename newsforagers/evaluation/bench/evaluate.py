@@ -21,7 +21,11 @@ from newsforagers.evaluation.bench.plan import PlannedRun
 from newsforagers.evaluation.compartments import Visit, window_table
 from newsforagers.evaluation.lagsplit import lag_split
 from newsforagers.evaluation.metrics import (
-    as_time, classify_items, run_metrics, run_window, truth_times,
+    as_time,
+    classify_items,
+    run_metrics,
+    run_window,
+    truth_times,
 )
 
 #: Windows of the time series (efficiency, compartmentalisation) per run.

@@ -1,4 +1,4 @@
-"""The topical benchmark's measures (issue 20): how well a run harvested one topic's documents
+"""The topical benchmark's measures: how well a run harvested one topic's documents
 (the truth's articles filed in the ``--topic`` section,
 :func:`~newsforagers.evaluation.bench.topic.topic_documents`), from the replay's truth and
 request log and the crawler's output, as the discovery measures of
@@ -37,7 +37,13 @@ from urllib.parse import unquote
 
 from newsforagers.evaluation.bench.topic import topic_documents
 from newsforagers.evaluation.metrics import (
-    aggregate, classify_items, item_path, percentile, run_requests, run_window, truth_times,
+    aggregate,
+    classify_items,
+    item_path,
+    percentile,
+    run_requests,
+    run_window,
+    truth_times,
 )
 
 #: A run's topic measures (``record["topic"]``), each crawler's mean ± std of them.
@@ -176,7 +182,7 @@ def topic_summary(runs: Mapping[str, Sequence[Mapping[str, Any]]]
 
 def topic_targets(profile: str, crawlers: Mapping[str, Mapping[str, Any]],
                   colonies: Sequence[str]) -> list[dict[str, Any]]:
-    """Issue 20's targets of each of ``colonies`` that ran, from the means of its topic
+    """The topical targets of each of ``colonies`` that ran, from the means of its topic
     measures: harvest rate above ``bfs``'s, at least ``best_first``'s, topic recall ≥ 0.9, and
     a topic lag median no worse than the same colony's crawling without the topic
     (``CRAWLER@no-topic``) on the same documents; ``met`` None when a number it needs was not

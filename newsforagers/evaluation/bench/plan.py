@@ -14,7 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from newsforagers.evaluation.bench.config import (
-    COLONIES, COLONY_MODES, TOPICAL, BenchConfig, BenchError,
+    COLONIES,
+    COLONY_MODES,
+    TOPICAL,
+    BenchConfig,
+    BenchError,
 )
 from newsforagers.evaluation.bench.sweep import Variant, variants
 from newsforagers.evaluation.bench.topic import topic_argument
@@ -56,7 +60,7 @@ def run_identity(config: BenchConfig, run: PlannedRun) -> dict[str, Any]:
 
 
 #: A topical benchmark's reference: the ``scheduled`` colony crawling without the topic, judged
-#: on the same documents (issue 20: the topical colony's lag is to be no worse than its).
+#: on the same documents (the topical colony's lag is to be no worse than its).
 NO_TOPIC = "no-topic"
 
 

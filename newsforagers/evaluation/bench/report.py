@@ -25,7 +25,7 @@ COLUMNS: dict[str, tuple[str, int]] = {
     "age": ("age (min)", 1), "compartmentalisation": ("compart.", 3), "requests": ("requests", 0),
 }
 
-# a topical benchmark's measures (issue 20, harvest.py) -> (column header, decimals)
+# a topical benchmark's measures (harvest.py) -> (column header, decimals)
 TOPIC_COLUMNS: dict[str, tuple[str, int]] = {
     "harvest_rate": ("harvest rate", 3), "topic_recall": ("topic recall", 3),
     "recall_at_requests": ("recall at equal requests", 3), "topic_precision": ("precision", 3),

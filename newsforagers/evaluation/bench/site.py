@@ -66,7 +66,7 @@ class Site:
     #: truth's ``sections`` carry)
     sections: tuple[str, ...] = ()
     #: Each section's article titles published before the window's start, oldest first: the
-    #: examples a topic is described by with ``--topic-words examples`` (issue 20)
+    #: examples a topic is described by with ``--topic-words examples``
     examples: dict[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     def describe(self) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """``results.json``'s numbers: each crawler's mean ± standard deviation of every measure over
-its successful runs, the failed runs, and the targets (issue 6's for the papers' colony, issue
-7's for the scheduled one) judged from the means (:func:`summarise`, :func:`targets`). Pure
+its successful runs, the failed runs, and the targets (the papers' colony's and the
+scheduled one's, docs/bench.md) judged from the means (:func:`summarise`, :func:`targets`). Pure
 functions of the run records: the same records give the same results."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ METRIC_KEYS = RESULT_KEYS + ("compartmentalisation",)
 #: Counts aggregated beside them (what the ratios come from).
 EXTRA_KEYS = ("novel", "window_articles", "output", "lag_mean")
 
-#: The crawlers with targets: the papers' colony (issue 6) and the scheduled one (issue 7).
+#: The crawlers with targets: the papers' colony and the scheduled one (docs/bench.md).
 TARGET_CRAWLERS = ("wlrl", "scheduled")
 
 
@@ -57,7 +57,7 @@ def summarise(config: BenchConfig, site: Mapping[str, Any] | None, records: Sequ
         "runs": list(records),
     }
     if config.topic is not None:
-        # issue 20: the topic's measures beside the others, and its targets instead of the
+        # the topic's measures beside the others, and its targets instead of the
         # discovery ones (a topical colony outputs only the topic: its recall of all the news
         # says nothing)
         summaries, at = topic_summary(topical)
@@ -85,8 +85,8 @@ def _mean(crawlers: Mapping[str, Any], name: str, key: str) -> float | None:
 
 
 def targets(profile: str, crawlers: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The targets of each target crawler that ran (``wlrl``: issue 6's; ``scheduled``: issue
-    7's), on the hard profile, each ``met`` True/False from the means, or None when a number it
+    """The targets of each target crawler that ran (``wlrl`` and ``scheduled``, docs/bench.md),
+    on the hard profile, each ``met`` True/False from the means, or None when a number it
     needs was not measured."""
     rows = []
     bfs_lag = _mean(crawlers, "bfs", "lag_median")
@@ -97,7 +97,8 @@ def targets(profile: str, crawlers: Mapping[str, Any]) -> list[dict[str, Any]]:
             continue
         mine = lambda key, c=crawler: _mean(crawlers, c, key)  # noqa: E731
 
-        def add(label: str, key: str, op: str, bound: float | None, reference: str) -> None:
+        def add(label: str, key: str, op: str, bound: float | None, reference: str,
+                crawler: str = crawler, mine=mine) -> None:
             value = mine(key)
             if value is None or bound is None:
                 met = None

@@ -1,4 +1,4 @@
-"""The lag–cost curves of a benchmark (issue 19): every crawler run at several settings of its
+"""The lag–cost curves of a benchmark: every crawler run at several settings of its
 own cost knob (``newsforagers bench --sweep``) or at several request budgets (``--budgets``),
 and what is read off the curves.
 
@@ -216,7 +216,7 @@ def _at_requests(points: Sequence[Mapping[str, Any]], reference: Mapping[str, An
 
 
 def sweep_targets(found: Mapping[str, Sequence[Mapping[str, Any]]], profile: str) -> list[dict[str, Any]]:
-    """Issue 19's targets, read off the curves: ``scheduled`` at its defaults has a median lag
+    """The lag-cost targets (docs/bench.md), read off the curves: ``scheduled`` at its defaults has a median lag
     ≤ 0.5 × ``adaptive``'s at ``scheduled``'s download efficiency (on ``adaptive``'s curve), a
     p90 lag ≤ ``adaptive``'s there, and recall ≥ 0.97. Nothing when either did not run."""
     mine = default_point(found.get("scheduled", ()))

@@ -1,4 +1,4 @@
-"""The topic of a topical benchmark (issue 20, ``newsforagers bench --topic SECTION``): one of
+"""The topic of a topical benchmark (``newsforagers bench --topic SECTION``): one of
 the corpus's own sections, the words the topical crawlers are given for it
 (:func:`section_words`, :func:`resolve_topic`) and its documents, the ground truth the runs are
 judged against (:func:`topic_documents`; the measures are

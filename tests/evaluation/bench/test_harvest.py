@@ -6,7 +6,11 @@ from __future__ import annotations
 import pytest
 
 from newsforagers.evaluation.bench.harvest import (
-    TOPIC_KEYS, recall_at_requests, topic_measures, topic_series, topic_targets,
+    TOPIC_KEYS,
+    recall_at_requests,
+    topic_measures,
+    topic_series,
+    topic_targets,
 )
 from newsforagers.evaluation.metrics import as_time
 from tests.evaluation.bench.samples import TOPIC_RECORDS, topic_summary_of

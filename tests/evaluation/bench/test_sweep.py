@@ -11,7 +11,12 @@ from newsforagers.evaluation.bench.plan import crawl_argv, plan_runs, run_identi
 from newsforagers.evaluation.bench.report import results_markdown
 from newsforagers.evaluation.bench.summary import summarise
 from newsforagers.evaluation.bench.sweep import (
-    KNOBS, at_efficiency, cross_table, curves, sweep_targets, variants,
+    KNOBS,
+    at_efficiency,
+    cross_table,
+    curves,
+    sweep_targets,
+    variants,
 )
 from tests.evaluation.bench.samples import MONDAY_7, metrics
 

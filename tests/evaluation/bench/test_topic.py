@@ -11,7 +11,12 @@ import pytest
 from newsforagers.evaluation.bench.config import BenchConfig, BenchError
 from newsforagers.evaluation.bench.site import earlier_titles, prepare_site
 from newsforagers.evaluation.bench.topic import (
-    TOPIC_FILE, is_synthetic, resolve_topic, section_words, topic_argument, topic_documents,
+    TOPIC_FILE,
+    is_synthetic,
+    resolve_topic,
+    section_words,
+    topic_argument,
+    topic_documents,
     write_topic_file,
 )
 from tests.evaluation.bench.samples import config_for

@@ -1,9 +1,10 @@
-"""The forager's mind at run time: weblog, weights, the current path and its step barrier.
+"""The papers' strategy (``FORAGERS_STRATEGY=paper``): the forager's mind at run time —
+weblog, weights, the current path and its step barrier.
 
-This is the part of a forager that the Scrapy scheduler and spider share (the scheduler asks
-it for the next step, the spider tells it what a downloaded page says). It never imports
-Scrapy: URLs, texts and dates in, URLs and numbers out, with the learning core doing the
-maths (Alg. 1-5 and 10-12 of the selection paper).
+The driver (:mod:`newsforagers.driver`) is its only door to Scrapy: it asks the mind for the
+next step and hands it what a downloaded page says. It never imports Scrapy: URLs, texts and
+dates in, URLs and numbers out, with the learning core doing the maths (Alg. 1-5 and 10-12
+of the selection paper).
 
 A step goes: ``next_step()`` → the scheduler downloads the step page → ``on_step_page()``
 returns the probes to download (links not visited in this path, minus pages whose stored
@@ -15,43 +16,28 @@ grows, the TD step (Alg. 4) uses the step's profit, and ``next_step()`` may choo
 from __future__ import annotations
 
 import logging
-from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta
-from typing import Callable, Protocol, Sequence
+from datetime import datetime
+from typing import Callable, Sequence
 
 import numpy as np
 
 from newsforagers import defaults
 from newsforagers.config import ForagersConfig
-from newsforagers.learning import Weblog, random_weights, td_error, td_step
+from newsforagers.learning import Weblog
+from newsforagers.learning.bounded import Bounded
 from newsforagers.learning.path import ForagerPath
-from newsforagers.pages import SentMemory, is_candidate
+from newsforagers.pages import SentMemory
+from newsforagers.strategies.common import (
+    MODES,
+    Encoder,
+    EncoderBootstrap,
+    ForagerCounters,
+    Mind,
+    guarded_td_step,
+)
 
 logger = logging.getLogger(__name__)
-
-MODES = ("wlrl", "wl", "rl")
-
-
-class Encoder(Protocol):
-    def transform(self, texts: Sequence[str]) -> np.ndarray: ...
-
-
-@dataclass
-class ForagerCounters:
-    downloaded: int = 0  # step pages and probes that arrived
-    steps: int = 0
-    paths: int = 0
-    probes: int = 0
-    probe_failures: int = 0
-    reused_states: int = 0
-    sent: int = 0
-    rewarded: int = 0
-    late_rewards: int = 0
-    td_updates: int = 0
-    td_error_abs_sum: float = 0.0
-    start_failures: int = 0
-    td_overflows: int = 0
 
 
 @dataclass
@@ -79,8 +65,10 @@ class _Step:
         return self.page_done and all(p.done for p in self.probes.values())
 
 
-class Forager:
+class Forager(Mind):
     """One forager (a spider's mind). ``rng`` drives every random choice it makes."""
+
+    strategy = "paper"
 
     def __init__(
         self,
@@ -110,15 +98,10 @@ class Forager:
         self.rng = rng
         self.mode = mode
         self.encoder = encoder
-        self._bootstrap = bootstrap
-        self.bootstrap_pages = bootstrap_pages
-        self._bootstrap_texts: list[str] = []
         # With ``background_fit`` the forager does not fit its encoder itself: it leaves the
         # texts in ``fit_request`` for its driver (which fits them on a thread) and keeps
         # walking in random order until ``encoder_fitted`` or ``encoder_failed`` is called.
-        self.background_fit = background_fit
-        self.fit_request: list[str] | None = None
-        self._fitting = False
+        self.bootstrap = EncoderBootstrap(bootstrap, bootstrap_pages, background=background_fit)
         self._fitted: tuple[Encoder, int] | None = None
         self.reuse_states = reuse_states
         self.path = ForagerPath(k=config.n_clusters, max_steps=config.path_steps)
@@ -133,11 +116,10 @@ class Forager:
         self._resume_step: str | None = None  # a restored step that must be walked again
         self._start_failed = False
         # Alg. 2: state vectors of probed pages by URL, with their publication date; bounded
-        self._states: OrderedDict[str, tuple[np.ndarray, datetime | None]] = OrderedDict()
-        self._state_cache_size = state_cache_size
+        self._states: Bounded[str, tuple[np.ndarray, datetime | None]] = Bounded(max(0, state_cache_size))
         # URLs read with a publication date (articles), as bounded as the states: a step to one
         # may be answered from Scrapy's HTTP cache (not a decision of the walk)
-        self._articles: OrderedDict[str, None] = OrderedDict()
+        self._articles: Bounded[str, None] = Bounded(max(1, state_cache_size))
         self._start_failures: dict[str, int] = {}
         self._max_start_failures = max_start_failures
         self.max_paths = max_paths
@@ -267,10 +249,7 @@ class Forager:
             self.counters.probes += 1
             self.counters.downloaded += 1
         if published is not None:
-            self._articles[url] = None
-            self._articles.move_to_end(url)
-            while len(self._articles) > max(1, self._state_cache_size):
-                self._articles.popitem(last=False)
+            self._articles.add(url)
 
     def on_probe_failed(self, url: str) -> None:
         probe = self._probe(url)
@@ -297,10 +276,6 @@ class Forager:
                 missing += 1
                 self.counters.probe_failures += 1
         return missing
-
-    def should_send(self, url: str, published: datetime | None, now: datetime) -> bool:
-        """Alg. 5: a candidate (≤ 24 h old, not dated ahead) not sent before by this forager."""
-        return select_send(self.config, self.sent, self.counters, url, published, now)
 
     def on_reward(self, path_id: int, step_index: int, profit: float, rewarded: bool) -> None:
         """The reinforcing agent's answer for one send made at ``step_index`` of path ``path_id``."""
@@ -351,13 +326,9 @@ class Forager:
         if step.step_text is not None:
             texts.append(step.step_text)
         if self.encoder is None:
-            self._bootstrap_texts.extend(texts)
-            if len(self._bootstrap_texts) >= self.bootstrap_pages and not self._fitting:
-                if self.background_fit:
-                    self._fitting = True
-                    self.fit_request, self._bootstrap_texts = self._bootstrap_texts, []
-                else:
-                    self._fit_encoder()
+            now = self.bootstrap.add(texts)
+            if now is not None:
+                self._fit_encoder(now)
             self.path.add_frontier([p.url for p in fetched], np.zeros((len(fetched), self.config.n_clusters)))
             return
         states = self.encoder.transform(texts) if texts else np.zeros((0, self.config.n_clusters))
@@ -381,41 +352,20 @@ class Forager:
         if transition is None:
             return
         s_tm1, r_t, s_t = transition
-        try:
-            delta = td_error(self.weights, s_tm1, r_t, s_t, self.config.td_gamma)
-            self.weights = td_step(self.weights, s_tm1, r_t, s_t, self.config.td_alpha, self.config.td_gamma)
-        except ValueError:
-            # a diverging value estimate must not take the forager down: keep the old weights
-            self.counters.td_overflows += 1
-            logger.warning("forager %s: TD step overflowed; weights kept", self.name)
-            return
-        self.counters.td_updates += 1
-        self.counters.td_error_abs_sum += abs(delta)
+        self.weights = guarded_td_step(self.name, self.config, self.counters, self.weights, s_tm1, r_t, s_t)
 
-    def _fit_encoder(self) -> None:
-        texts, self._bootstrap_texts = self._bootstrap_texts, []
+    def _fit_encoder(self, texts: list[str]) -> None:
         try:
-            encoder = self._bootstrap(texts)
+            encoder = self.bootstrap.fit(texts)
         except ValueError as exc:
             self.encoder_failed(texts, exc)
             return
         self._use_encoder(encoder, len(texts))
 
-    def fit(self, texts: list[str]) -> Encoder:
-        """Fit an encoder on ``texts`` (pure: safe to call on another thread)."""
-        return self._bootstrap(texts)
-
     def encoder_fitted(self, encoder: Encoder, n_texts: int) -> None:
         """A background fit of ``n_texts`` texts is done: used from the next step on."""
-        self._fitting = False
+        self.bootstrap.done()
         self._fitted = (encoder, n_texts)
-
-    def encoder_failed(self, texts: list[str], exc: Exception) -> None:
-        """A fit failed (too few distinct texts yet): keep collecting, twice as many."""
-        self._fitting = False
-        logger.info("forager %s: encoder bootstrap postponed (%s)", self.name, exc)
-        self._bootstrap_texts = list(texts) + self._bootstrap_texts
-        self.bootstrap_pages = len(texts) * 2
 
     def _use_encoder(self, encoder: Encoder, n_texts: int) -> None:
         self.encoder = encoder
@@ -427,10 +377,7 @@ class Forager:
         self.path = ForagerPath(k=self.config.n_clusters, max_steps=self.config.path_steps)
 
     def _remember(self, url: str, state: np.ndarray, published: datetime | None) -> None:
-        self._states[url] = (np.asarray(state, dtype=np.float32), published)
-        self._states.move_to_end(url)
-        while len(self._states) > self._state_cache_size:
-            self._states.popitem(last=False)
+        self._states.put(url, (np.asarray(state, dtype=np.float32), published))
 
     # -- persistence (spider state, checkpoints) ------------------------------------------
 
@@ -481,20 +428,3 @@ class Forager:
             step = state.get("step")
             self._resume_step = step if step and saved_path.steps and step == saved_path.steps[-1] else None
 
-
-def select_send(config: ForagersConfig, sent: SentMemory, counters: ForagerCounters, url: str,
-                published: datetime | None, now: datetime) -> bool:
-    """Alg. 5, for either strategy: ``url`` is sent if it is a candidate (at most the novelty
-    window old, not dated ahead of ``now`` beyond the skew) and not in ``sent``; then it is
-    remembered there and counted."""
-    window = timedelta(seconds=config.novelty_window)
-    skew = timedelta(seconds=config.future_skew)
-    if not is_candidate(published, now, window, skew=skew) or url in sent:
-        return False
-    sent.select([url])
-    counters.sent += 1
-    return True
-
-
-def initial_weights(config: ForagersConfig, rng: np.random.Generator) -> np.ndarray:
-    return random_weights(config.n_clusters, rng)

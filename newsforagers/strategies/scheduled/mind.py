@@ -1,47 +1,6 @@
-"""The ``scheduled`` forager's mind (``FORAGERS_STRATEGY=scheduled``, issue 7).
-
-Beside the papers' forager (:mod:`newsforagers.forager`, kept exact), the same product parts
-used differently (DESIGN.md, "Where the papers fall short"):
-
-- **Harvest.** Every downloaded page is read as an article (it has a publication date) or a
-  listing. The links of a listing that the colony has never fetched, except items the listing
-  itself dates beyond the novelty window (``Page.listed``), are queued at once, first
-  in line: news (dated since the forager began) the oldest first, then the backlog ordered by
-  the TD value ``w·s`` of what is known about them (the state of the page itself when the
-  colony has read it, else of the listing that shows it); the colony-wide check is the
-  ``claim`` callable (the colony store's per-URL records), or ``claim_many`` for all of a
-  listing's links at once (one store transaction per page, issue 15). An article, once
-  fetched, is never fetched again.
-- **The weblog as a scheduler.** :class:`~newsforagers.learning.schedule.HubSchedule` says which
-  listing is due; the reinforcing agent's rewards for documents found through a listing's
-  visit are credited to that listing. A listing met while harvesting is added to the schedule
-  (with the optimistic prior when it was reached from a seed or a listing that has paid, else
-  with its parent's rate), and is read at once when everything its parent showed was new (the
-  next page of a front whose whole first page is new) or its parent is a seed at its first
-  visit (the site's map).
-- **Spending the budget.** With ``poll_rate`` (set by the driver from the host budget) the
-  schedule's threshold drops until the listing visits use that rate
-  (:meth:`~newsforagers.learning.schedule.HubSchedule.budget_threshold`).
-- **Exploration.** At most ``FORAGERS_EXPLORE_SHARE`` of the requests walk short paths (at
-  most ``FORAGERS_EXPLORE_STEPS`` steps, ending after ``FORAGERS_EXPLORE_PATIENCE`` fruitless
-  ones) from a weblog entry along the highest ``w·s``, with a TD(0) step (Alg. 4) on every step
-  (profit: the reward of a fresh article not sent before, minus the send cost, plus one per
-  listing the step added to the schedule); their job is to find listings the weblog lacks.
-- **Feeds and sitemaps** (``FORAGERS_FEEDS``) are listings like any other: the spider reads one
-  as a listing whose every entry is dated, and hands over the feeds a site announces
-  (:meth:`ScheduledForager.add_feeds`), which join the schedule with the optimistic prior.
-- **Conditional revisits.** A listing unchanged since the colony's last copy answers a revisit
-  ``304 Not Modified`` (``FORAGERS_CONDITIONAL``; the spider asks with the URL's validators):
-  :meth:`ScheduledForager.on_not_modified` counts it a visit that showed no new link.
-- **Rhythms** (``FORAGERS_SCHEDULE_RHYTHM``). The dates of listed items and fetched articles,
-  each story once, feed the schedule's hour-of-week publication profile
-  (:class:`~newsforagers.learning.rhythm.RhythmProfile`): rates become levels × p(t).
-- **Idle when nothing is due.** :meth:`ScheduledForager.next_fetch` returns None and
-  :attr:`ScheduledForager.wait` says for how many simulated seconds.
-
-Never imports Scrapy: URLs, texts, dates and simulated times (POSIX seconds of the site's
-clock) in; URLs and numbers out.
-"""
+"""The scheduled forager's mind: harvest, the weblog as a scheduler, conditional revisits,
+feeds; its budget rules and exploration are :mod:`.budget` and :mod:`.explore` (see the
+package's docstring)."""
 
 from __future__ import annotations
 
@@ -49,92 +8,32 @@ import heapq
 import itertools
 import logging
 import math
-from collections import OrderedDict, deque
-from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from collections import deque
+from dataclasses import asdict, replace
+from datetime import datetime
 from typing import Callable, Iterable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 import numpy as np
 
 from newsforagers.config import ForagersConfig
-from newsforagers.forager import Encoder, ForagerCounters, select_send
-from newsforagers.learning import td_step
+from newsforagers.learning.bounded import Bounded
 from newsforagers.learning.schedule import Entry, HubSchedule, shape
-from newsforagers.pages import SentMemory, is_candidate
+from newsforagers.pages import SentMemory
+from newsforagers.strategies.common import Encoder, EncoderBootstrap, Mind
+from newsforagers.strategies.scheduled.budget import BACKLOG, BACKLOG_AGE, STORY_DATES, BudgetRules, listed_rate
+from newsforagers.strategies.scheduled.explore import PAGE_LINKS, Exploration
+from newsforagers.strategies.scheduled.fetch import NEWS_PRIORITY, Fetch, ScheduledCounters
 
 logger = logging.getLogger(__name__)
 
-KINDS = ("listing", "harvest", "candidate", "explore")
-_PAGE_LINKS = 2_000  # pages whose links are remembered as starting points of exploration
-_BACKLOG = 3  # the harvest queue's last tier, stories dated before the forager began: see _push
-# A story of the backlog older than this (simulated seconds) waits while a listing is due.
-_BACKLOG_AGE = 3 * 3600.0
-# The site's stories per hour (_story_rate): those published in the last this many simulated
-# seconds, as the forager met them (at most _STORY_DATES remembered).
-_STORY_SPAN = 6 * 3600.0
-#: A news request's priority (:class:`Fetch`): above every other request of the colony's.
-NEWS_PRIORITY = 1
-_STORY_DATES = 20_000
-HOUR_SECONDS = 3600.0
 # feeds and sitemaps added from one announcement at most (a sitemap index may list thousands;
 # the rest wait for its next visit)
 _FEEDS_PER_PAGE = 20
 
 
-@dataclass(frozen=True)
-class Fetch:
-    """One request of the scheduled forager: what to download, why, and the listing visit it
-    came through (``visit``; 0: none) so that rewards can be credited to that listing.
-    ``priority``: 1 for news (a story dated since the forager began, a teleport, a request
-    resumed in flight), 0 otherwise; the spider puts it in the request's meta
-    (``forager_budget_priority``, not Scrapy's ``Request.priority``, which redirects raise), by
-    which the colony's host budget lets news go before the listing visits of other foragers."""
-
-    url: str
-    kind: str
-    visit: int = 0
-    priority: int = field(default=0, compare=False)
-
-
-@dataclass
-class ScheduledCounters(ForagerCounters):
-    listings: int = 0  # scheduled listing visits made
-    harvested: int = 0  # pages fetched from the harvest queue
-    explored: int = 0  # exploration steps
-    listings_found: int = 0  # listings added to the schedule after the seeds
-    idle: int = 0  # times nothing was due
-    old_listed: int = 0  # listed items dated beyond the novelty window: never fetched
-    given_up: int = 0  # listings never read that failed FORAGERS_START_FAILURES times in a row
-    successors: int = 0  # listings that took another's place on a listing (see _read_listing)
-    deferred: int = 0  # listing visits made before the backlog waiting in the harvest queue
-    feeds_added: int = 0  # feeds and sitemaps the site announced, added to the schedule (add_feeds)
-    old_feeds: int = 0  # announced sitemaps last updated beyond the novelty window: not added
-    off_topic: int = 0  # novel documents below the topic's relevance threshold: not credited
-
-
-class _Recent:
-    """A bounded set: the oldest members are forgotten first."""
-
-    def __init__(self, size: int):
-        self.size = max(1, size)
-        self._items: OrderedDict[str, None] = OrderedDict()
-
-    def add(self, key: str) -> None:
-        self._items[key] = None
-        self._items.move_to_end(key)
-        while len(self._items) > self.size:
-            self._items.popitem(last=False)
-
-    def __contains__(self, key: str) -> bool:
-        return key in self._items
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
-class ScheduledForager:
-    """One scheduled forager (see the module docstring). ``rng`` drives every random choice."""
+class ScheduledForager(Mind, BudgetRules, Exploration):
+    """One scheduled forager (see :mod:`newsforagers.strategies.scheduled`). ``rng`` drives every random choice."""
 
     strategy = "scheduled"
 
@@ -176,32 +75,28 @@ class ScheduledForager:
         # the harvest queue (the colony store says they were queued: nobody else fetches them)
         self._flying: dict[str, Fetch] = {}
         self._order = itertools.count()
-        self._articles = _Recent(memory_size)  # fetched articles: never fetched again
-        self._seen = _Recent(memory_size)  # URLs this forager queued or fetched
-        self._dated = _Recent(memory_size)  # stories met (a listing dated them, or fetched)
+        self._articles: Bounded[str, None] = Bounded(max(1, memory_size))  # fetched articles: never fetched again
+        self._seen: Bounded[str, None] = Bounded(max(1, memory_size))  # URLs this forager queued or fetched
+        self._dated: Bounded[str, None] = Bounded(max(1, memory_size))  # stories met (a listing dated them, or fetched)
         # publication times of the stories met, as met: the site's stories per hour
-        self._story_dates: deque[float] = deque(maxlen=_STORY_DATES)
+        self._story_dates: deque[float] = deque(maxlen=STORY_DATES)
         self._story_rate: tuple[float, float] | None = None  # (computed at, stories per hour)
-        self._fetched = _Recent(memory_size)  # URLs requested outside listing visits
-        self._states: OrderedDict[str, np.ndarray] = OrderedDict()  # states of read pages
-        self._state_cache_size = max(1, config.state_cache_size)
-        self._visits: OrderedDict[int, tuple[str, bool]] = OrderedDict()  # visit -> (listing, all new)
+        self._fetched: Bounded[str, None] = Bounded(max(1, memory_size))  # URLs requested outside listing visits
+        self._states: Bounded[str, np.ndarray] = Bounded(max(1, config.state_cache_size))  # states of read pages
+        self._visits: Bounded[int, tuple[str, bool]] = Bounded(10_000)  # visit -> (listing, all new)
         self._visit_ids = itertools.count(1)
         self._explore: list[str] = []  # the exploration path's steps
         self._explore_next: Fetch | None = None  # its next step, made when exploration is due
-        self._page_links: OrderedDict[str, tuple[str, ...]] = OrderedDict()  # links of recent pages
-        self._candidates: OrderedDict[str, int] = OrderedDict()  # listings to try -> visit that showed them
+        self._page_links: Bounded[str, tuple[str, ...]] = Bounded(PAGE_LINKS)  # links of recent pages
+        # listings to try -> visit that showed them; as many as the schedule holds, as the two below
+        self._candidates: Bounded[str, int] = Bounded(schedule.capacity)
         # listing -> the navigation links it showed at its last visit (see _read_listing)
-        self._navigation: OrderedDict[str, frozenset[str]] = OrderedDict()
+        self._navigation: Bounded[str, frozenset[str]] = Bounded(schedule.capacity)
         # listing -> the dates of its items at its last read (a 304 shows them again)
-        self._listed: OrderedDict[str, tuple[datetime, ...]] = OrderedDict()
+        self._listed: Bounded[str, tuple[datetime, ...]] = Bounded(schedule.capacity)
         self._explore_previous: np.ndarray | None = None
         self._fruitless = 0
-        self._texts: list[str] = []  # texts for the encoder's bootstrap
-        self.fit_request: list[str] | None = None
-        self._fitting = False
-        self.bootstrap_pages = config.bootstrap_pages
-        self._bootstrap = bootstrap
+        self.bootstrap = EncoderBootstrap(bootstrap, config.bootstrap_pages)
         for url in schedule.urls():
             self._seen.add(url)
 
@@ -219,6 +114,11 @@ class ScheduledForager:
     @property
     def busy(self) -> bool:
         return False  # no step barrier: every request stands alone
+
+    @property
+    def queued(self) -> int:
+        """Requests waiting in the harvest queue."""
+        return len(self._harvest)
 
     def teleport(self, url: str) -> None:
         """Energy policy: visit ``url`` next (as a new listing if the weblog lacks it)."""
@@ -238,10 +138,11 @@ class ScheduledForager:
             if self._done_with(fetch.url):
                 heapq.heappop(self._harvest)
                 continue  # an article (or a page in flight) is never fetched twice
-            if tier == _BACKLOG and now - published > _BACKLOG_AGE and not self._backlog_urgent(now):
+            if tier == BACKLOG and now - published > BACKLOG_AGE and not self._backlog_urgent(now):
                 # a story of the backlog hours old waits while a listing is due: what a visit
                 # shows now is news
-                url, _ = self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now), self._visit_yield())
+                url, _ = self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now),
+                                                self._visit_yield())
                 if url is not None:
                     self.counters.deferred += 1
                     return self._visit(url, now)
@@ -265,29 +166,11 @@ class ScheduledForager:
     def _done_with(self, url: str) -> bool:
         return url in self._articles or (url in self._fetched and url not in self.schedule)
 
-    def _backlog_urgent(self, now: float) -> bool:
-        """Whether the backlog must go now to be fetched in time: its oldest dated story would
-        leave the novelty window before the backlog, fetched at the budget's pace
-        (``poll_rate`` over ``FORAGERS_SCHEDULE_POLL_SHARE`` requests an hour), is done —
-        twice over, for the visits in between. Without a known budget it never is: a forager
-        without one is not short of requests."""
-        while self._backlog_dates and self._done_with(self._backlog_dates[0][1]):
-            heapq.heappop(self._backlog_dates)
-        share = self.config.schedule_poll_share
-        if not self._backlog_dates or self.poll_rate is None or share <= 0:
-            return False
-        spacing = HOUR_SECONDS * share / self.poll_rate  # simulated seconds per request
-        pending = sum(1 for entry in self._harvest if entry[0] == _BACKLOG)
-        deadline = self._backlog_dates[0][0] + self.config.novelty_window
-        return now + 2.0 * pending * spacing >= deadline
-
     def _visit(self, url: str, now: float) -> Fetch:
         """Begin a visit of the listing ``url`` (the schedule said it is due)."""
         self.schedule.begin(url, now)
         visit = next(self._visit_ids)
         self._visits[visit] = (url, False)
-        while len(self._visits) > 10_000:
-            self._visits.popitem(last=False)
         self.counters.listings += 1
         return self._begin(Fetch(url, "listing", visit))
 
@@ -300,54 +183,18 @@ class ScheduledForager:
             self._fetched.add(fetch.url)
         return fetch
 
-    def _explore_due(self) -> bool:
-        share = self.config.explore_share
-        made = self.counters.listings + self.counters.harvested + self.counters.explored
-        return share > 0 and self.counters.explored < share * (made + 1)
-
-    def _try_candidate(self) -> Fetch | None:
-        """A candidate listing's first visit (exploration's share): the newest first."""
-        while self._candidates:
-            url, visit = self._candidates.popitem(last=True)
-            if url in self.schedule or url in self._fetched or url in self._articles:
-                continue
-            if not self.claim(url):
-                continue
-            return Fetch(url, "candidate", visit)
-        return None
-
-    def _explore_step(self, now: float) -> Fetch | None:
-        """The first step of a new exploration path: from a page read recently (drawn at
-        random; its links are remembered, so it is not fetched again), the link of highest
-        ``w·s`` that is not known yet. Harvest follows what listings list; exploration goes
-        where only other pages link (an article's tag and author pages, say)."""
-        starts = list(self._page_links)
-        for _ in range(min(len(starts), 20)):
-            start = starts[int(self.rng.integers(len(starts)))]
-            self._explore = [start]
-            self._explore_previous, self._fruitless = self._states.get(start), 0
-            step = self._choose_step(self._explore_previous, self._page_links[start])
-            if step is not None:
-                self._explore.append(step)
-                return Fetch(step, "explore")
-        self._explore = []
-        return None
-
     # -- the spider's side -------------------------------------------------------------------
 
     def on_page(self, fetch: Fetch, now: float, *, text: str, links: Sequence[str],
                 published: datetime | None, listed: Mapping[str, datetime] | None = None) -> None:
-        """The page of ``fetch`` arrived: harvest, schedule, explore (see the module docstring)."""
+        """The page of ``fetch`` arrived: harvest, schedule, explore (see the package docstring)."""
         self.in_flight = max(0, self.in_flight - 1)
         self._flying.pop(fetch.url, None)
         self.counters.downloaded += 1
         if self._began is None or self._began > now:
             self._began = now  # begun before the site's clock was known
         state = self._state(fetch.url, text)
-        self._page_links[fetch.url] = tuple(links)
-        self._page_links.move_to_end(fetch.url)
-        while len(self._page_links) > _PAGE_LINKS:
-            self._page_links.popitem(last=False)
+        self._page_links.put(fetch.url, tuple(links))
         if published is not None:
             self._articles.add(fetch.url)
             self._observe_dates({fetch.url: published}, now)
@@ -450,10 +297,6 @@ class ScheduledForager:
         self.in_flight = 0
         return lost
 
-    def should_send(self, url: str, published: datetime | None, now: datetime) -> bool:
-        """Alg. 5: a candidate (≤ 24 h old, not dated ahead) not sent before by this forager."""
-        return select_send(self.config, self.sent, self.counters, url, published, now)
-
     def on_reward(self, visit: int, profit: float, rewarded: bool, on_topic: bool = True) -> None:
         """The reinforcing agent paid (or not) for a document found through listing visit
         ``visit``. In the topical mode a novel document ``on_topic`` is false for (below
@@ -522,10 +365,7 @@ class ScheduledForager:
                        published)
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
         self._visits[fetch.visit] = (listing, all_new or (not listed and bool(new) and len(new) == len(links)))
-        self._listed[fetch.url] = tuple(listed.values())
-        self._listed.move_to_end(fetch.url)
-        while len(self._listed) > self.schedule.capacity:
-            self._listed.popitem(last=False)
+        self._listed.put(fetch.url, tuple(listed.values()))
         self.schedule.visited(fetch.url, len(new), listed_rate(listed.values(), now, self._hours()), now=now,
                               overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0)
 
@@ -546,8 +386,6 @@ class ScheduledForager:
         now = frozenset(u for u in links if u not in listed and u not in self._articles)
         before = self._navigation.pop(listing, None)
         self._navigation[listing] = now
-        while len(self._navigation) > self.schedule.capacity:
-            self._navigation.popitem(last=False)
         gone: dict[str, list[str]] = {}
         for url in sorted(before - now) if before else ():
             gone.setdefault(shape(url), []).append(url)
@@ -571,8 +409,6 @@ class ScheduledForager:
         if url in self.schedule or url in self._candidates:
             return
         self._candidates[url] = visit
-        while len(self._candidates) > self.schedule.capacity:
-            self._candidates.popitem(last=False)
 
     def _add_listing(self, url: str, source: tuple[str, bool] | None, now: float) -> int:
         if url in self.schedule:
@@ -586,139 +422,6 @@ class ScheduledForager:
         self.counters.listings_found += added
         return int(added)
 
-    def _explored(self, fetch: Fetch, now: float, text: str, links: Sequence[str],
-                  published: datetime | None, state: np.ndarray | None, added: int) -> None:
-        self.counters.explored += 1
-        fresh = published is not None and fetch.url not in self.sent and is_candidate(
-            published, datetime.fromtimestamp(now, UTC),
-            timedelta(seconds=self.config.novelty_window), skew=timedelta(seconds=self.config.future_skew))
-        profit = (self.config.reward - self.config.send_cost) if fresh else 0.0
-        profit += added
-        self._fruitless = 0 if profit > 0 else self._fruitless + 1
-        if state is not None and self._explore_previous is not None and self.mode != "wl":
-            try:
-                self.weights = td_step(self.weights, self._explore_previous, profit, state,
-                                       self.config.td_alpha, self.config.td_gamma)
-                self.counters.td_updates += 1
-            except ValueError:
-                self.counters.td_overflows += 1
-        self._explore_previous = state
-        if len(self._explore) > self.config.explore_steps or self._fruitless >= self.config.explore_patience:
-            self._explore = []
-            return
-        step = self._choose_step(state, links)
-        if step is None:
-            self._explore = []
-            return
-        self._explore.append(step)
-        self._explore_next = Fetch(step, "explore", fetch.visit)  # when exploration is due again
-
-    def _choose_step(self, state: np.ndarray | None, links: Sequence[str]) -> str | None:
-        """The link of highest ``w·s`` that is neither a known listing (the schedule polls
-        those), nor fetched before, nor on the path."""
-        options = [u for u in links if u not in self._explore and u not in self._articles
-                   and u not in self.schedule and u not in self._fetched]
-        if not options:
-            return None
-        parent = self._value(state)
-        values = np.array([self._value(self._states.get(u), parent) for u in options])
-        values += 1e-9 * self.rng.random(len(values))  # ties broken at random
-        return options[int(np.argmax(values))]
-
-    def _visit_budget(self, now: float | None = None) -> float | None:
-        """The listing visits per simulated hour the budget allows (``poll_rate``), at most as
-        many as expect ``FORAGERS_SCHEDULE_POLL_YIELD`` novel documents each on average
-        (``HubSchedule.novelty`` over that yield, at ``now``'s rates with the rhythm): a larger
-        budget buys polls only while they still pay."""
-        rate, floor = self.poll_rate, self.config.schedule_poll_yield
-        if rate is None or floor <= 0:
-            return rate
-        novelty = self.schedule.novelty(now)
-        if self.config.topic.strip():
-            # The topical mode credits listings for on-topic documents only, so their rates
-            # are the topic's share of the news. The bound counts every story the forager meets
-            # instead: a topic's listings get the visits the site's news would buy, and the
-            # threshold spends them on the listings that show the topic (measured: bounded by
-            # the topic's rates, a sports topic on the synthetic site got a third of the
-            # default's visits and a median lag of 14.5 simulated minutes against the default
-            # colony's 2.7 for the same stories; docs/benchmarks.md, "Topical mode").
-            novelty = max(novelty, self._stories_per_hour(now))
-        return min(rate, novelty / floor) or None
-
-    def _visit_yield(self) -> float:
-        """The novel documents a listing's visit must expect (``HubSchedule.next_due``'s
-        ``min_yield``): ``FORAGERS_SCHEDULE_VISIT_YIELD`` while the budget sets the poll rate,
-        so that listings of low rate (a front whose stories a busier listing shows first) do
-        not take the visits of the listings that pay; in the topical mode, times the topic's
-        share of the novel documents met, ``(on + 1)/(on + off + 1)`` (its listings' rates
-        count the topic's documents only). 0 without a budget."""
-        floor = self.config.schedule_visit_yield
-        if self.poll_rate is None or floor <= 0:
-            return 0.0
-        if self.config.topic.strip():
-            on = self.counters.rewarded
-            floor *= (on + 1.0) / (on + self.counters.off_topic + 1.0)
-        return floor
-
-    def _hours(self) -> Callable[[float, float], float] | None:
-        # with the rhythm, a listing's own dates tell a level (stories per average hour)
-        return self.schedule.hours if self.schedule.profile is not None else None
-
-    def _observe_dates(self, dates: Mapping[str, datetime], now: float, listing: bool = False) -> None:
-        """Every dated story is a sample of the site's publishing rhythm (issue 19): each story
-        once, whether a listing dated it or it was fetched; a listing's dates are its window
-        (see :meth:`~newsforagers.learning.rhythm.RhythmProfile.observe_listing`)."""
-        if not dates:
-            return
-        first = [d.timestamp() for u, d in dates.items() if u not in self._dated]
-        for url in dates:
-            self._dated.add(url)
-        self._story_dates.extend(first)
-        profile = self.schedule.profile
-        if profile is None:
-            return
-        if listing:
-            profile.observe_listing(first, [d.timestamp() for d in dates.values()], now)
-        else:
-            for stamp in first:
-                profile.observe(stamp, now)
-
-    def _stories_per_hour(self, now: float | None) -> float:
-        """The site's stories per simulated hour as this forager meets them: the distinct
-        stories (a listing dated them, or fetched) published in the last ``_STORY_SPAN``, over
-        it; computed at most once a simulated minute."""
-        if now is None or not self._story_dates:
-            return 0.0
-        if self._story_rate is not None and 0.0 <= now - self._story_rate[0] < 60.0:
-            return self._story_rate[1]
-        since = now - _STORY_SPAN
-        rate = sum(1 for t in self._story_dates if since <= t <= now) * HOUR_SECONDS / _STORY_SPAN
-        self._story_rate = (now, rate)
-        return rate
-
-    def _scarce_rate(self, now: float | None = None) -> float | None:
-        """Listing visits per simulated hour the budget leaves once the stories the listings
-        are expected to show are fetched (crawl against recrawl, by what each request is
-        expected to bring): ``B·(1 − explore share) − Λ``, ``Λ`` the stories per hour to
-        fetch: the site's distinct stories per hour as the forager meets them
-        (:meth:`_stories_per_hour`), or the listings' credited rates when those say more (a
-        story on five listings is one story: their own dates would count it five times) with
-        ``B`` this forager's
-        requests per hour (``poll_rate`` over ``FORAGERS_SCHEDULE_POLL_SHARE``), at least
-        ``FORAGERS_SCHEDULE_SCARCE_FLOOR`` of ``B``. Where the budget is plentiful it is far
-        above what the threshold asks and changes nothing; where it is scarce the threshold
-        rises until visits fit in it: fewer visits, each showing more stories, so the budget
-        goes to stories rather than to looking for them. None without a budget."""
-        share, floor = self.config.schedule_poll_share, self.config.schedule_scarce_floor
-        if self.poll_rate is None or share <= 0 or floor <= 0:
-            return None
-        budget = self.poll_rate / share
-        # levels, not the rates of this hour: a peak's stories are fetched over the quiet
-        # hours after it too, so the budget is shared out over the day
-        stories = max(self.schedule.novelty(), self._stories_per_hour(now))
-        spare = budget * (1.0 - self.config.explore_share) - stories
-        return max(spare, floor * budget)
-
     def _push(self, fetch: Fetch, value: float, published: float | None = None) -> None:
         """Queue ``fetch`` for harvest. First in line: what must go next (``value`` infinite:
         a teleport, a request in flight at a checkpoint). Then news: stories a listing dates
@@ -726,7 +429,7 @@ class ScheduledForager:
         behind the backlog a listing's first visit shows or behind newer news. Then what no
         listing dates (a listing without item times: its new links may be news), the highest
         TD value ``w·s`` first. Last the *backlog*, stories dated before the forager began,
-        the highest ``w·s`` first; a story of it more than ``_BACKLOG_AGE`` old waits while a
+        the highest ``w·s`` first; a story of it more than ``BACKLOG_AGE`` old waits while a
         listing is due, unless the backlog's oldest story would leave the novelty window
         before it is done (:meth:`next_fetch`, :meth:`_backlog_urgent`)."""
         if value == math.inf:
@@ -738,7 +441,7 @@ class ScheduledForager:
         elif published is None:
             tier, key = 2, -value
         else:
-            tier, key = _BACKLOG, -value
+            tier, key = BACKLOG, -value
             heapq.heappush(self._backlog_dates, (published, fetch.url))
         heapq.heappush(self._harvest, (tier, key, next(self._order), fetch, value, published))
 
@@ -749,36 +452,19 @@ class ScheduledForager:
 
     def _state(self, url: str, text: str) -> np.ndarray | None:
         if self.encoder is None:
-            if self._bootstrap is None:
-                return None
-            self._texts.append(text)
-            if len(self._texts) >= self.bootstrap_pages and not self._fitting:
-                self._fitting = True
-                self.fit_request, self._texts = self._texts, []
+            if self.bootstrap.possible:
+                self.bootstrap.add([text])
             return None
         state = np.asarray(self.encoder.transform([text])[0], dtype=np.float32)
-        self._states[url] = state
-        self._states.move_to_end(url)
-        while len(self._states) > self._state_cache_size:
-            self._states.popitem(last=False)
+        self._states.put(url, state)
         return state
 
     # -- the encoder's bootstrap (the driver fits it on a thread) -------------------------
 
-    def fit(self, texts: list[str]) -> Encoder:
-        """Fit an encoder on ``texts`` (pure: the driver runs it on a thread)."""
-        return self._bootstrap(texts)
-
     def encoder_fitted(self, encoder: Encoder, n_texts: int) -> None:
-        self._fitting = False
+        self.bootstrap.done()
         self.encoder = encoder
         logger.info("forager %s: state encoder fitted on %d pages", self.name, n_texts)
-
-    def encoder_failed(self, texts: list[str], exc: Exception) -> None:
-        self._fitting = False
-        logger.info("forager %s: encoder bootstrap postponed (%s)", self.name, exc)
-        self._texts = list(texts) + self._texts
-        self.bootstrap_pages = len(texts) * 2
 
     # -- persistence (spider state, checkpoints) ------------------------------------------
 
@@ -794,7 +480,7 @@ class ScheduledForager:
             queue = [[f.url, f.kind, f.visit, None] for f in self._flying.values()]
             queue += [[e[3].url, e[3].kind, e[3].visit, e[4], e[5]] for e in sorted(self._harvest)]
             state["harvest"] = queue
-            state["articles"] = list(self._articles._items)
+            state["articles"] = list(self._articles)
         return state
 
     def restore(self, state: dict, path: bool = True) -> None:
@@ -831,23 +517,6 @@ def continues(listing: str, url: str) -> bool:
     """``url`` is a continuation of ``listing``: the same path with another query (``?page=2``)."""
     a, b = urlsplit(listing), urlsplit(url)
     return a.netloc == b.netloc and a.path == b.path and a.query != b.query
-
-
-def listed_rate(dates: Iterable[datetime], now: float,
-                hours: Callable[[float, float], float] | None = None) -> float | None:
-    """Stories per simulated hour a listing's own dates show, whoever found them first: the
-    ``n − 1`` stories that came after the oldest it dates, over the time from that one to
-    ``now`` (None when it dates none; 0 for one story: one date says nothing of a rate). A
-    front showing its latest 21 stories of the past week publishes about 20 a week. ``hours``:
-    the schedule's average hours between two times (``HubSchedule.hours``; with the rhythm, a
-    level: stories per average hour)."""
-    stamps = [d.timestamp() for d in dates]
-    if not stamps:
-        return None
-    span = max(now - min(stamps), 60.0) / 3600.0
-    if hours is not None:
-        span = hours(now - span * 3600.0, now)
-    return (len(stamps) - 1) / span if span > 0 else 0.0
 
 
 def schedule_from_config(config: ForagersConfig, seeds: Iterable[str] = (),

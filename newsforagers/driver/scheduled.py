@@ -1,0 +1,251 @@
+"""The scheduled forager's driver: a request whenever the mind has one (at most
+``FORAGERS_SCHEDULE_IN_FLIGHT`` unanswered), the engine woken when the next listing is due,
+the poll share of the host budget, the listing entries shared with the colony (see
+:mod:`newsforagers.driver`)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import asdict
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from scrapy import Request
+
+from newsforagers.colony.local import SITE_CLOCK, site_time_now
+from newsforagers.driver.base import Driver
+from newsforagers.learning.schedule import ENTRY_FIELDS, Entry
+from newsforagers.scrapy_access import requests_in_flight, wake_engine
+from newsforagers.store import ColonyStore
+from newsforagers.strategies.scheduled import poll_rate
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+
+
+logger = logging.getLogger(__name__)
+
+#: A listing's weblog entry, shared with the colony: a per-URL record of the store (bounded as
+#: they are) under its own key, apart from the URL's own record (whose absence means "not
+#: queued by any forager yet").
+LISTING_KEY = "listing:"
+LISTING_FIELD = "entry"
+#: Wall seconds for which Scrapy must hold none of a scheduled forager's unanswered requests
+#: before they count as dropped (a response between the downloader and the spider's callback
+#: is never seen missing, but a margin costs nothing).
+_DROPPED_AFTER = 0.2
+#: Wall seconds between two shares of an unchanged listing demand.
+_SHARE_DEMAND_EVERY = 5.0
+
+
+class ScheduledDriver(Driver):
+    """The driver of a :class:`~newsforagers.strategies.scheduled.ScheduledForager`: no step barrier, a
+    request whenever the mind has one, and a wake-up of the engine when the next listing is due
+    (the mind idles in simulated time; ``clock`` turns that into wall time)."""
+
+    def __init__(self, crawler: Crawler, spider: Any, forager: Any, step_timeout: float, clock: Any,
+                 store: ColonyStore, **where: Any):
+        super().__init__(crawler, spider, forager, step_timeout, store, **where)
+        self.clock = clock
+        self._demand: float | None = None  # the listing demand last shared in the store
+        self._demand_at = float("-inf")  # time.monotonic() when it was
+        self._wake = None  # the pending wake-up (a Twisted DelayedCall)
+        self.in_flight_cap = forager.config.schedule_in_flight
+        # An unanswered request holds the forager no longer than Scrapy itself waits for one
+        # download: a response that stalls after its headers is Scrapy's to time out, and the
+        # forager's next request is decided meanwhile (its retry comes back as any answer)
+        download_timeout = crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 0.0)
+        self.hold_limit = min(step_timeout, download_timeout) if download_timeout > 0 else step_timeout
+        rate = self._host_rate()
+        # while the cap holds, look again about when the host budget lets the next request go
+        self._recheck = 1.0 / rate if rate > 0 else 0.05
+        self._answers = (forager.in_flight, time.monotonic())  # (in flight, when it last moved)
+        self._missing_since: float | None = None  # when Scrapy was first seen holding none of them
+        forager.colony_entry = self._colony_entry
+
+    def next_step_request(self) -> Request | None:
+        if not self._restored:
+            self._restore()
+        self._start_checkpoints()
+        if self._held():
+            return None
+        if not self.clock.ready and not self._borrow_clock() and self.mind.in_flight:
+            self._wake_in(self._recheck)  # the first answer will say what time the site has
+            return None
+        self.mind.poll_rate = self._poll_rate()
+        fetch = self.mind.next_fetch(self.clock.now())
+        if self.mind.fit_request is not None:
+            self._fit_in_background()
+        self._update_stats()
+        if fetch is None:
+            # wake the engine when the next listing is due: its heartbeat (5 s) would be
+            # ages on an accelerated site (50 simulated minutes at speed 600)
+            if not self.mind.done:
+                self._wake_later(self.mind.wait)
+            return None
+        self._answers = (self.mind.in_flight, time.monotonic())
+        return self.fetch_request(fetch)
+
+    def fetch_request(self, fetch: Any) -> Request:
+        """The Scrapy request of ``fetch`` (the spider builds it); ``revisit``: a listing
+        visited before, which may be asked whether it changed (a conditional request)."""
+        entry = self.mind.schedule.entry(fetch.url) if fetch.kind == "listing" else None
+        return self.spider.make_fetch_request(fetch, revisit=entry is not None and bool(entry.visits))
+
+    # -- the door: what the spider hands over ------------------------------------------------
+
+    def page(self, fetch: Any, now: float, *, text: str, links: list[str], published: datetime | None,
+             listed: dict[str, datetime] | None = None) -> None:
+        """The page of ``fetch`` arrived at simulated time ``now``: the mind reads it, and a
+        listing's entry is shared with the colony."""
+        self.mind.on_page(fetch, now, text=text, links=links, published=published, listed=listed)
+        self.page_read(fetch)
+
+    def not_modified(self, fetch: Any, now: float) -> None:
+        """A conditional revisit answered 304: a visit that showed no new link."""
+        self.mind.on_not_modified(fetch, now)
+        self.page_read(fetch)
+
+    def fetch_failed(self, fetch: Any) -> None:
+        self.mind.on_failed(fetch)
+
+    def add_feeds(self, urls: list[str], now: float, updated: dict[str, datetime] | None = None) -> int:
+        """Feeds and sitemaps the site announces join the weblog as listings (how many did)."""
+        return self.mind.add_feeds(urls, now, updated)
+
+    def _borrow_clock(self) -> bool:
+        """Set the site's clock from the colony's last reading of it, in the store (a forager
+        born in a split has not read it yet: its visits would be dated by the system clock,
+        years away from a replay's, and its listings never due again)."""
+        now = site_time_now(self.store.get_value(SITE_CLOCK), time.time())
+        if now is None:
+            return False
+        self.clock.observe(datetime.fromisoformat(now))
+        return True
+
+    def _colony_entry(self, url: str):
+        """The colony's weblog entry for ``url`` as its forager last shared it in the store (a
+        listing a split gave away), or None."""
+        shared = (self.store.get_url(LISTING_KEY + url) or {}).get(LISTING_FIELD)
+        if not isinstance(shared, dict):
+            return None
+        try:
+            return Entry(**{name: shared[name] for name in ENTRY_FIELDS if name in shared})
+        except TypeError:
+            return None
+
+    def page_read(self, fetch: Any) -> None:
+        """After a listing visit: share its weblog entry with the colony (the store's per-URL
+        record), so that a successor link another forager meets takes it over."""
+        if fetch.kind != "listing":
+            return
+        entry = self.mind.schedule.entry(fetch.url)
+        if entry is not None:
+            evicted = self.store.evicted_urls
+            self.store.put_url(LISTING_KEY + fetch.url, {LISTING_FIELD: asdict(entry)})
+            if self.store.evicted_urls > evicted:
+                self.crawler.stats.inc_value("newsforagers/store/url_records_evicted",
+                                             self.store.evicted_urls - evicted)
+
+    def _share_demand(self, own: float) -> None:
+        # when it changes, and now and then (a member that joins again after its lease ran
+        # out has no fields left)
+        now = time.monotonic()
+        if own != self._demand or now - self._demand_at >= _SHARE_DEMAND_EVERY:
+            self._demand, self._demand_at = own, now
+            self.store.update_member(self.name, {"demand": own})
+
+    def _poll_rate(self) -> float | None:
+        """Listing visits per simulated hour this forager may make: ``FORAGERS_SCHEDULE_POLL_SHARE``
+        of the colony's host budget (``FORAGERS_HOST_RATE`` requests per wall second, the site's
+        clock ``speed`` times faster), times this forager's share of the colony's listing
+        demand (``HubSchedule.demand``: one threshold for the whole colony, so a forager
+        holding quiet listings does not spend as much as one holding the day's busiest; each
+        forager shares its own in the store). None without a budget, or while none of its
+        listings has paid."""
+        share = self.mind.config.schedule_poll_share
+        own = self.mind.schedule.demand()
+        self._share_demand(own)
+        rate = self._host_rate()
+        if rate <= 0 or share <= 0 or own <= 0:
+            return None
+        members = self.store.members(time.time())
+        total = own + sum(float(m.fields.get("demand") or 0.0) for name, m in members.items()
+                          if name != self.name)
+        return poll_rate(share, rate, self.clock.speed, own, total)
+
+    def _host_rate(self) -> float:
+        """Requests per wall second the colony's budget allows the site (its first seed's
+        host): ``FORAGERS_HOST_RATE`` with ``DOWNLOAD_DELAY`` and ``DOWNLOAD_SLOTS`` folded in."""
+        budget = getattr(self.colony, "budget", None)
+        seeds = self.seeds
+        if budget is None or not seeds:
+            return self.mind.config.host_rate
+        return budget.rate_of((urlsplit(seeds[0]).hostname or "").lower())
+
+    def _held(self) -> bool:
+        """True while the forager has ``FORAGERS_SCHEDULE_IN_FLIGHT`` requests unanswered: its
+        next request is decided when one comes back (the budget would only hold it in the
+        downloader's queue, behind requests decided earlier). A request never answered (lost
+        to a middleware, or stalled on a hostile site) holds it for ``step_timeout`` or
+        ``DOWNLOAD_TIMEOUT`` wall seconds at most, whichever is shorter."""
+        in_flight = self.mind.in_flight
+        if not self.in_flight_cap or in_flight < self.in_flight_cap:
+            return False
+        now = time.monotonic()
+        if requests_in_flight(self.crawler):
+            self._missing_since = None
+        elif self._missing_since is None:
+            self._missing_since = now
+        elif now - self._missing_since >= _DROPPED_AFTER:
+            # none has been anywhere in Scrapy for a while: dropped without an answer (an
+            # off-site redirect); they count as failed, and the next request is decided now
+            self._missing_since = None
+            lost = self.mind.requests_lost()
+            self.crawler.stats.inc_value("newsforagers/scheduled/dropped", lost)
+            return False
+        if in_flight != self._answers[0]:
+            self._answers = (in_flight, now)
+        if now - self._answers[1] > self.hold_limit:
+            self.crawler.stats.inc_value("newsforagers/scheduled/unanswered")
+            return False
+        self._wake_in(self._recheck)
+        return True
+
+    def _walk_summary(self) -> str:
+        return f"harvest queue of {self.mind.queued} URLs"
+
+    def _wake_later(self, wait: float) -> None:
+        if wait == float("inf"):
+            return
+        self._wake_in(max(0.05, wait / self.clock.speed))
+
+    def _wake_in(self, delay: float) -> None:
+        """Wake the engine in ``delay`` wall seconds (or sooner, if already planned)."""
+        from twisted.internet import reactor
+
+        if self._wake is not None and self._wake.active():
+            if self._wake.getTime() - reactor.seconds() <= delay:
+                return
+            self._wake.cancel()
+        self._wake = reactor.callLater(delay, self._wake_engine)
+
+    def _wake_engine(self) -> None:
+        self._wake = None
+        wake_engine(self.crawler)
+
+    def finish(self):
+        if self._wake is not None and self._wake.active():
+            self._wake.cancel()
+        return super().finish()
+
+    def reward_received(self, forager: str, path: int, step: int, profit: float, rewarded: bool,
+                        relevance: float | None = None, **kwargs) -> None:
+        if forager == self.name:
+            # the topical mode: a listing is credited for the documents on the topic it led to
+            on_topic = relevance is None or relevance >= self.mind.config.topic_min_relevance
+            visit = path  # a scheduled send's ``forager_path`` is the listing visit it came through
+            self.mind.on_reward(visit, profit, rewarded, on_topic)
+

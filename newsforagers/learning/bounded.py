@@ -1,0 +1,79 @@
+"""``Bounded``: a mapping that keeps at most ``size`` keys, forgetting the oldest first.
+
+A forager's memories (page states, articles fetched, a listing's last links, ...) must not
+grow with the crawl; each is a bounded mapping rather than an ``OrderedDict`` trimmed by hand.
+Two ways to write: :meth:`put` makes the key the newest (recently used), ``m[key] = value``
+keeps an existing key's age (insertion order) and makes a new key the newest; either then
+forgets the oldest keys beyond ``size``. ``size`` 0 keeps nothing.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Generic, Hashable, Iterable, Iterator, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+_MISSING = object()
+
+
+class Bounded(Generic[K, V]):
+    """At most ``size`` keys (``size`` ≥ 0); the oldest are forgotten first."""
+
+    def __init__(self, size: int, items: Iterable[tuple[K, V]] = ()):
+        if size < 0:
+            raise ValueError(f"size ({size!r}) must be 0 or more.")
+        self.size = int(size)
+        self._items: OrderedDict[K, V] = OrderedDict()
+        for key, value in items:
+            self.put(key, value)
+
+    def put(self, key: K, value: V = None) -> None:
+        """``key`` becomes the newest, with ``value``."""
+        self._items[key] = value
+        self._items.move_to_end(key)
+        self._trim()
+
+    def add(self, key: K) -> None:
+        """As a bounded set: ``key`` becomes the newest member."""
+        self.put(key, None)
+
+    def __setitem__(self, key: K, value: V) -> None:
+        self._items[key] = value  # an existing key keeps its place
+        self._trim()
+
+    def __getitem__(self, key: K) -> V:
+        return self._items[key]
+
+    def get(self, key: K, default=None):
+        return self._items.get(key, default)
+
+    def pop(self, key: K, default=_MISSING):
+        if default is _MISSING:
+            return self._items.pop(key)
+        return self._items.pop(key, default)
+
+    def pop_newest(self) -> tuple[K, V]:
+        """Remove and return the newest key and its value (KeyError when empty)."""
+        return self._items.popitem(last=True)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __bool__(self) -> bool:
+        return bool(self._items)
+
+    def __iter__(self) -> Iterator[K]:
+        """The keys, the oldest first."""
+        return iter(self._items)
+
+    def items(self):
+        return self._items.items()
+
+    def _trim(self) -> None:
+        while len(self._items) > self.size:
+            self._items.popitem(last=False)

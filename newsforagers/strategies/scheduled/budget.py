@@ -1,0 +1,168 @@
+"""The scheduled strategy's budget rules: how many listing visits the host budget buys, and
+when the backlog must go (the threshold maths itself is :mod:`newsforagers.learning.schedule`).
+
+:func:`poll_rate` is the poll share's formula, for the crawler's driver and the simulator alike;
+:class:`BudgetRules` holds the mind's uses of it (a part of
+:class:`~newsforagers.strategies.scheduled.mind.ScheduledForager`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from datetime import datetime
+from typing import Callable, Iterable, Mapping
+
+HOUR_SECONDS = 3600.0
+BACKLOG = 3  # the harvest queue's last tier, stories dated before the forager began: see _push
+# A story of the backlog older than this (simulated seconds) waits while a listing is due.
+BACKLOG_AGE = 3 * 3600.0
+# The site's stories per hour (_story_rate): those published in the last this many simulated
+# seconds, as the forager met them (at most STORY_DATES remembered).
+STORY_SPAN = 6 * 3600.0
+STORY_DATES = 20_000
+
+
+def poll_rate(share: float, requests_per_second: float, speed: float = 1.0, own: float = 1.0,
+              total: float = 1.0) -> float | None:
+    """Listing visits per simulated hour a forager may make (``FORAGERS_SCHEDULE_POLL_SHARE``):
+    ``share`` of the host budget (``requests_per_second`` of wall time, the site's clock
+    ``speed`` times faster), times the forager's ``own`` share of the colony's listing demand
+    ``total`` (``HubSchedule.demand``: one threshold for the whole colony, so a forager holding
+    quiet listings does not spend as much as one holding the day's busiest). None without a
+    budget, a share, or a demand of its own."""
+    if requests_per_second <= 0 or share <= 0 or own <= 0:
+        return None
+    per_hour = requests_per_second * 3600.0 / speed
+    return share * per_hour * own / total
+
+
+def listed_rate(dates: Iterable[datetime], now: float,
+                hours: Callable[[float, float], float] | None = None) -> float | None:
+    """Stories per simulated hour a listing's own dates show, whoever found them first: the
+    ``n − 1`` stories that came after the oldest it dates, over the time from that one to
+    ``now`` (None when it dates none; 0 for one story: one date says nothing of a rate). A
+    front showing its latest 21 stories of the past week publishes about 20 a week. ``hours``:
+    the schedule's average hours between two times (``HubSchedule.hours``; with the rhythm, a
+    level: stories per average hour)."""
+    stamps = [d.timestamp() for d in dates]
+    if not stamps:
+        return None
+    span = max(now - min(stamps), 60.0) / 3600.0
+    if hours is not None:
+        span = hours(now - span * 3600.0, now)
+    return (len(stamps) - 1) / span if span > 0 else 0.0
+
+
+class BudgetRules:
+    """The mind's budget rules (mixed into ``ScheduledForager``, whose state they read)."""
+
+
+    def _backlog_urgent(self, now: float) -> bool:
+        """Whether the backlog must go now to be fetched in time: its oldest dated story would
+        leave the novelty window before the backlog, fetched at the budget's pace
+        (``poll_rate`` over ``FORAGERS_SCHEDULE_POLL_SHARE`` requests an hour), is done —
+        twice over, for the visits in between. Without a known budget it never is: a forager
+        without one is not short of requests."""
+        while self._backlog_dates and self._done_with(self._backlog_dates[0][1]):
+            heapq.heappop(self._backlog_dates)
+        share = self.config.schedule_poll_share
+        if not self._backlog_dates or self.poll_rate is None or share <= 0:
+            return False
+        spacing = HOUR_SECONDS * share / self.poll_rate  # simulated seconds per request
+        pending = sum(1 for entry in self._harvest if entry[0] == BACKLOG)
+        deadline = self._backlog_dates[0][0] + self.config.novelty_window
+        return now + 2.0 * pending * spacing >= deadline
+
+
+    def _visit_budget(self, now: float | None = None) -> float | None:
+        """The listing visits per simulated hour the budget allows (``poll_rate``), at most as
+        many as expect ``FORAGERS_SCHEDULE_POLL_YIELD`` novel documents each on average
+        (``HubSchedule.novelty`` over that yield, at ``now``'s rates with the rhythm): a larger
+        budget buys polls only while they still pay."""
+        rate, floor = self.poll_rate, self.config.schedule_poll_yield
+        if rate is None or floor <= 0:
+            return rate
+        novelty = self.schedule.novelty(now)
+        if self.config.topic.strip():
+            # The topical mode credits listings for on-topic documents only, so their rates
+            # are the topic's share of the news. The bound counts every story the forager meets
+            # instead: a topic's listings get the visits the site's news would buy, and the
+            # threshold spends them on the listings that show the topic (bounded by the
+            # topic's rates alone, a topic's stories wait for visits: docs/benchmarks.md,
+            # "Topical mode").
+            novelty = max(novelty, self._stories_per_hour(now))
+        return min(rate, novelty / floor) or None
+
+    def _visit_yield(self) -> float:
+        """The novel documents a listing's visit must expect (``HubSchedule.next_due``'s
+        ``min_yield``): ``FORAGERS_SCHEDULE_VISIT_YIELD`` while the budget sets the poll rate,
+        so that listings of low rate (a front whose stories a busier listing shows first) do
+        not take the visits of the listings that pay; in the topical mode, times the topic's
+        share of the novel documents met, ``(on + 1)/(on + off + 1)`` (its listings' rates
+        count the topic's documents only). 0 without a budget."""
+        floor = self.config.schedule_visit_yield
+        if self.poll_rate is None or floor <= 0:
+            return 0.0
+        if self.config.topic.strip():
+            on = self.counters.rewarded
+            floor *= (on + 1.0) / (on + self.counters.off_topic + 1.0)
+        return floor
+
+    def _hours(self) -> Callable[[float, float], float] | None:
+        # with the rhythm, a listing's own dates tell a level (stories per average hour)
+        return self.schedule.hours if self.schedule.profile is not None else None
+
+    def _observe_dates(self, dates: Mapping[str, datetime], now: float, listing: bool = False) -> None:
+        """Every dated story is a sample of the site's publishing rhythm: each story
+        once, whether a listing dated it or it was fetched; a listing's dates are its window
+        (see :meth:`~newsforagers.learning.rhythm.RhythmProfile.observe_listing`)."""
+        if not dates:
+            return
+        first = [d.timestamp() for u, d in dates.items() if u not in self._dated]
+        for url in dates:
+            self._dated.add(url)
+        self._story_dates.extend(first)
+        profile = self.schedule.profile
+        if profile is None:
+            return
+        if listing:
+            profile.observe_listing(first, [d.timestamp() for d in dates.values()], now)
+        else:
+            for stamp in first:
+                profile.observe(stamp, now)
+
+    def _stories_per_hour(self, now: float | None) -> float:
+        """The site's stories per simulated hour as this forager meets them: the distinct
+        stories (a listing dated them, or fetched) published in the last ``STORY_SPAN``, over
+        it; computed at most once a simulated minute."""
+        if now is None or not self._story_dates:
+            return 0.0
+        if self._story_rate is not None and 0.0 <= now - self._story_rate[0] < 60.0:
+            return self._story_rate[1]
+        since = now - STORY_SPAN
+        rate = sum(1 for t in self._story_dates if since <= t <= now) * HOUR_SECONDS / STORY_SPAN
+        self._story_rate = (now, rate)
+        return rate
+
+    def _scarce_rate(self, now: float | None = None) -> float | None:
+        """Listing visits per simulated hour the budget leaves once the stories the listings
+        are expected to show are fetched (crawl against recrawl, by what each request is
+        expected to bring): ``B·(1 − explore share) − Λ``, ``Λ`` the stories per hour to
+        fetch: the site's distinct stories per hour as the forager meets them
+        (:meth:`_stories_per_hour`), or the listings' credited rates when those say more (a
+        story on five listings is one story: their own dates would count it five times) with
+        ``B`` this forager's
+        requests per hour (``poll_rate`` over ``FORAGERS_SCHEDULE_POLL_SHARE``), at least
+        ``FORAGERS_SCHEDULE_SCARCE_FLOOR`` of ``B``. Where the budget is plentiful it is far
+        above what the threshold asks and changes nothing; where it is scarce the threshold
+        rises until visits fit in it: fewer visits, each showing more stories, so the budget
+        goes to stories rather than to looking for them. None without a budget."""
+        share, floor = self.config.schedule_poll_share, self.config.schedule_scarce_floor
+        if self.poll_rate is None or share <= 0 or floor <= 0:
+            return None
+        budget = self.poll_rate / share
+        # levels, not the rates of this hour: a peak's stories are fetched over the quiet
+        # hours after it too, so the budget is shared out over the day
+        stories = max(self.schedule.novelty(), self._stories_per_hour(now))
+        spare = budget * (1.0 - self.config.explore_share) - stories
+        return max(spare, floor * budget)

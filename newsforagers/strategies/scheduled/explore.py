@@ -1,0 +1,90 @@
+"""The scheduled strategy's exploration: short TD-valued paths (Alg. 4 on every step) from a
+page read recently, to find listings the weblog lacks (a part of
+:class:`~newsforagers.strategies.scheduled.mind.ScheduledForager`)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Sequence
+
+import numpy as np
+
+from newsforagers.pages import is_candidate
+from newsforagers.strategies.common import guarded_td_step
+from newsforagers.strategies.scheduled.fetch import Fetch
+
+PAGE_LINKS = 2_000  # pages whose links are remembered as starting points of exploration
+
+
+class Exploration:
+    """Exploration's share of the requests (mixed into ``ScheduledForager``)."""
+
+
+    def _explore_due(self) -> bool:
+        share = self.config.explore_share
+        made = self.counters.listings + self.counters.harvested + self.counters.explored
+        return share > 0 and self.counters.explored < share * (made + 1)
+
+    def _try_candidate(self) -> Fetch | None:
+        """A candidate listing's first visit (exploration's share): the newest first."""
+        while self._candidates:
+            url, visit = self._candidates.pop_newest()
+            if url in self.schedule or url in self._fetched or url in self._articles:
+                continue
+            if not self.claim(url):
+                continue
+            return Fetch(url, "candidate", visit)
+        return None
+
+    def _explore_step(self, now: float) -> Fetch | None:
+        """The first step of a new exploration path: from a page read recently (drawn at
+        random; its links are remembered, so it is not fetched again), the link of highest
+        ``w·s`` that is not known yet. Harvest follows what listings list; exploration goes
+        where only other pages link (an article's tag and author pages, say)."""
+        starts = list(self._page_links)
+        for _ in range(min(len(starts), 20)):
+            start = starts[int(self.rng.integers(len(starts)))]
+            self._explore = [start]
+            self._explore_previous, self._fruitless = self._states.get(start), 0
+            step = self._choose_step(self._explore_previous, self._page_links[start])
+            if step is not None:
+                self._explore.append(step)
+                return Fetch(step, "explore")
+        self._explore = []
+        return None
+
+
+    def _explored(self, fetch: Fetch, now: float, text: str, links: Sequence[str],
+                  published: datetime | None, state: np.ndarray | None, added: int) -> None:
+        self.counters.explored += 1
+        fresh = published is not None and fetch.url not in self.sent and is_candidate(
+            published, datetime.fromtimestamp(now, UTC),
+            timedelta(seconds=self.config.novelty_window), skew=timedelta(seconds=self.config.future_skew))
+        profit = (self.config.reward - self.config.send_cost) if fresh else 0.0
+        profit += added
+        self._fruitless = 0 if profit > 0 else self._fruitless + 1
+        if state is not None and self._explore_previous is not None and self.mode != "wl":
+            self.weights = guarded_td_step(self.name, self.config, self.counters, self.weights,
+                                           self._explore_previous, profit, state)
+        self._explore_previous = state
+        if len(self._explore) > self.config.explore_steps or self._fruitless >= self.config.explore_patience:
+            self._explore = []
+            return
+        step = self._choose_step(state, links)
+        if step is None:
+            self._explore = []
+            return
+        self._explore.append(step)
+        self._explore_next = Fetch(step, "explore", fetch.visit)  # when exploration is due again
+
+    def _choose_step(self, state: np.ndarray | None, links: Sequence[str]) -> str | None:
+        """The link of highest ``w·s`` that is neither a known listing (the schedule polls
+        those), nor fetched before, nor on the path."""
+        options = [u for u in links if u not in self._explore and u not in self._articles
+                   and u not in self.schedule and u not in self._fetched]
+        if not options:
+            return None
+        parent = self._value(state)
+        values = np.array([self._value(self._states.get(u), parent) for u in options])
+        values += 1e-9 * self.rng.random(len(values))  # ties broken at random
+        return options[int(np.argmax(values))]

@@ -1,0 +1,42 @@
+"""The scheduled strategy's requests (:class:`Fetch`) and counters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from newsforagers.strategies.common import ForagerCounters
+
+KINDS = ("listing", "harvest", "candidate", "explore")
+#: A news request's priority (:class:`Fetch`): above every other request of the colony's.
+NEWS_PRIORITY = 1
+
+
+@dataclass(frozen=True)
+class Fetch:
+    """One request of the scheduled forager: what to download, why, and the listing visit it
+    came through (``visit``; 0: none) so that rewards can be credited to that listing.
+    ``priority``: 1 for news (a story dated since the forager began, a teleport, a request
+    resumed in flight), 0 otherwise; the spider puts it in the request's meta
+    (``forager_budget_priority``, not Scrapy's ``Request.priority``, which redirects raise), by
+    which the colony's host budget lets news go before the listing visits of other foragers."""
+
+    url: str
+    kind: str
+    visit: int = 0
+    priority: int = field(default=0, compare=False)
+
+
+@dataclass
+class ScheduledCounters(ForagerCounters):
+    listings: int = 0  # scheduled listing visits made
+    harvested: int = 0  # pages fetched from the harvest queue
+    explored: int = 0  # exploration steps
+    listings_found: int = 0  # listings added to the schedule after the seeds
+    idle: int = 0  # times nothing was due
+    old_listed: int = 0  # listed items dated beyond the novelty window: never fetched
+    given_up: int = 0  # listings never read that failed FORAGERS_START_FAILURES times in a row
+    successors: int = 0  # listings that took another's place on a listing (see _read_listing)
+    deferred: int = 0  # listing visits made before the backlog waiting in the harvest queue
+    feeds_added: int = 0  # feeds and sitemaps the site announced, added to the schedule (add_feeds)
+    old_feeds: int = 0  # announced sitemaps last updated beyond the novelty window: not added
+    off_topic: int = 0  # novel documents below the topic's relevance threshold: not credited
