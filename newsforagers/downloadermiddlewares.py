@@ -18,7 +18,7 @@ import asyncio
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 
 from newsforagers.context import ForagerContext, context_of
-from newsforagers.scrapy_access import share_robots_parsers
+from newsforagers.scrapy_access import FORAGER_META, share_robots_parsers
 
 _FETCH_KEY = "_forager_shared_fetch"
 
@@ -55,7 +55,7 @@ class SharedFetchMiddleware:
     async def process_request(self, request, spider=None):
         colony = _colony(self.context)
         if colony is None or not colony.fetches.enabled or request.method != "GET" \
-                or "forager_kind" not in request.meta:
+                or FORAGER_META not in request.meta:
             return None
         fetches = colony.fetches
         response = fetches.recent(request.url)

@@ -24,15 +24,13 @@ from scrapy.core.scheduler import Scheduler
 
 from newsforagers.assembly import assemble
 from newsforagers.context import context_of
-from newsforagers.scrapy_access import requests_in_flight
+from newsforagers.scrapy_access import FORAGER_META, requests_in_flight
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
-
-META_KIND = "forager_kind"  # "step" or "probe"
 
 
 class ForagerScheduler(Scheduler):
@@ -64,7 +62,7 @@ class ForagerScheduler(Scheduler):
     # -- the scheduler interface ----------------------------------------------------------
 
     def enqueue_request(self, request: Request) -> bool:
-        if self.forager_driver is None or request.meta.get(META_KIND) is None:
+        if self.forager_driver is None or request.meta.get(FORAGER_META) is None:
             return super().enqueue_request(request)
         # probes of the current step, and redirected or retried copies of forager requests:
         # released at once, first in line
@@ -114,4 +112,4 @@ class ForagerScheduler(Scheduler):
                 logger.debug("forager %s: %d page(s) of the step %s", driver.name, missing, reason)
 
     def _step_in_flight(self) -> bool:
-        return requests_in_flight(self.crawler, META_KIND)
+        return requests_in_flight(self.crawler, FORAGER_META)

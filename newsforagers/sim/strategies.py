@@ -1,5 +1,5 @@
-"""Crawling strategies on a :class:`~newsforagers.sim.world.NewsWorld` under one request budget
-(issue 7): adaptive hub polling (the feed crawlers' baseline) and the ``scheduled`` forager,
+"""Crawling strategies on a :class:`~newsforagers.sim.world.NewsWorld` under one request budget:
+adaptive hub polling (the feed crawlers' baseline) and the ``scheduled`` forager,
 beside the papers' forager of :mod:`newsforagers.sim.colony`.
 
 Every download costs ``1/budget`` simulated seconds; a crawler that has nothing worth

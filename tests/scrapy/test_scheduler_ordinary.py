@@ -20,7 +20,8 @@ from scrapy import Request, Spider
 from scrapy.core.scheduler import Scheduler
 from scrapy.utils.test import get_crawler
 
-from newsforagers.scheduler import META_KIND, ForagerScheduler
+from newsforagers.scheduler import ForagerScheduler
+from newsforagers.scrapy_access import FORAGER_META
 
 PRIORITY_QUEUES = ("scrapy.pqueues.DownloaderAwarePriorityQueue",  # Scrapy's default
                    "scrapy.pqueues.ScrapyPriorityQueue")
@@ -124,11 +125,11 @@ def test_dupefilter_drops_a_seen_request_unless_dont_filter(pqueue):
 def test_forager_meta_is_ordinary_without_a_forager_spider(pqueue):
     """With a plain spider, even requests carrying forager meta take Scrapy's path."""
     scheduler = build(SCHEDULER_PRIORITY_QUEUE=pqueue)
-    low = Request("https://a.example/probe", priority=-3, meta={META_KIND: "probe"})
+    low = Request("https://a.example/probe", priority=-3, meta={FORAGER_META: "probe"})
     high = Request("https://a.example/page", priority=4)
     assert scheduler.enqueue_request(low)
     assert not scheduler.enqueue_request(Request("https://a.example/probe",
-                                                 meta={META_KIND: "step"}))
+                                                 meta={FORAGER_META: "step"}))
     assert scheduler.enqueue_request(high)
     assert [r.url for r in drain(scheduler)] == [high.url, low.url]
     assert scheduler.stats.get_value("newsforagers/scheduler/enqueued") is None
