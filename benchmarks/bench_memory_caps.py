@@ -31,8 +31,8 @@ sys.path.insert(0, str(REPO))
 from newsforagers.config import ForagersConfig  # noqa: E402
 from newsforagers.learning import EnergyPolicy, Weblog  # noqa: E402
 from newsforagers.strategies.common import initial_weights  # noqa: E402
-from newsforagers.strategies.paper import Forager  # noqa: E402
-from newsforagers.strategies.scheduled import ScheduledForager, schedule_from_config  # noqa: E402
+from newsforagers.strategies.paper import PaperMind  # noqa: E402
+from newsforagers.strategies.scheduled import ScheduledMind, schedule_from_config  # noqa: E402
 from newsforagers.strategies.scheduled.explore import PAGE_LINKS as _PAGE_LINKS  # noqa: E402
 
 MIB = 1024 ** 2
@@ -58,7 +58,7 @@ def measured(build: Callable[[], object]) -> tuple[float, object]:
 
 def paper_memories(config: ForagersConfig, length: int) -> dict[str, float]:
     rng = np.random.default_rng(0)
-    forager = Forager("f1", config, Weblog.from_seeds(["https://news.example.org/"]),
+    forager = PaperMind("f1", config, Weblog.from_seeds(["https://news.example.org/"]),
                       initial_weights(config, rng), rng, bootstrap=lambda texts: None,
                       state_cache_size=config.state_cache_size)
     now = datetime.now(UTC)
@@ -79,7 +79,7 @@ def paper_memories(config: ForagersConfig, length: int) -> dict[str, float]:
 
 def scheduled_memories(config: ForagersConfig, length: int) -> dict[str, float]:
     rng = np.random.default_rng(0)
-    forager = ScheduledForager("f1", config, schedule_from_config(config, ["https://news.example.org/"]),
+    forager = ScheduledMind("f1", config, schedule_from_config(config, ["https://news.example.org/"]),
                                initial_weights(config, rng), rng, memory_size=config.url_memory_size)
     states = rng.random((1000, config.n_clusters)).astype(np.float32)
     memory = forager._articles.size

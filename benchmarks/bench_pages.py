@@ -251,7 +251,7 @@ def bench_claims(n: int) -> None:
 
     from newsforagers.config import ForagersConfig
     from newsforagers.store import SQLiteStore
-    from newsforagers.strategies.scheduled import ScheduledForager, schedule_from_config
+    from newsforagers.strategies.scheduled import ScheduledMind, schedule_from_config
 
     config = ForagersConfig.from_settings({})
     home = "https://news.example.org/"
@@ -263,7 +263,7 @@ def bench_claims(n: int) -> None:
             store = SQLiteStore(Path(folder) / f"{batched}.db", url_records_max=config.url_records_max)
             # a colony that has run for a while: the store at its cap, so claims evict too
             store.claim_urls((f"{home}old/{i}" for i in range(config.url_records_max)), record)
-            forager = ScheduledForager(
+            forager = ScheduledMind(
                 "f1", config, schedule_from_config(config, [home]), np.zeros(config.n_clusters),
                 np.random.default_rng(0), seeds=[home], claim=lambda url: store.claim_url(url, record),
                 claim_many=(lambda urls: store.claim_urls(urls, record)) if batched else None)

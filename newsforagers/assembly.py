@@ -1,5 +1,5 @@
-"""Assembling a forager: its mind (the papers' :class:`~newsforagers.strategies.paper.Forager`
-or a :class:`~newsforagers.strategies.scheduled.ScheduledForager`), its encoder, its driver
+"""Assembling a forager: its mind (the papers' :class:`~newsforagers.strategies.paper.PaperMind`
+or a :class:`~newsforagers.strategies.scheduled.ScheduledMind`), its encoder, its driver
 (the mind's only door to Scrapy), and its place in the colony.
 
 The scheduler calls :func:`assemble` when it opens (settings final, stats ready), with the

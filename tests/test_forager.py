@@ -7,7 +7,7 @@ import pytest
 
 from newsforagers.config import ForagersConfig
 from newsforagers.learning import Weblog
-from newsforagers.strategies.paper import Forager
+from newsforagers.strategies.paper import PaperMind
 
 NOW = datetime(2024, 1, 1, 12, tzinfo=UTC)
 K = 4
@@ -28,7 +28,7 @@ def make(**kwargs):
     config = ForagersConfig.from_settings({"FORAGERS_N_CLUSTERS": K, "FORAGERS_PATH_STEPS": 3,
                                            "FORAGERS_BOOTSTRAP_PAGES": K, **kwargs.pop("settings", {})})
     weights = kwargs.pop("weights", np.array([0.0, 1.0, 0.0, 0.0]))
-    return Forager("f1", config, Weblog.from_seeds(["http://s/"], size=10, start_size=2), weights,
+    return PaperMind("f1", config, Weblog.from_seeds(["http://s/"], size=10, start_size=2), weights,
                    np.random.default_rng(0), encoder=kwargs.pop("encoder", OneHotEncoder()), **kwargs)
 
 

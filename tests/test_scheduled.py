@@ -16,7 +16,7 @@ from newsforagers.strategies.scheduled import (
     NEWS_PRIORITY,
     Fetch,
     ScheduledCounters,
-    ScheduledForager,
+    ScheduledMind,
     schedule_from_config,
 )
 
@@ -46,7 +46,7 @@ def make(claimed=None, **settings):
         claimed.add(url)
         return True
 
-    return ScheduledForager("f1", config, schedule_from_config(config, [HOME]), np.ones(K),
+    return ScheduledMind("f1", config, schedule_from_config(config, [HOME]), np.ones(K),
                             np.random.default_rng(0), encoder=OneHot(), claim=claim, seeds=[HOME])
 
 
@@ -127,7 +127,7 @@ def test_a_listing_s_links_are_claimed_in_one_batch():
 def test_the_scheduled_forager_takes_claim_many_from_its_builder():
     config = ForagersConfig.from_settings({"FORAGERS_N_CLUSTERS": K, "FORAGERS_BOOTSTRAP_PAGES": K})
     calls = []
-    forager = ScheduledForager("f1", config, schedule_from_config(config, [HOME]), np.ones(K),
+    forager = ScheduledMind("f1", config, schedule_from_config(config, [HOME]), np.ones(K),
                                np.random.default_rng(0), encoder=OneHot(), seeds=[HOME],
                                claim_many=lambda urls: calls.append(urls) or urls)
     visit = forager.next_fetch(at(0))

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import OrderedDict
 from typing import Any, Callable
+
+from newsforagers.learning.bounded import Bounded
 
 
 class SharedFetches:
@@ -18,11 +19,11 @@ class SharedFetches:
         self.ttl = float(ttl)
         self.size = int(size)
         self.clock = clock
-        self._done: OrderedDict[str, tuple[float, Any]] = OrderedDict()
+        self._done: Bounded[str, tuple[float, Any]] = Bounded(max(0, self.size))
         self._in_flight: dict[str, asyncio.Future] = {}
 
     def _oldest(self) -> float:
-        return next(iter(self._done.values()))[0]
+        return self._done[self._done.oldest()][0]
 
     def __len__(self) -> int:
         return len(self._done)
@@ -52,12 +53,10 @@ class SharedFetches:
         """The download of ``url`` ended: remember a good response, wake the waiters."""
         if response is not None:
             now = self.clock()
-            self._done[url] = (now, response)
-            self._done.move_to_end(url)
-            # oldest first: drop what has expired (a response is held for the TTL at most), then
-            # what passes the size cap
-            while self._done and (len(self._done) > self.size or now - self._oldest() > self.ttl):
-                self._done.popitem(last=False)
+            self._done.put(url, (now, response))  # the newest; past the size cap the oldest go
+            # oldest first: drop what has expired (a response is held for the TTL at most)
+            while self._done and now - self._oldest() > self.ttl:
+                self._done.pop(self._done.oldest())
         future = self._in_flight.pop(url, None)
         if future is not None and not future.done():
             future.set_result(response)

@@ -15,8 +15,8 @@ from newsforagers.driver.paper import PaperDriver
 from newsforagers.driver.scheduled import ScheduledDriver
 from newsforagers.learning import Weblog
 from newsforagers.strategies.common import initial_weights, state_encoder_fit
-from newsforagers.strategies.paper import Forager
-from newsforagers.strategies.scheduled import ScheduledForager, schedule_from_config
+from newsforagers.strategies.paper import PaperMind
+from newsforagers.strategies.scheduled import ScheduledMind, schedule_from_config
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -44,7 +44,7 @@ def build_driver(crawler: Crawler, config: ForagersConfig, spider: Any, colony: 
     weblog = (Weblog.from_dict(weblog_saved) if weblog_saved is not None
               else Weblog.from_seeds(spider.seeds, size=config.weblog_size,
                                      start_size=config.weblog_start_size, beta=config.weblog_beta))
-    mind = Forager(
+    mind = PaperMind(
         spider.forager_id, config, weblog, weights, rng, mode=spider.mode,
         encoder=spider.encoder, bootstrap=bootstrap, bootstrap_pages=config.bootstrap_pages,
         reuse_states=config.reuse_states, state_cache_size=config.state_cache_size,
@@ -55,7 +55,7 @@ def build_driver(crawler: Crawler, config: ForagersConfig, spider: Any, colony: 
 
 
 def _scheduled_mind(crawler: Crawler, config: ForagersConfig, spider: Any, store: Any, saved: dict | None,
-                    weights: np.ndarray, rng: np.random.Generator, bootstrap) -> ScheduledForager:
+                    weights: np.ndarray, rng: np.random.Generator, bootstrap) -> ScheduledMind:
     schedule = schedule_from_config(config, spider.seeds, saved=saved)
     name = spider.forager_id
 
@@ -71,7 +71,7 @@ def _scheduled_mind(crawler: Crawler, config: ForagersConfig, spider: Any, store
             crawler.stats.inc_value("newsforagers/store/url_records_evicted", store.evicted_urls - evicted)
         return claimed
 
-    return ScheduledForager(name, config, schedule, weights, rng, mode=spider.mode,
+    return ScheduledMind(name, config, schedule, weights, rng, mode=spider.mode,
                             encoder=spider.encoder, claim=claim, seeds=spider.seeds,
                             bootstrap=bootstrap, memory_size=config.url_memory_size,
                             claim_many=claim_many)

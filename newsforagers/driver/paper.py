@@ -25,7 +25,7 @@ STEP_RELEVANCE_MAX = 1_000
 
 
 class PaperDriver(Driver):
-    """The driver of the papers' forager (:class:`~newsforagers.strategies.paper.Forager`): a
+    """The driver of the papers' forager (:class:`~newsforagers.strategies.paper.PaperMind`): a
     step request when the step barrier opens, the step's probes from its page."""
 
     def __init__(self, *args, **kwargs):

@@ -41,7 +41,7 @@ _SHARE_DEMAND_EVERY = 5.0
 
 
 class ScheduledDriver(Driver):
-    """The driver of a :class:`~newsforagers.strategies.scheduled.ScheduledForager`: no step barrier, a
+    """The driver of a :class:`~newsforagers.strategies.scheduled.ScheduledMind`: no step barrier, a
     request whenever the mind has one, and a wake-up of the engine when the next listing is due
     (the mind idles in simulated time; ``clock`` turns that into wall time)."""
 

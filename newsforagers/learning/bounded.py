@@ -4,7 +4,8 @@ A forager's memories (page states, articles fetched, a listing's last links, ...
 grow with the crawl; each is a bounded mapping rather than an ``OrderedDict`` trimmed by hand.
 Two ways to write: :meth:`put` makes the key the newest (recently used), ``m[key] = value``
 keeps an existing key's age (insertion order) and makes a new key the newest; either then
-forgets the oldest keys beyond ``size``. ``size`` 0 keeps nothing.
+forgets the oldest keys beyond ``size``. ``size`` 0 keeps nothing; ``size`` None keeps every
+key (a cap a setting may switch off). ``forgotten`` counts the keys forgotten for the bound.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ _MISSING = object()
 
 
 class Bounded(Generic[K, V]):
-    """At most ``size`` keys (``size`` ≥ 0); the oldest are forgotten first."""
+    """At most ``size`` keys (``size`` ≥ 0, or None: no bound); the oldest are forgotten first."""
 
-    def __init__(self, size: int, items: Iterable[tuple[K, V]] = ()):
-        if size < 0:
-            raise ValueError(f"size ({size!r}) must be 0 or more.")
-        self.size = int(size)
+    def __init__(self, size: int | None, items: Iterable[tuple[K, V]] = ()):
+        if size is not None and size < 0:
+            raise ValueError(f"size ({size!r}) must be 0 or more, or None.")
+        self.size = None if size is None else int(size)
+        self.forgotten = 0  # keys forgotten for the bound
         self._items: OrderedDict[K, V] = OrderedDict()
         for key, value in items:
             self.put(key, value)
@@ -43,6 +45,9 @@ class Bounded(Generic[K, V]):
         self._items[key] = value  # an existing key keeps its place
         self._trim()
 
+    def __delitem__(self, key: K) -> None:
+        del self._items[key]
+
     def __getitem__(self, key: K) -> V:
         return self._items[key]
 
@@ -57,6 +62,14 @@ class Bounded(Generic[K, V]):
     def pop_newest(self) -> tuple[K, V]:
         """Remove and return the newest key and its value (KeyError when empty)."""
         return self._items.popitem(last=True)
+
+    def __eq__(self, other: object) -> bool:
+        """The same keys and values in the same order (as two ``OrderedDict``)."""
+        if not isinstance(other, Bounded):
+            return NotImplemented
+        return list(self._items.items()) == list(other._items.items())
+
+    __hash__ = None  # mutable
 
     def __contains__(self, key: object) -> bool:
         return key in self._items
@@ -74,6 +87,13 @@ class Bounded(Generic[K, V]):
     def items(self):
         return self._items.items()
 
+    def oldest(self) -> K:
+        """The oldest key (KeyError when empty)."""
+        for key in self._items:
+            return key
+        raise KeyError("oldest of an empty Bounded")
+
     def _trim(self) -> None:
-        while len(self._items) > self.size:
+        while self.size is not None and len(self._items) > self.size:
             self._items.popitem(last=False)
+            self.forgotten += 1

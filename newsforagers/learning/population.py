@@ -25,11 +25,12 @@ import bisect
 import heapq
 import itertools
 import math
-from collections import OrderedDict, deque
+from collections import deque
 from dataclasses import dataclass
 from typing import Hashable, Literal, Mapping
 
 from newsforagers import defaults
+from newsforagers.learning.bounded import Bounded
 
 DecisionKind = Literal["split", "retire", "teleport"]
 
@@ -306,7 +307,8 @@ class EnergyPolicy:
         self.upper_bound = upper_bound
         self.initial_energy = float(initial_energy)
         self.energies: dict[str, float] = {}
-        self.page_energy: OrderedDict[Hashable, float] = OrderedDict()  # the buffer, oldest first
+        # the buffer, oldest first, at most pages_max (0: no cap)
+        self.page_energy: Bounded[Hashable, float] = Bounded(pages_max or None)
         # Pages first seen with r > R (the step model g's "relevant" pages) and with Δe > 0
         # (the sigmoid's gainers); the paper expects about C/(G + C) of pages for both. Under
         # the original model R is the break-even C/ρ: both count the gainers.
@@ -333,7 +335,7 @@ class EnergyPolicy:
         ValueError on a state that is not one, leaving the policy unchanged."""
         history = sorted(float(r) for r in state.get("history", []))
         order = deque(float(r) for r in state.get("order", []))
-        buffer = OrderedDict((page, float(e)) for page, e in state.get("page_energy", []))
+        buffer = Bounded(self.pages_max or None, ((page, float(e)) for page, e in state.get("page_energy", [])))
         counts = {name: int(state.get(name, 0))
                   for name in ("visits", "pages", "relevant_pages", "gaining_pages", "evicted_pages")}
         window = self.model.window
@@ -342,8 +344,6 @@ class EnergyPolicy:
             order = deque(history)
         while window and len(order) > window:
             del history[bisect.bisect_left(history, order.popleft())]
-        while self.pages_max and len(buffer) > self.pages_max:
-            buffer.popitem(last=False)
         self.model._history, self.model._order, self.page_energy = history, order, buffer
         self._rebuild_remnants()
         for name, value in counts.items():
@@ -389,16 +389,15 @@ class EnergyPolicy:
             self.pages += 1
             self.model.observe(relevance)
             delta = self.model.energy(relevance)
-            self.page_energy[page] = delta
+            forgotten = self.page_energy.forgotten
+            self.page_energy[page] = delta  # the newest: never the page forgotten for the cap
+            self.evicted_pages += self.page_energy.forgotten - forgotten
             if delta > 0:
                 heapq.heappush(self._remnant_heap, (-delta, next(self._remnant_order), page))
                 if len(self._remnant_heap) > 2 * len(self.page_energy) + 64:
                     self._rebuild_remnants()
             self.relevant_pages += relevance > self.model.threshold()
             self.gaining_pages += delta > 0
-            while self.pages_max and len(self.page_energy) > self.pages_max:
-                self.page_energy.popitem(last=False)  # never the page just added: it is last
-                self.evicted_pages += 1
         if self.population > self.upper_bound:
             self.energies[forager] -= abs(C)
         else:

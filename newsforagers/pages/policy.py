@@ -6,13 +6,13 @@ the :class:`~newsforagers.pages.page.Page` that reading gives; it reads no HTML.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import TypeVar
 from urllib.parse import urldefrag
 
 from newsforagers import defaults
+from newsforagers.learning.bounded import Bounded
 from newsforagers.pages.page import Page
 
 #: A page dated up to this far in the future still counts as published: server and page
@@ -76,9 +76,7 @@ class SentMemory:
         if isinstance(max_entries, bool) or not isinstance(max_entries, int) or max_entries < 1:
             raise ValueError(f"max_entries ({max_entries!r}) must be an integer of at least 1.")
         self._max_entries = max_entries
-        # OrderedDict rather than dict: popping the oldest key is O(1) here, while a plain
-        # dict rescans its deleted slots from the front on every eviction.
-        self._sent: OrderedDict[str, None] = OrderedDict()
+        self._sent: Bounded[str, None] = Bounded(max_entries)
 
     @property
     def max_entries(self) -> int:
@@ -144,11 +142,8 @@ class SentMemory:
         return f"{type(self).__name__}({len(self)}/{self._max_entries} sent)"
 
     def _remember(self, key: str) -> None:
-        if key in self._sent:
-            return
-        self._sent[key] = None
-        while len(self._sent) > self._max_entries:
-            self._sent.popitem(last=False)
+        if key not in self._sent:
+            self._sent[key] = None  # a key sent again keeps its age
 
 
 def _memory_key(item: object) -> str:

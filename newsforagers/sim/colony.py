@@ -1,7 +1,7 @@
 """A colony of the papers' foragers on a simulated world, in simulated time.
 
 The simulator drives the crawler's own parts, so that what it measures offline is what the
-Scrapy foragers do online: each forager is a :class:`~newsforagers.strategies.paper.Forager` (the mind
+Scrapy foragers do online: each forager is a :class:`~newsforagers.strategies.paper.PaperMind` (the mind
 the Scrapy scheduler and spider drive: the walk of Alg. 11-12, Alg. 2's states, Alg. 5's
 bounded sent memory and date checks, the TD step of Alg. 4, the weblog update of Alg. 1), the
 reinforcing agent is :class:`~newsforagers.learning.ReinforcingAgent` (Alg. 7 with the rules the
@@ -48,7 +48,7 @@ from newsforagers.config import ForagersConfig
 from newsforagers.learning import ReinforcingAgent, ScorePolicy, Weblog, random_weights
 from newsforagers.sim.encoder import WorldStates
 from newsforagers.strategies.common import MODES
-from newsforagers.strategies.paper import Forager
+from newsforagers.strategies.paper import PaperMind
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ class ColonyResult:
     population: list[tuple[float, int]]
     urls: int = 0        # distinct URLs downloaded by the colony ("found URLs", Table 1)
     duration: float = 0.0  # simulated seconds actually run
-    foragers: list[Forager] = field(default_factory=list)  # every forager, in order of birth
+    foragers: list[PaperMind] = field(default_factory=list)  # every forager, in order of birth
 
 
 def colony_config(world, **settings) -> ForagersConfig:
@@ -168,8 +168,8 @@ class _Colony:
         self.on_event = on_event
         self.encoder = WorldStates(world)
         self.t = 0.0
-        self.alive: list[Forager] = []  # in turn order
-        self.everyone: list[Forager] = []
+        self.alive: list[PaperMind] = []  # in turn order
+        self.everyone: list[PaperMind] = []
         self.found: list[Found] = []
         self.events: list[tuple[float, str, str, str | None]] = []
         self.population: list[tuple[float, int]] = []
@@ -182,14 +182,14 @@ class _Colony:
             self.on_event(self.t, kind, name, parent)
 
     def born(self, weblog: Weblog, weights: np.ndarray | None = None,
-             parent: Forager | None = None) -> Forager:
+             parent: PaperMind | None = None) -> PaperMind:
         """A new forager, built as :mod:`newsforagers.assembly` builds one."""
         # every forager draws its own stream from the colony's generator, as in a crawl
         rng = np.random.default_rng(int(self.rng.integers(2**63)))
         config = self.config
         if weights is None:
             weights = random_weights(config.n_clusters, rng)
-        forager = Forager(f"f{next(self._ids)}", config, weblog, weights, rng, mode=self.mode,
+        forager = PaperMind(f"f{next(self._ids)}", config, weblog, weights, rng, mode=self.mode,
                           encoder=self.encoder, reuse_states=config.reuse_states,
                           state_cache_size=config.state_cache_size,
                           max_start_failures=config.start_failures, max_paths=config.max_paths)
@@ -202,7 +202,7 @@ class _Colony:
             self.event("split", forager.name, parent.name)
         return forager
 
-    def step(self, forager: Forager) -> bool:
+    def step(self, forager: PaperMind) -> bool:
         """One step of ``forager`` as a crawl makes it; False when it has nothing to walk."""
         url = forager.next_step()
         forager.finished_steps.clear()  # (the driver's signal to the energy policy: none here)
@@ -240,20 +240,20 @@ class _Colony:
                     self.on_found(item)
         return True
 
-    def split(self, forager: Forager) -> Forager:
+    def split(self, forager: PaperMind) -> PaperMind:
         """Alg. 6 and 8 as the population extension splits a forager (its weblog and weights,
         the parent's rng), but for RL: Sect. 4.2.1, every RL forager has the same (seed) weblog."""
         weblog, weights = forager.inherit(fixed_weblog_whole=True)  # the strategy's rule
         self.agent.reset(forager.name)
         return self.born(weblog, weights, parent=forager)
 
-    def retire(self, forager: Forager) -> None:
+    def retire(self, forager: PaperMind) -> None:
         forager.retired = True
         self.alive.remove(forager)
         self.agent.forget(forager.name)
         self.event("retire", forager.name)
 
-    def stop(self, forager: Forager) -> None:
+    def stop(self, forager: PaperMind) -> None:
         self.alive.remove(forager)
         self.agent.forget(forager.name)
         self.event("stop", forager.name)

@@ -1,6 +1,6 @@
 """The world's page states as a state encoder, so the simulator drives the crawler's own minds.
 
-A mind (:class:`~newsforagers.strategies.paper.Forager`, :class:`~newsforagers.strategies.scheduled.ScheduledForager`)
+A mind (:class:`~newsforagers.strategies.paper.PaperMind`, :class:`~newsforagers.strategies.scheduled.ScheduledMind`)
 featurises page texts with an encoder's ``transform`` (the PrTFIDF stand-in of
 :mod:`newsforagers.text` in a crawl). The simulator hands the mind a page's URL as its text,
 and this encoder answers with the world's state of that page.

@@ -6,7 +6,7 @@ Every download costs ``1/budget`` simulated seconds; a crawler that has nothing 
 requesting may idle (time passes without a request). A document counts when it is first
 downloaded at most 24 simulated hours after its publication (the reinforcing agent's rule).
 
-``scheduled``: the Scrapy forager's own mind, :class:`newsforagers.strategies.scheduled.ScheduledForager`
+``scheduled``: the Scrapy forager's own mind, :class:`newsforagers.strategies.scheduled.ScheduledMind`
 (harvest of what listings list, the weblog as a scheduler of listings, bounded TD-valued
 exploration, idling when nothing is due; docs/algorithms.md), driven here in simulated time
 with the world's page states in place of the text encoder's, so the simulator predicts what
@@ -30,7 +30,7 @@ from newsforagers.learning.schedule import HubSchedule
 from newsforagers.sim.colony import Found
 from newsforagers.sim.encoder import WorldStates
 from newsforagers.sim.world import NewsWorld
-from newsforagers.strategies.scheduled import ScheduledForager, poll_rate, schedule_from_config
+from newsforagers.strategies.scheduled import ScheduledMind, poll_rate, schedule_from_config
 
 WINDOW = defaults.FORAGERS_NOVELTY_WINDOW
 
@@ -134,7 +134,7 @@ def run_scheduled(world: NewsWorld, duration: float, budget: float, rng: np.rand
                   config: ForagersConfig | None = None,
                   schedule: HubSchedule | None = None) -> StrategyResult:
     """One ``scheduled`` forager seeded at the home page: the Scrapy forager's own mind
-    (:class:`~newsforagers.strategies.scheduled.ScheduledForager`) driven in simulated time. A front
+    (:class:`~newsforagers.strategies.scheduled.ScheduledMind`) driven in simulated time. A front
     shows each story's time (as the replay's ``<time>`` does); the reinforcing agent is the
     first-finder rule of :class:`_Crawl`."""
     config = config or ForagersConfig.from_settings({"FORAGERS_N_CLUSTERS": world.k})
@@ -150,7 +150,7 @@ def run_scheduled(world: NewsWorld, duration: float, budget: float, rng: np.rand
         claimed.add(url)
         return True
 
-    forager = ScheduledForager("f1", config, schedule, random_weights(world.k, rng), rng,
+    forager = ScheduledMind("f1", config, schedule, random_weights(world.k, rng), rng,
                                encoder=WorldStates(world), claim=claim, seeds=[world.home_url])
     # the scheduled strategy's poll share of the budget, as the Scrapy driver has it
     forager.poll_rate = poll_rate(config.schedule_poll_share, budget)

@@ -428,7 +428,7 @@ class ForagerSpider(scrapy.Spider):
 
     def _add_feeds(self, feeds, updated=None) -> None:
         """Hand the feeds and sitemaps a page or robots.txt announces to the scheduled forager,
-        which adds those it lacks to its weblog as listings (``ScheduledForager.add_feeds``)."""
+        which adds those it lacks to its weblog as listings (``ScheduledMind.add_feeds``)."""
         feeds = [url for url in feeds if self._on_site(url) and self._robots_allow(url)]
         if feeds:
             self.forager_driver.add_feeds(feeds, self.site_clock.now(), updated)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import copy
 import time
-from collections import OrderedDict
 from typing import Callable, Iterator, Sequence
 
+from newsforagers.learning.bounded import Bounded
 from newsforagers.store import records
 from newsforagers.store.base import ColonyStore, DocumentRecord, Member, Output, start_wait, with_start
 
@@ -28,7 +28,8 @@ class MemoryStore(ColonyStore):
         self._documents: list[DocumentRecord] = []
         self._outputs: list[Output] = []
         self._scores: dict[str, float] = {}
-        self._urls: OrderedDict[str, dict] = OrderedDict()  # least recently written first
+        # least recently written first, at most url_records_max (0: no cap)
+        self._urls: Bounded[str, dict] = Bounded(url_records_max or None)
         self._members: dict[str, Member] = {}
         self._values: dict[str, dict] = {}
         self._starts: dict[str, list[float]] = {}  # host -> recent request starts, oldest first
@@ -176,11 +177,10 @@ class MemoryStore(ColonyStore):
         return True
 
     def put_url(self, url: str, record: dict) -> None:
-        self._urls.setdefault(url, {}).update(record)
-        self._urls.move_to_end(url)
-        while self.url_records_max and len(self._urls) > self.url_records_max:
-            self._urls.popitem(last=False)
-            self.evicted_urls += 1
+        merged = {**self._urls.get(url, {}), **record}
+        forgotten = self._urls.forgotten
+        self._urls.put(url, merged)  # the newest written
+        self.evicted_urls += self._urls.forgotten - forgotten
 
     def write_url_records(self, writes: Sequence[records.Write]) -> int:
         created = 0

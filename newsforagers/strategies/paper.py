@@ -65,7 +65,7 @@ class _Step:
         return self.page_done and all(p.done for p in self.probes.values())
 
 
-class Forager(Mind):
+class PaperMind(Mind):
     """One forager (a spider's mind). ``rng`` drives every random choice it makes."""
 
     strategy = "paper"

@@ -11,7 +11,7 @@ from newsforagers.config import ForagersConfig
 from newsforagers.driver import PaperDriver
 from newsforagers.extensions.population import PopulationExtension
 from newsforagers.learning import ScorePolicy, Weblog
-from newsforagers.strategies.paper import Forager
+from newsforagers.strategies.paper import PaperMind
 from tests.test_forager import OneHotEncoder
 
 SEEDS = [f"http://s/{i}" for i in range(4)]
@@ -47,7 +47,7 @@ def _extension(mode="wlrl"):
     config = ForagersConfig.from_settings({"FORAGERS_N_CLUSTERS": 3})
     crawler = get_crawler(Spider)
     weblog = Weblog.from_seeds(SEEDS, size=10, start_size=4, beta=0.3)
-    mind = Forager("f1", config, weblog, np.array([0.5, -0.5, 0.0]), np.random.default_rng(0), mode=mode,
+    mind = PaperMind("f1", config, weblog, np.array([0.5, -0.5, 0.0]), np.random.default_rng(0), mode=mode,
                    encoder=OneHotEncoder())
     spider = SimpleNamespace(state=None)
     driver = PaperDriver(crawler, spider, mind, 30.0, seeds=SEEDS)

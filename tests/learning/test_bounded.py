@@ -37,3 +37,18 @@ def test_size_zero_keeps_nothing_and_a_negative_size_is_refused():
     assert len(nothing) == 0 and not nothing
     with pytest.raises(ValueError, match="size"):
         Bounded(-1)
+
+
+def test_no_bound_keeps_everything_and_the_forgotten_are_counted():
+    everything = Bounded(None)
+    for key in range(1000):
+        everything.put(key, key)
+    assert len(everything) == 1000 and everything.forgotten == 0 and everything.oldest() == 0
+    two = Bounded(2)
+    for key in "abcde":
+        two.add(key)
+    assert two.forgotten == 3 and two.oldest() == "d"
+    with pytest.raises(KeyError):
+        Bounded(1).oldest()
+    del two["d"]
+    assert list(two) == ["e"] and two == Bounded(5, [("e", None)]) and two != Bounded(5, [("x", None)])

@@ -22,7 +22,7 @@ from newsforagers.config import ForagersConfig
 from newsforagers.driver import LISTING_FIELD, LISTING_KEY, ScheduledDriver
 from newsforagers.spiders.forager import ForagerSpider
 from newsforagers.store import MemoryStore
-from newsforagers.strategies.scheduled import Fetch, ScheduledForager, schedule_from_config
+from newsforagers.strategies.scheduled import Fetch, ScheduledMind, schedule_from_config
 
 HOME = "http://site.example/"
 T0 = datetime(2024, 1, 1, 12, tzinfo=UTC).timestamp()
@@ -55,7 +55,7 @@ def forager_spider():
         spider.config = config = ForagersConfig.from_settings(
             {"FORAGERS_N_CLUSTERS": 4, "FORAGERS_EXPLORE_SHARE": 0.0, **settings})
         store = MemoryStore()
-        mind = ScheduledForager("f1", config, schedule_from_config(config, [HOME]), np.ones(4),
+        mind = ScheduledMind("f1", config, schedule_from_config(config, [HOME]), np.ones(4),
                                 np.random.default_rng(0), seeds=[HOME],
                                 claim_many=lambda urls: store.claim_urls(urls, {"queued_by": "f1"}))
         spider.site_clock = SiteClock(600.0)

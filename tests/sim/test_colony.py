@@ -61,7 +61,7 @@ def test_bad_arguments_are_clear_errors(capsys):
     assert main(["sim", "--hours", "0"]) == 2
 
 
-class _SpyForager(forager_module.Forager):
+class _SpyForager(forager_module.PaperMind):
     """The papers' forager, recording the calls a crawl makes to it."""
 
     calls: list = []
@@ -90,13 +90,13 @@ class _SpyForager(forager_module.Forager):
 
 
 def test_the_simulator_drives_the_papers_forager_as_a_crawl_does(monkeypatch):
-    monkeypatch.setattr(colony_module, "Forager", _SpyForager)
+    monkeypatch.setattr(colony_module, "PaperMind", _SpyForager)
     monkeypatch.setattr(_SpyForager, "calls", [])
     world = NewsWorld(2 * HOURS, n_sections=4, rate_per_hour=30, rng=np.random.default_rng(1))
     result = run_colony(world, 2 * HOURS, np.random.default_rng(1), budget=1.0)
     calls = _SpyForager.calls
     assert result.foragers and all(isinstance(f, _SpyForager) for f in result.foragers)
-    # the counts are the Forager's own counters (the Scrapy stats' newsforagers/...)
+    # the counts are the PaperMind's own counters (the Scrapy stats' newsforagers/...)
     assert result.downloads == sum(f.counters.downloaded for f in result.foragers)
     assert result.sends == sum(f.counters.sent for f in result.foragers) > 0
     assert len(result.found) == sum(f.counters.rewarded for f in result.foragers)
@@ -165,7 +165,7 @@ def test_a_document_dated_ahead_is_never_sent_and_the_sent_memory_is_the_forager
     assert "ahead" not in agent.received  # Alg. 5's future-skew check (the old simulator sent it)
     assert len(agent.received) == result.sends > 3
     for forager in result.foragers:
-        assert isinstance(forager, forager_module.Forager)
+        assert isinstance(forager, forager_module.PaperMind)
         assert isinstance(forager.sent, SentMemory) and len(forager.sent) <= 3
     # the world's document key names what is sent: a page's new document is a new send
     assert len({f.document for f in result.found}) == len(result.found) > 3

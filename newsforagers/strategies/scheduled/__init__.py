@@ -29,15 +29,15 @@ used differently (DESIGN.md, "Where the papers fall short"):
   listing the step added to the schedule); their job is to find listings the weblog lacks.
 - **Feeds and sitemaps** (``FORAGERS_FEEDS``) are listings like any other: the spider reads one
   as a listing whose every entry is dated, and hands over the feeds a site announces
-  (:meth:`ScheduledForager.add_feeds`), which join the schedule with the optimistic prior.
+  (:meth:`ScheduledMind.add_feeds`), which join the schedule with the optimistic prior.
 - **Conditional revisits.** A listing unchanged since the colony's last copy answers a revisit
   ``304 Not Modified`` (``FORAGERS_CONDITIONAL``; the spider asks with the URL's validators):
-  :meth:`ScheduledForager.on_not_modified` counts it a visit that showed no new link.
+  :meth:`ScheduledMind.on_not_modified` counts it a visit that showed no new link.
 - **Rhythms** (``FORAGERS_SCHEDULE_RHYTHM``). The dates of listed items and fetched articles,
   each story once, feed the schedule's hour-of-week publication profile
   (:class:`~newsforagers.learning.rhythm.RhythmProfile`): rates become levels × p(t).
-- **Idle when nothing is due.** :meth:`ScheduledForager.next_fetch` returns None and
-  :attr:`ScheduledForager.wait` says for how many simulated seconds.
+- **Idle when nothing is due.** :meth:`ScheduledMind.next_fetch` returns None and
+  :attr:`ScheduledMind.wait` says for how many simulated seconds.
 
 Never imports Scrapy: URLs, texts, dates and simulated times (POSIX seconds of the site's
 clock) in; URLs and numbers out.
@@ -45,7 +45,7 @@ clock) in; URLs and numbers out.
 
 from newsforagers.strategies.scheduled.budget import listed_rate, poll_rate
 from newsforagers.strategies.scheduled.fetch import KINDS, NEWS_PRIORITY, Fetch, ScheduledCounters
-from newsforagers.strategies.scheduled.mind import ScheduledForager, continues, schedule_from_config
+from newsforagers.strategies.scheduled.mind import ScheduledMind, continues, schedule_from_config
 
-__all__ = ["KINDS", "NEWS_PRIORITY", "Fetch", "ScheduledCounters", "ScheduledForager", "continues",
+__all__ = ["KINDS", "NEWS_PRIORITY", "Fetch", "ScheduledCounters", "ScheduledMind", "continues",
            "listed_rate", "poll_rate", "schedule_from_config"]

@@ -3,7 +3,7 @@ when the backlog must go (the threshold maths itself is :mod:`newsforagers.learn
 
 :func:`poll_rate` is the poll share's formula, for the crawler's driver and the simulator alike;
 :class:`BudgetRules` holds the mind's uses of it (a part of
-:class:`~newsforagers.strategies.scheduled.mind.ScheduledForager`).
+:class:`~newsforagers.strategies.scheduled.mind.ScheduledMind`).
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def listed_rate(dates: Iterable[datetime], now: float,
 
 
 class BudgetRules:
-    """The mind's budget rules (mixed into ``ScheduledForager``, whose state they read)."""
+    """The mind's budget rules (mixed into ``ScheduledMind``, whose state they read)."""
 
 
     def _backlog_urgent(self, now: float) -> bool:

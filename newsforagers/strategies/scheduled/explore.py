@@ -1,6 +1,6 @@
 """The scheduled strategy's exploration: short TD-valued paths (Alg. 4 on every step) from a
 page read recently, to find listings the weblog lacks (a part of
-:class:`~newsforagers.strategies.scheduled.mind.ScheduledForager`)."""
+:class:`~newsforagers.strategies.scheduled.mind.ScheduledMind`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ PAGE_LINKS = 2_000  # pages whose links are remembered as starting points of exp
 
 
 class Exploration:
-    """Exploration's share of the requests (mixed into ``ScheduledForager``)."""
+    """Exploration's share of the requests (mixed into ``ScheduledMind``)."""
 
 
     def _explore_due(self) -> bool:

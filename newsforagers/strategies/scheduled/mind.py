@@ -32,7 +32,7 @@ logger = logging.getLogger(__name__)
 _FEEDS_PER_PAGE = 20
 
 
-class ScheduledForager(Mind, BudgetRules, Exploration):
+class ScheduledMind(Mind, BudgetRules, Exploration):
     """One scheduled forager (see :mod:`newsforagers.strategies.scheduled`). ``rng`` drives every random choice."""
 
     strategy = "scheduled"
