@@ -5,6 +5,7 @@ share it is; every crawler's context receives what was built, once."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from scrapy.utils.test import get_crawler
@@ -61,25 +62,28 @@ def test_a_forager_the_in_process_spawner_started_joins_the_colony_it_is_given(t
 
 
 def test_a_member_of_its_own_process_joins_through_the_store_as_its_host_s_share(tmp_path):
-    root_crawler, root_spider = crawler_and_spider(tmp_path)
-    root_context = context_of(root_crawler)
-    assemble(root_context, root_spider)
-    colony = root_context.colony
-    try:
-        assert colony.reserve_place("f2", "f1")
-        colony.store.put_value(handover_key("f2"), {"weblog": None, "weights": None, "host": "host-of-f1"})
-        crawler, spider = crawler_and_spider(tmp_path, forager="f2", role="member")
-        context = context_of(crawler)
-        assemble(context, spider)
-        member_colony = context.colony
+    async def assembled():  # a member renews its lease on the running loop, as in its crawl
+        root_crawler, root_spider = crawler_and_spider(tmp_path)
+        root_context = context_of(root_crawler)
+        assemble(root_context, root_spider)
+        colony = root_context.colony
         try:
-            assert member_colony is not colony and not member_colony.hosting
-            assert member_colony.host_token == "host-of-f1"  # its outputs are that host's share
-            assert {"f1", "f2"} <= set(colony.store.members(time.time()))
+            assert colony.reserve_place("f2", "f1")
+            colony.store.put_value(handover_key("f2"), {"weblog": None, "weights": None, "host": "host-of-f1"})
+            crawler, spider = crawler_and_spider(tmp_path, forager="f2", role="member")
+            context = context_of(crawler)
+            assemble(context, spider)
+            member_colony = context.colony
+            try:
+                assert member_colony is not colony and not member_colony.hosting
+                assert member_colony.host_token == "host-of-f1"  # its outputs are that host's share
+                assert {"f1", "f2"} <= set(colony.store.members(time.time()))
+            finally:
+                member_colony.close()
         finally:
-            member_colony.close()
-    finally:
-        colony.close()
+            colony.close()
+
+    asyncio.run(assembled())
 
 
 def test_a_crawler_s_context_is_made_once_and_none_without_the_add_on(tmp_path):
