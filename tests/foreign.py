@@ -33,3 +33,13 @@ def on_disk(path: Path) -> dict:
             "journal": _JOURNAL.get(data[18:20], "none"),
             "beside": sorted(p.name for p in path.parent.iterdir()
                              if p != path and p.name.startswith(path.stem))}
+
+
+def files_that_are_no_store(folder: Path) -> list[tuple[Path, str]]:
+    """Another program's database and an empty file in ``folder``, each with the words that
+    follow its path when a read-only command refuses it."""
+    other = another_programs_database(folder / "other.db")
+    empty = folder / "empty.db"
+    empty.touch()
+    return [(other, "is an SQLite file but no colony store (it has no column documents.url)"),
+            (empty, "is no colony store: it is empty (0 bytes)")]

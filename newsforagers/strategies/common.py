@@ -192,6 +192,17 @@ class Mind:
     retired: bool
     bootstrap: EncoderBootstrap
 
+    def __init__(self, name: str, config: ForagersConfig, weights, rng: np.random.Generator,
+                 mode: str, encoder: Encoder | None):
+        """What every mind is made with: its id, the settings, its value weights (a float
+        vector), its random stream, its mode and its state encoder (None until bootstrapped)."""
+        self.name = name
+        self.config = config
+        self.weights = np.asarray(weights, dtype=np.float64)
+        self.rng = rng
+        self.mode = mode
+        self.encoder = encoder
+
     # -- what a page teaches: Alg. 5 -----------------------------------------------------
 
     def should_send(self, url: str, published: datetime | None, now: datetime) -> bool:

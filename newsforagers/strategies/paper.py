@@ -91,13 +91,8 @@ class PaperMind(Mind):
             raise ValueError(f"forager mode ({mode!r}) must be one of {', '.join(MODES)}.")
         if encoder is None and bootstrap is None:
             raise ValueError("a forager needs a state encoder or a way to bootstrap one.")
-        self.name = name
-        self.config = config
+        Mind.__init__(self, name, config, weights, rng, mode, encoder)
         self.weblog = weblog
-        self.weights = np.asarray(weights, dtype=np.float64)
-        self.rng = rng
-        self.mode = mode
-        self.encoder = encoder
         # With ``background_fit`` the forager does not fit its encoder itself: it leaves the
         # texts in ``fit_request`` for its driver (which fits them on a thread) and keeps
         # walking in random order until ``encoder_fitted`` or ``encoder_failed`` is called.

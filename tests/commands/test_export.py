@@ -115,12 +115,11 @@ def test_export_escapes_what_a_terminal_would_obey_and_keeps_the_value(tmp_path,
 
 def test_another_program_s_database_or_an_empty_file_is_refused_and_left_as_it_was(tmp_path, capsys):
     """Row 4: no table made, no WAL, no column added; an empty file does not become a store."""
-    from tests.foreign import another_programs_database, on_disk
+    from tests.foreign import files_that_are_no_store, on_disk
 
-    other = another_programs_database(tmp_path / "other.db")
-    empty = tmp_path / "empty.db"
-    empty.touch()
-    for path, words in ((other, "is an SQLite file but no colony store"), (empty, "is empty (0 bytes)")):
+    refused = files_that_are_no_store(tmp_path)
+    (other, _), (empty, _) = refused
+    for path, words in refused:
         before = on_disk(path)
         assert cli.main(["export", "--store", str(path)]) == 2
         captured = capsys.readouterr()

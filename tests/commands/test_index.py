@@ -129,13 +129,11 @@ def test_a_redis_store_s_colonies_each_get_their_index(redis_server, tmp_path, m
 
 def test_another_program_s_database_is_refused_left_as_it_was_and_gets_no_index(tmp_path, capsys):
     """Row 4: the file gained the store's tables, a WAL and columns; an empty one became a store."""
-    from tests.foreign import another_programs_database, on_disk
+    from tests.foreign import files_that_are_no_store, on_disk
 
-    other = another_programs_database(tmp_path / "other.db")
-    empty = tmp_path / "empty.db"
-    empty.touch()
-    for path, words in ((other, "is an SQLite file but no colony store (it has no column documents.url)"),
-                        (empty, "is no colony store: it is empty (0 bytes)")):
+    refused = files_that_are_no_store(tmp_path)
+    (other, _), (empty, _) = refused
+    for path, words in refused:
         before = on_disk(path)
         assert cli.main(["index", "--store", str(path)]) == 2
         captured = capsys.readouterr()

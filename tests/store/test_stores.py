@@ -618,16 +618,13 @@ def _old_store(path):
 def test_a_file_that_is_no_store_is_refused_in_one_line_and_left_as_it_was(tmp_path):
     """Row 4 of issue 29: another program's database, an empty file, a text file."""
     from newsforagers import store as stores
-    from tests.foreign import another_programs_database, on_disk
+    from tests.foreign import files_that_are_no_store, on_disk
 
-    other = another_programs_database(tmp_path / "other.db")
-    empty = tmp_path / "empty.db"
-    empty.touch()
     text = tmp_path / "notes.db"
     text.write_text("not a database\n" * 50)
-    for path, words in ((other, "is an SQLite file but no colony store (it has no column documents.url)"),
-                        (empty, "is no colony store: it is empty (0 bytes)"),
-                        (text, "is no colony store: it is not an SQLite file")):
+    refused = files_that_are_no_store(tmp_path)
+    (other, _), (empty, _) = refused
+    for path, words in [*refused, (text, "is no colony store: it is not an SQLite file")]:
         before = on_disk(path)
         with pytest.raises(ValueError) as refused:
             stores.open_existing_store(f"sqlite:///{path}")

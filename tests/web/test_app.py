@@ -599,13 +599,11 @@ def test_the_server_stops_on_a_signal_with_status_0(colony, sig):
 
 def test_latest_on_another_program_s_database_leaves_it_as_it_was(tmp_path):
     """Row 4: the file gained the store's tables, a WAL and columns; the page says what it is."""
-    from tests.foreign import another_programs_database, on_disk
+    from tests.foreign import files_that_are_no_store, on_disk
 
-    other = another_programs_database(tmp_path / "other.db")
-    empty = tmp_path / "empty.db"
-    empty.touch()
-    for path, words in ((other, "is an SQLite file but no colony store"),
-                        (empty, "is no colony store: it is empty (0 bytes)")):
+    refused = files_that_are_no_store(tmp_path)
+    (other, _), (empty, _) = refused
+    for path, words in refused:
         before = on_disk(path)
         client = create_app(f"sqlite:///{path}", index=path).test_client()
         text = page(client.get("/latest")).all_text

@@ -42,13 +42,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                  claim: Callable[[str], bool] | None = None, seeds: Iterable[str] = (),
                  bootstrap: Callable[[list[str]], Encoder] | None = None, memory_size: int = 100_000,
                  claim_many: Callable[[list[str]], Iterable[str]] | None = None):
-        self.name = name
-        self.config = config
+        Mind.__init__(self, name, config, weights, rng, mode, encoder)
         self.schedule = schedule
-        self.weights = np.asarray(weights, dtype=np.float64)
-        self.rng = rng
-        self.mode = mode
-        self.encoder = encoder
         self.claim = claim if claim is not None else (lambda url: True)
         # the URLs of a list that this call claimed (a store's claim_urls); None: claim them
         # one by one
