@@ -6,17 +6,17 @@ asks the forager for the next step — the frontier URL with the highest ``w·s`
 spider, and for requests without ``forager_*`` meta, it is Scrapy's own scheduler (priority
 queues, dupefilter, JOBDIR disk queues), which it extends.
 
-No stalls: the engine calls ``next_request`` after every finished download and callback, so
-the barrier re-checks then; when nothing of the step is left anywhere (a probe dropped by a
+No stalls: the engine calls ``next_request`` after every finished download and callback, and
+the driver asks its stall watch (:mod:`newsforagers.driver.stall`, one for both strategies)
+whether the wait is over: when nothing of the step is left anywhere (a probe dropped by a
 middleware before it reached us, a redirect filtered as off-site), the missing pages count as
-failed at once, and a step timeout is the last resort. ``has_pending_requests`` turns False
+failed, and a step timeout is the last resort. ``has_pending_requests`` turns False
 when the forager is done (retired, out of starting URLs, or at ``FORAGERS_MAX_PATHS``).
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections import deque
 from typing import TYPE_CHECKING
 
@@ -24,7 +24,7 @@ from scrapy.core.scheduler import Scheduler
 
 from newsforagers.assembly import assemble
 from newsforagers.context import context_of
-from newsforagers.scrapy_access import FORAGER_META, requests_in_flight
+from newsforagers.scrapy_access import FORAGER_META
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -47,8 +47,6 @@ class ForagerScheduler(Scheduler):
         forager = self.context is not None and getattr(spider, "is_forager", False)
         self.forager_driver = assemble(self.context, spider) if forager else None
         self._ready: deque[Request] = deque()
-        self._step_started = 0.0
-        self._clock = time.monotonic
         return super().open(spider)
 
     def close(self, reason: str):
@@ -76,14 +74,10 @@ class ForagerScheduler(Scheduler):
             return self._ready.popleft()
         driver = self.forager_driver
         if driver is not None and not driver.done:
-            if driver.busy:
-                self._check_stalled_step()
-            if not driver.busy:
-                request = driver.next_step_request()
-                if request is not None:
-                    self._step_started = self._clock()
-                    self.stats.inc_value("newsforagers/scheduler/dequeued")
-                    return request
+            request = driver.next_step_request()
+            if request is not None:
+                self.stats.inc_value("newsforagers/scheduler/dequeued")
+                return request
         return super().next_request()
 
     def has_pending_requests(self) -> bool:
@@ -96,20 +90,3 @@ class ForagerScheduler(Scheduler):
 
     def __len__(self) -> int:
         return super().__len__() + len(self._ready)
-
-    # -- the step barrier -----------------------------------------------------------------
-
-    def _check_stalled_step(self) -> None:
-        """Abandon the rest of a step that nothing in flight can complete any more."""
-        driver = self.forager_driver
-        timed_out = self._clock() - self._step_started > driver.step_timeout
-        if timed_out or not self._step_in_flight():
-            missing = driver.abandon_step()
-            self._step_started = self._clock()
-            if missing:
-                reason = "timeout" if timed_out else "dropped"
-                self.stats.inc_value(f"newsforagers/step/abandoned/{reason}", missing)
-                logger.debug("forager %s: %d page(s) of the step %s", driver.name, missing, reason)
-
-    def _step_in_flight(self) -> bool:
-        return requests_in_flight(self.crawler, FORAGER_META)

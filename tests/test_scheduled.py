@@ -426,12 +426,9 @@ def test_the_driver_hands_scrapy_one_request_at_a_time_and_shares_the_budget():
     ({"DOWNLOAD_TIMEOUT": 10}, 10.0),
 ])
 def test_a_request_never_answered_holds_the_driver_for_a_bounded_time(monkeypatch, crawler_settings, held):
-    import newsforagers.driver.scheduled as driver_module
-
     driver, forager = _driver(crawler_settings)
     now = [1000.0]
-    monkeypatch.setattr(driver_module.time, "monotonic", lambda: now[0])
-    driver._answers = (0, now[0])
+    driver.stall.clock = lambda: now[0]  # the stall watch's wall clock
     assert driver.next_step_request() is not None
     now[0] += held - 1.0
     assert driver.next_step_request() is None
@@ -445,11 +442,9 @@ def test_a_request_scrapy_dropped_without_an_answer_releases_the_driver_at_once(
 
     from scrapy import Request
 
-    import newsforagers.driver.scheduled as driver_module
-
     driver, forager = _driver()
     now = [1000.0]
-    monkeypatch.setattr(driver_module.time, "monotonic", lambda: now[0])
+    driver.stall.clock = lambda: now[0]
     active: set = set()
     driver.crawler.engine = SimpleNamespace(scraper=SimpleNamespace(slot=None),
                                             downloader=SimpleNamespace(active=active))

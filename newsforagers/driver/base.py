@@ -19,6 +19,8 @@ from twisted.internet.defer import Deferred
 from newsforagers import signals as forager_signals
 from newsforagers.colony.local import snapshot_key
 from newsforagers.driver.checkpoints import Checkpointing
+from newsforagers.driver.stall import StallWatch
+from newsforagers.scrapy_access import wake_engine
 from newsforagers.store import ColonyStore
 
 if TYPE_CHECKING:
@@ -57,6 +59,8 @@ class Driver(Checkpointing):
         self._writing = False
         self._pending: bytes | None = None
         self._final = False
+        self.stall = StallWatch(crawler, step_timeout)  # the one stall detector (driver/stall.py)
+        self._wake = None  # the pending wake-up of the engine (a Twisted DelayedCall)
         crawler.signals.connect(self.reward_received, signal=forager_signals.reward_received)
 
     @property
@@ -67,17 +71,9 @@ class Driver(Checkpointing):
     def done(self) -> bool:
         return self.mind.done
 
-    @property
-    def busy(self) -> bool:
-        """True while the step barrier holds (the papers' forager); False here."""
-        return False
-
-    def abandon_step(self) -> int:
-        """Count what the step barrier still waits for as failed; how many (none here)."""
-        return 0
-
     def next_step_request(self):
-        """The mind's next request as a Scrapy request, or None (each strategy's driver)."""
+        """The mind's next request as a Scrapy request, or None while the forager waits
+        (each strategy's driver; a wait :attr:`stall` ends counts as failed answers there)."""
         raise NotImplementedError
 
     def reward_received(self, forager: str, path: int, step: int, profit: float, rewarded: bool,
@@ -158,12 +154,29 @@ class Driver(Checkpointing):
 
         deferToThread(self.mind.fit, texts).addCallbacks(fitted, failed)
 
+    def _wake_in(self, delay: float) -> None:
+        """Wake the engine in ``delay`` wall seconds (or sooner, if already planned): its
+        heartbeat (5 s) would be ages on an accelerated site, or for a wait about to end."""
+        from twisted.internet import reactor
+
+        if self._wake is not None and self._wake.active():
+            if self._wake.getTime() - reactor.seconds() <= delay:
+                return
+            self._wake.cancel()
+        self._wake = reactor.callLater(delay, self._wake_engine)
+
+    def _wake_engine(self) -> None:
+        self._wake = None
+        wake_engine(self.crawler)
+
     def finish(self):
         """The scheduler is closing: final stats, the saved state, and why the forager stopped.
 
         For the root forager of a colony, returns a Deferred that fires once every other
         forager has been stopped and has ended (so its documents still reach the root's feed).
         """
+        if self._wake is not None and self._wake.active():
+            self._wake.cancel()
         if len(self.mind.weblog) == 0:
             logger.error("forager %s: no starting URL left in the weblog; stopped", self.name)
         if self._timer is not None:

@@ -33,18 +33,12 @@ class PaperDriver(Driver):
         # the topic relevance of the step pages read, until their steps finish (topical mode)
         self._step_relevance: Bounded[str, float] = Bounded(STEP_RELEVANCE_MAX)
 
-    @property
-    def busy(self) -> bool:
-        """True while the current step waits for its page or probes (the step barrier)."""
-        return self.mind.busy
-
-    def abandon_step(self) -> int:
-        return self.mind.abandon_step()
-
     def next_step_request(self) -> Request | None:
         if not self._restored:
             self._restore()
         self._start_checkpoints()
+        if self.mind.busy and self._barrier_holds():
+            return None
         paths_before = self.mind.counters.paths
         url = self.mind.next_step()
         if self.mind.fit_request is not None:
@@ -56,9 +50,25 @@ class PaperDriver(Driver):
         if url is None:
             return None
         step = self.mind.step
+        self.stall.restart(self.mind.waiting)
         # a step reads the page's links as they are now: a listing (or a page not known to be an
         # article) never comes from Scrapy's HTTP cache
         return self.spider.make_request(url, "step", step.path_id, step.index, fresh=not self.mind.is_article(url))
+
+    def _barrier_holds(self) -> bool:
+        """The step barrier: True while the step waits for its page or probes and the stall
+        watch has not ended the wait (a page dropped by a middleware before it reached us, a
+        redirect filtered as off-site, or ``FORAGERS_STEP_TIMEOUT`` without an answer: the
+        missing pages count as failed)."""
+        outcome, recheck = self.stall.check(self.mind.waiting)
+        if outcome is None:
+            self._wake_in(max(0.05, recheck))
+            return True
+        missing = self.mind.abandon_step()
+        if missing:
+            self.crawler.stats.inc_value(f"newsforagers/step/abandoned/{outcome}", missing)
+            logger.debug("forager %s: %d page(s) of the step %s", self.name, missing, outcome)
+        return False
 
     # -- the door: what the spider hands over ------------------------------------------------
 

@@ -17,7 +17,6 @@ from scrapy import Request
 from newsforagers.colony.local import SITE_CLOCK, site_time_now
 from newsforagers.driver.base import Driver
 from newsforagers.learning.schedule import ENTRY_FIELDS, Entry
-from newsforagers.scrapy_access import requests_in_flight, wake_engine
 from newsforagers.store import ColonyStore
 from newsforagers.strategies.scheduled import poll_rate
 
@@ -32,10 +31,6 @@ logger = logging.getLogger(__name__)
 #: queued by any forager yet").
 LISTING_KEY = "listing:"
 LISTING_FIELD = "entry"
-#: Wall seconds for which Scrapy must hold none of a scheduled forager's unanswered requests
-#: before they count as dropped (a response between the downloader and the spider's callback
-#: is never seen missing, but a margin costs nothing).
-_DROPPED_AFTER = 0.2
 #: Wall seconds between two shares of an unchanged listing demand.
 _SHARE_DEMAND_EVERY = 5.0
 
@@ -51,18 +46,15 @@ class ScheduledDriver(Driver):
         self.clock = clock
         self._demand: float | None = None  # the listing demand last shared in the store
         self._demand_at = float("-inf")  # time.monotonic() when it was
-        self._wake = None  # the pending wake-up (a Twisted DelayedCall)
         self.in_flight_cap = forager.config.schedule_in_flight
         # An unanswered request holds the forager no longer than Scrapy itself waits for one
         # download: a response that stalls after its headers is Scrapy's to time out, and the
         # forager's next request is decided meanwhile (its retry comes back as any answer)
         download_timeout = crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 0.0)
-        self.hold_limit = min(step_timeout, download_timeout) if download_timeout > 0 else step_timeout
+        self.stall.limit = min(step_timeout, download_timeout) if download_timeout > 0 else step_timeout
         rate = self._host_rate()
         # while the cap holds, look again about when the host budget lets the next request go
         self._recheck = 1.0 / rate if rate > 0 else 0.05
-        self._answers = (forager.in_flight, time.monotonic())  # (in flight, when it last moved)
-        self._missing_since: float | None = None  # when Scrapy was first seen holding none of them
         forager.colony_entry = self._colony_entry
 
     def next_step_request(self) -> Request | None:
@@ -85,7 +77,7 @@ class ScheduledDriver(Driver):
             if not self.mind.done:
                 self._wake_later(self.mind.wait)
             return None
-        self._answers = (self.mind.in_flight, time.monotonic())
+        self.stall.restart(self.mind.in_flight)
         return self.fetch_request(fetch)
 
     def fetch_request(self, fetch: Any) -> Request:
@@ -188,30 +180,22 @@ class ScheduledDriver(Driver):
     def _held(self) -> bool:
         """True while the forager has ``FORAGERS_SCHEDULE_IN_FLIGHT`` requests unanswered: its
         next request is decided when one comes back (the budget would only hold it in the
-        downloader's queue, behind requests decided earlier). A request never answered (lost
-        to a middleware, or stalled on a hostile site) holds it for ``step_timeout`` or
-        ``DOWNLOAD_TIMEOUT`` wall seconds at most, whichever is shorter."""
+        downloader's queue, behind requests decided earlier). The stall watch ends the wait:
+        requests Scrapy dropped without an answer (an off-site redirect) count as failed at
+        once; a request never answered (lost, or stalled on a hostile site) holds it for
+        ``step_timeout`` or ``DOWNLOAD_TIMEOUT`` wall seconds at most, whichever is shorter."""
         in_flight = self.mind.in_flight
         if not self.in_flight_cap or in_flight < self.in_flight_cap:
             return False
-        now = time.monotonic()
-        if requests_in_flight(self.crawler):
-            self._missing_since = None
-        elif self._missing_since is None:
-            self._missing_since = now
-        elif now - self._missing_since >= _DROPPED_AFTER:
-            # none has been anywhere in Scrapy for a while: dropped without an answer (an
-            # off-site redirect); they count as failed, and the next request is decided now
-            self._missing_since = None
+        outcome, recheck = self.stall.check(in_flight)
+        if outcome == "dropped":
             lost = self.mind.requests_lost()
             self.crawler.stats.inc_value("newsforagers/scheduled/dropped", lost)
             return False
-        if in_flight != self._answers[0]:
-            self._answers = (in_flight, now)
-        if now - self._answers[1] > self.hold_limit:
+        if outcome == "timeout":
             self.crawler.stats.inc_value("newsforagers/scheduled/unanswered")
             return False
-        self._wake_in(self._recheck)
+        self._wake_in(max(0.05, min(self._recheck, recheck)))
         return True
 
     def _walk_summary(self) -> str:
@@ -221,25 +205,6 @@ class ScheduledDriver(Driver):
         if wait == float("inf"):
             return
         self._wake_in(max(0.05, wait / self.clock.speed))
-
-    def _wake_in(self, delay: float) -> None:
-        """Wake the engine in ``delay`` wall seconds (or sooner, if already planned)."""
-        from twisted.internet import reactor
-
-        if self._wake is not None and self._wake.active():
-            if self._wake.getTime() - reactor.seconds() <= delay:
-                return
-            self._wake.cancel()
-        self._wake = reactor.callLater(delay, self._wake_engine)
-
-    def _wake_engine(self) -> None:
-        self._wake = None
-        wake_engine(self.crawler)
-
-    def finish(self):
-        if self._wake is not None and self._wake.active():
-            self._wake.cancel()
-        return super().finish()
 
     def reward_received(self, forager: str, path: int, step: int, profit: float, rewarded: bool,
                         relevance: float | None = None, **kwargs) -> None:

@@ -127,6 +127,14 @@ class PaperMind(Mind):
         return self.step is not None and not self.step.complete
 
     @property
+    def waiting(self) -> int:
+        """How many of the current step's page and probes the barrier still waits for."""
+        step = self.step
+        if step is None:
+            return 0
+        return (not step.page_done) + sum(not probe.done for probe in step.probes.values())
+
+    @property
     def done(self) -> bool:
         """Nothing left to do: retired, no starting URL left in the weblog, or ``max_paths``
         paths walked (0: no limit)."""
