@@ -180,7 +180,7 @@ class ReinforcingAgentPipeline:
         stats.set_value("newsforagers/score", score)
         self.crawler.signals.send_catch_log(
             forager_signals.reward_received, forager=forager, url=url,
-            path=adapter.get("forager_path", -1), step=adapter.get("forager_step", -1),
+            origin=adapter.get("forager_origin"),
             profit=outcome.profit, rewarded=outcome.rewarded, score=score, relevance=relevance,
         )
         if not outcome.rewarded:

@@ -4,7 +4,8 @@ Handlers are held weakly by Scrapy: connect bound methods, or pass ``weak=False`
 """
 
 #: The reinforcing agent judged one send. Arguments: ``forager`` (id), ``url``,
-#: ``path`` and ``step`` (where in the forager's walk the send was made), ``profit`` (the
+#: ``origin`` (where the forager's mind made the send, as it said: the papers' forager's
+#: ``(path, step)``, the scheduled forager's listing visit number), ``profit`` (the
 #: immediate profit: +99/+100 for a reward, −1 otherwise), ``rewarded`` (bool), ``score``
 #: (the forager's score after the send), ``relevance`` (the document's relevance to the topic in
 #: the topical mode; None without a topic or when the send was not read).

@@ -76,8 +76,7 @@ class Driver(Checkpointing):
         (each strategy's driver; a wait :attr:`stall` ends counts as failed answers there)."""
         raise NotImplementedError
 
-    def reward_received(self, forager: str, path: int, step: int, profit: float, rewarded: bool,
-                        **kwargs) -> None:
+    def reward_received(self, forager: str, origin: Any, profit: float, rewarded: bool, **kwargs) -> None:
         """The reinforcing agent's answer for one of this forager's sends (each strategy's driver)."""
         raise NotImplementedError
 

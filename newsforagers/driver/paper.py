@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scrapy import Request
 
@@ -88,8 +88,10 @@ class PaperDriver(Driver):
     def probe_failed(self, url: str) -> None:
         self.mind.on_probe_failed(url)
 
-    def reward_received(self, forager: str, path: int, step: int, profit: float, rewarded: bool, **kwargs) -> None:
+    def reward_received(self, forager: str, origin: Any, profit: float, rewarded: bool, **kwargs) -> None:
         if forager == self.name:
+            # the send's path and step (the spider's ``_send_item``); anything else is late
+            path, step = origin if isinstance(origin, (tuple, list)) and len(origin) == 2 else (-1, -1)
             self.mind.on_reward(path, step, profit, rewarded)
 
     def _walk_summary(self) -> str:

@@ -206,11 +206,10 @@ class ScheduledDriver(Driver):
             return
         self._wake_in(max(0.05, wait / self.clock.speed))
 
-    def reward_received(self, forager: str, path: int, step: int, profit: float, rewarded: bool,
+    def reward_received(self, forager: str, origin: Any, profit: float, rewarded: bool,
                         relevance: float | None = None, **kwargs) -> None:
         if forager == self.name:
             # the topical mode: a listing is credited for the documents on the topic it led to
             on_topic = relevance is None or relevance >= self.mind.config.topic_min_relevance
-            visit = path  # a scheduled send's ``forager_path`` is the listing visit it came through
-            self.mind.on_reward(visit, profit, rewarded, on_topic)
+            self.mind.on_reward(origin, profit, rewarded, on_topic)  # origin: the listing visit
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 import time
 from datetime import UTC, datetime, timedelta
+from typing import Any
 from urllib.parse import urlsplit
 
 import scrapy
@@ -384,7 +385,7 @@ class ForagerSpider(scrapy.Spider):
         """A request of the scheduled strategy (``forager_kind``: listing, harvest, explore).
         ``revisit`` (the driver says): a listing visited before, asked whether it changed."""
         meta = {FORAGER_META: fetch.kind, "forager_url": fetch.url, "forager_fetch": fetch,
-                "forager_path": fetch.visit, "forager_step": 0}
+                "forager_origin": fetch.visit}
         if fetch.priority:
             meta[BUDGET_PRIORITY] = fetch.priority  # news goes first in the colony's host budget
         if fetch.kind in FRESH_KINDS:
@@ -424,7 +425,7 @@ class ForagerSpider(scrapy.Spider):
         # a page visited as a listing is read for its links, never paid as a document
         if fetch.kind != "listing" and self._sendable(fetch.url, page) \
                 and driver.should_send(fetch.url, page.published, now):
-            yield self._send_item(fetch.url, page, now, fetch.visit, 0, response.text)
+            yield self._send_item(fetch.url, page, now, fetch.visit, response.text)
 
     def _add_feeds(self, feeds, updated=None) -> None:
         """Hand the feeds and sitemaps a page or robots.txt announces to the scheduled forager,
@@ -481,8 +482,8 @@ class ForagerSpider(scrapy.Spider):
             self.crawler.stats.inc_value("newsforagers/pages/undated")
         self._check_future(url, page.published, now)
         if self._sendable(url, page) and driver.should_send(url, page.published, now):
-            yield self._send_item(url, page, now, response.meta["forager_path"], response.meta["forager_step"],
-                                  response.text)
+            origin = (response.meta["forager_path"], response.meta["forager_step"])
+            yield self._send_item(url, page, now, origin, response.text)
 
     def _sendable(self, url: str, page) -> bool:
         """Only a document of its own may be sent (``Page.document``): a page dated by a guess
@@ -493,9 +494,10 @@ class ForagerSpider(scrapy.Spider):
                          self.forager_id, url, page.date_source)
         return page.document
 
-    def _send_item(self, url: str, page, now: datetime, path: int, step: int, html: str) -> dict:
-        """A send to the reinforcing agent; ``path``/``step`` come back with its reward
-        (the scheduled strategy: the listing visit, step 0). ``html``, the page, goes with it:
+    def _send_item(self, url: str, page, now: datetime, origin: Any, html: str) -> dict:
+        """A send to the reinforcing agent; ``origin`` (where the mind made it: the papers'
+        forager's path and step, the scheduled forager's listing visit) comes back with its
+        reward. ``html``, the page, goes with it:
         the agent reads a document it pays for as a structured one (never output as such)."""
         item = {
             "url": url,
@@ -505,8 +507,7 @@ class ForagerSpider(scrapy.Spider):
             "found_at": now.isoformat(),
             "forager": self.forager_id,
             "fingerprint": fingerprint(page.title, page.text),
-            "forager_path": path,
-            "forager_step": step,
+            "forager_origin": origin,
             "forager_send": True,
             "forager_html": html,
         }

@@ -236,7 +236,7 @@ def test_a_feed_a_page_announces_is_read_as_a_listing_whose_stories_are_harveste
     assert harvest == Fetch(HOME + "world/fresh.html", "harvest", 2) and mind.next_fetch(T0) is None
     items = visit(spider, harvest, body=article(T0 - 600), at=T0 + 1)
     assert [item["url"] for item in items] == [HOME + "world/fresh.html"]  # sent, through the feed's visit
-    assert items[0]["forager_path"] == 2
+    assert items[0]["forager_origin"] == 2  # the feed's visit, which the reward credits
 
 
 def test_a_gzip_sitemap_is_read_and_a_sitemap_index_adds_its_sitemaps(forager_spider):

@@ -11,10 +11,10 @@ from newsforagers.store import DocumentRecord
 
 
 def send(url, forager="f1", published="2024-01-01T10:00:00+00:00", found_at="2024-01-01T11:00:00+00:00",
-         fingerprint=None, step=0, path=1):
+         fingerprint=None, origin=(1, 0)):
     return {"forager_send": True, "url": url, "canonical_url": url, "title": f"title of {url}",
             "published": published, "found_at": found_at, "forager": forager,
-            "fingerprint": fingerprint or f"fp-{url}", "forager_path": path, "forager_step": step,
+            "fingerprint": fingerprint or f"fp-{url}", "forager_origin": origin,
             "text": "body"}
 
 
@@ -86,9 +86,9 @@ def test_other_items_pass_untouched_and_malformed_sends_are_counted(agent):
 
 
 def test_rewards_carry_where_the_send_was_made(agent):
-    process(agent, send("http://n/", step=7, path=3))
+    process(agent, send("http://n/", origin=(3, 7)))
     (reward,) = agent.received
-    assert (reward["forager"], reward["path"], reward["step"], reward["url"]) == ("f1", 3, 7, "http://n/")
+    assert (reward["forager"], reward["origin"], reward["url"]) == ("f1", (3, 7), "http://n/")
 
 
 def test_claims_expire_once_their_documents_are_past_the_window(agent):
