@@ -117,12 +117,12 @@ class Driver(Checkpointing):
         """A finished step's relevance for the energy policy (one draw of the mind's generator)."""
         return self.mind.energy_relevance(profit, value, relevance)
 
-    def split_child(self, fixed_weblog_whole: bool = False) -> dict:
+    def split_child(self) -> dict:
         """What a split's child is born with (Alg. 6; the mind keeps the rest): its
         ``weblog`` (a dictionary), ``weights`` (a list) and ``seeds`` (the weblog's URLs, or
         this forager's seeds when it is empty), with the sizes for the colony's record."""
         before = len(self.mind.weblog)
-        weblog, weights = self.mind.inherit(fixed_weblog_whole)
+        weblog, weights = self.mind.inherit()
         seeds = [url for url, _ in weblog.entries()] or list(self.seeds)
         return {"weblog": weblog.to_dict(), "weights": np.asarray(weights).tolist(), "seeds": seeds,
                 "weblog_before": before, "weblog_child": len(weblog), "weblog_parent": len(self.mind.weblog)}

@@ -2,7 +2,8 @@
 
 Every forager crawler has one. With ``FORAGERS_POPULATION=score`` (Alg. 8) it asks the
 policy after each judged send: a forager whose score reaches MAX_SCORE splits (a new forager
-starts with a random half of its weblog, Alg. 6, and its weights — random ones for ``wl`` —
+starts with a random half of its weblog, Alg. 6 — ``rl``: a copy of its fixed weblog — and its
+weights — random ones for ``wl`` —
 handed over through the store; both scores back to 100), if the store has a place left in
 the population; one whose score falls to MIN_SCORE retires (its crawler closes with reason
 ``forager_retired``), if the store says the population is above its minimum. With ``energy``
@@ -127,7 +128,7 @@ class PopulationExtension:
             name = colony.new_id()
             if not colony.reserve_place(name, driver.name):
                 break  # no place left in the population (the store's count), or the colony ends
-            child = driver.split_child()  # Alg. 6: half the weblog, the weights
+            child = driver.split_child()  # Alg. 6 (strategies/common.py inherit)
             colony.spawn(name, seeds=child["seeds"], mode=driver.mode, parent=driver.name,
                          weblog=child["weblog"], weights=child["weights"], energy=energy,
                          model=self.context.model_path, weblog_before=child["weblog_before"],

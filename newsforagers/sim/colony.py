@@ -242,8 +242,8 @@ class _Colony:
 
     def split(self, forager: PaperMind) -> PaperMind:
         """Alg. 6 and 8 as the population extension splits a forager (its weblog and weights,
-        the parent's rng), but for RL: Sect. 4.2.1, every RL forager has the same (seed) weblog."""
-        weblog, weights = forager.inherit(fixed_weblog_whole=True)  # the strategy's rule
+        the parent's rng; for RL, Sect. 4.2.1: every RL forager has the same seed weblog)."""
+        weblog, weights = forager.inherit()  # the strategy's rule, the crawler's too
         self.agent.reset(forager.name)
         return self.born(weblog, weights, parent=forager)
 

@@ -142,14 +142,14 @@ def state_encoder_fit(config: ForagersConfig) -> Callable[[list[str]], Encoder]:
     return fit
 
 
-def inherit(weblog, weights: np.ndarray, mode: str, rng: np.random.Generator,
-            fixed_weblog_whole: bool = False):
+def inherit(weblog, weights: np.ndarray, mode: str, rng: np.random.Generator):
     """What a split's child is born with (Alg. 6): a random half of the weblog (a weblog of
     one URL cannot be halved: both keep it) and the weights (random ones for ``wl``, whose
-    weights are not learnt). ``fixed_weblog_whole``: an ``rl`` forager's child gets a copy of
-    the whole weblog (the simulator's rule; the crawler halves it). Returns ``(weblog,
-    weights)``; the parent keeps the other half. Draws from ``rng`` in that order."""
-    if len(weblog) >= 2 and not (fixed_weblog_whole and mode == "rl"):
+    weights are not learnt). An ``rl`` forager's weblog is not learnt either: every RL forager
+    has the same one ([Sel] Sect. 4.2.1, "RL foragers had the same weblog"), so its child gets
+    a copy of the whole. Returns ``(weblog, weights)``; the parent keeps the other half. Draws
+    from ``rng`` in that order."""
+    if len(weblog) >= 2 and mode != "rl":
         child = weblog.split(rng)
     else:
         child = weblog.clone()
@@ -211,9 +211,9 @@ class Mind:
 
     # -- when to split, what a child inherits ---------------------------------------------
 
-    def inherit(self, fixed_weblog_whole: bool = False):
+    def inherit(self):
         """A split's child's weblog and weights (:func:`inherit`); this mind keeps the rest."""
-        return inherit(self.weblog, self.weights, self.mode, self.rng, fixed_weblog_whole)
+        return inherit(self.weblog, self.weights, self.mode, self.rng)
 
     def energy_relevance(self, profit: float, value: float, relevance: float | None = None) -> float:
         """A finished step's relevance for the energy policy (:func:`energy_relevance`)."""

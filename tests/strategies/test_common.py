@@ -33,8 +33,8 @@ def test_a_child_inherits_half_the_weblog_and_the_weights_or_random_ones_for_wl(
     _, random = inherit(weblog, weights, "wl", np.random.default_rng(0))
     assert not np.array_equal(random, weights)
     fixed = Weblog.from_seeds([f"http://s/{i}" for i in range(4)], size=10, start_size=4, beta=0.3)
-    whole, _ = inherit(fixed, weights, "rl", np.random.default_rng(0), fixed_weblog_whole=True)
-    assert len(whole) == 4 and len(fixed) == 4  # the simulator's rl: a copy, nothing taken
+    whole, _ = inherit(fixed, weights, "rl", np.random.default_rng(0))
+    assert len(whole) == 4 and len(fixed) == 4  # rl: the same (fixed) weblog, a copy, nothing taken
     single = Weblog.from_seeds(["http://s/"], size=10, start_size=1, beta=0.3)
     alone, _ = inherit(single, weights, "wlrl", np.random.default_rng(0))
     assert len(alone) == 1 and len(single) == 1  # one URL cannot be halved
