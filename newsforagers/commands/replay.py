@@ -6,6 +6,10 @@ The first line on stdout is, for programs that start the command (``--port 0``):
 
 (the URL is the second word), then a ``sim_now=... published=K/N requests=R`` line every
 ``--status-every`` wall seconds. SIGINT or SIGTERM stop the server and the command exits 0.
+
+With ``--sites N`` the corpus is served as N sites, each on its own loopback address
+(:mod:`newsforagers.replay.many`); the first line names the first site's URL and ``sites=N``,
+and ``--seeds FILE`` receives every site's home URL, one a line.
 """
 
 from __future__ import annotations
@@ -52,6 +56,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--truth", default=None, metavar="FILE",
                         help="write the served articles (path, simulated publication, sections) "
                         "as JSON lines")
+    parser.add_argument("--sites", type=int, default=None, metavar="N",
+                        help="serve the corpus as N sites of disjoint stories, each on its own "
+                        "loopback address (127.1.0.1, ...), up to 4096")
+    parser.add_argument("--split", choices=("auto", "section", "hash"), default="auto",
+                        help="with --sites: split the stories by section, by a hash of their URL, "
+                        "or by section when there are enough sections (auto, the default)")
+    parser.add_argument("--site-profiles", default=None, metavar="FILE",
+                        help="with --sites: each site's latency, stalls, error bursts and down "
+                        "windows, a JSON file (docs/replay.md, 'Many sites')")
+    parser.add_argument("--run", type=positive, default=None, metavar="SECONDS",
+                        help="with --sites: the run's length in simulated seconds, for profile "
+                        "windows given as shares of it")
+    parser.add_argument("--seeds", default=None, metavar="FILE",
+                        help="with --sites: write every site's home URL to FILE, one a line")
     parser.add_argument("--status-every", type=positive, default=30.0, metavar="SECONDS",
                         help="wall seconds between two status lines (default 30)")
 
@@ -68,6 +86,8 @@ def run(args: argparse.Namespace) -> int:
     if not is_loopback(args.host):
         print(f"newsforagers replay: --host {args.host!r} is not a loopback address", file=sys.stderr)
         return 2
+    if args.sites is not None:
+        return _run_many(args)
     try:
         corpus = load_corpus(args.corpus)
         site = ReplaySite(corpus, profile=args.profile, speed=args.speed, start=args.start,
@@ -98,6 +118,51 @@ def run(args: argparse.Namespace) -> int:
     # The default reactor stops on SIGINT and SIGTERM; shutdown triggers then close the port
     # and the log. A shell starts background jobs with SIGINT ignored, and Twisted leaves an
     # ignored SIGINT alone: restore it, since scripts stop the replay with SIGINT too.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    reactor.run()
+    return 0
+
+
+def _run_many(args: argparse.Namespace) -> int:
+    import signal
+    import sys
+
+    from twisted.internet import reactor, task
+
+    from newsforagers.corpus import CorpusError, load_corpus
+    from newsforagers.replay.many import ManySites
+    from newsforagers.replay.profiles import ProfileError, Profiles
+
+    try:
+        corpus = load_corpus(args.corpus)
+        profiles = Profiles.load(args.site_profiles, args.sites) if args.site_profiles else None
+        sites = ManySites(corpus, args.sites, profiles=profiles, profile=args.profile, speed=args.speed,
+                          start=args.start, retime=args.retime, log_path=args.log, seed=args.seed,
+                          feeds=args.feeds, split=args.split, run=args.run)
+    except (CorpusError, ProfileError, ValueError) as exc:
+        print(f"newsforagers replay: {exc}", file=sys.stderr)
+        return 2
+    try:
+        sites.listen(reactor)
+    except Exception as exc:  # CannotListenError and friends: report, do not trace back
+        print(f"newsforagers replay: cannot listen: {exc}", file=sys.stderr)
+        return 2
+    if args.truth:
+        sites.write_truth(args.truth)
+    if args.seeds:
+        with open(args.seeds, "w", encoding="utf-8") as out:
+            out.writelines(url + "\n" for url in sites.urls)
+    print(f"serving {sites.urls[0]} sim_now={sites.clock.now().isoformat()} speed={args.speed:g} "
+          f"profile={args.profile} articles={len(sites.articles)} sites={len(sites.sites)}", flush=True)
+
+    def status() -> None:
+        print(f"sim_now={sites.clock.now().isoformat()} published={sites.visible_count()}/{len(sites.articles)} "
+              f"requests={sites.request_count}", flush=True)
+
+    ticker = task.LoopingCall(status)
+    ticker.start(args.status_every, now=False)
+    reactor.addSystemEventTrigger("before", "shutdown", ticker.stop)
+    reactor.addSystemEventTrigger("before", "shutdown", sites.stop)
     signal.signal(signal.SIGINT, signal.default_int_handler)
     reactor.run()
     return 0

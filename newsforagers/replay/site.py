@@ -504,8 +504,10 @@ class ReplayResource(resource.Resource):
         now = self.clock.now_ts()
         request.replay_sim_ts = now
         # when the request arrived (its whole head read): what politeness is measured by; the
-        # log is written when the answer is finished, which a large page delays
-        request.replay_wall = self.clock.wall()
+        # log is written when the answer is finished, which a large page (or a site's
+        # latency, replay/profiles.py, which notes the arrival first) delays
+        if getattr(request, "replay_wall", None) is None:
+            request.replay_wall = self.clock.wall()
         request.setHeader(b"date", datetimeToString(now))
         if request.method not in (b"GET", b"HEAD"):
             request.setResponseCode(405)
@@ -558,9 +560,11 @@ def _authority(request: server.Request) -> str:
 class ReplayHTTPSite(server.Site):
     """twisted.web ``Site`` that writes the replay's request log and can drop its connections."""
 
-    def __init__(self, root: ReplayResource, clock: SimClock, request_log: RequestLog, reactor):
+    def __init__(self, root: resource.Resource, clock: SimClock, request_log: RequestLog, reactor,
+                 name: str | None = None):
         super().__init__(root, reactor=reactor)
         self.clock = clock
+        self.name = name  # the site's host:port in a many-site replay's log (one log for all)
         self.request_log = request_log
         self.displayTracebacks = False
         self.noisy = False
@@ -582,7 +586,7 @@ class ReplayHTTPSite(server.Site):
         if sim is None:
             sim = self.clock.now_ts()
         forager = request.getHeader(b"x-forager")
-        self.request_log.write({
+        record = {
             "sim_time": datetime.fromtimestamp(sim, timezone.utc).isoformat(),
             "wall_time": round(getattr(request, "replay_wall", None) or self.clock.wall(), 6),
             "method": request.method.decode("latin-1"),
@@ -590,4 +594,7 @@ class ReplayHTTPSite(server.Site):
             "status": request.code,
             "bytes": request.sentLength,
             "forager": forager.decode("utf-8", "replace") if forager is not None else None,
-        })
+        }
+        if self.name is not None:
+            record["host"] = self.name
+        self.request_log.write(record)

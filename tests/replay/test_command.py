@@ -3,6 +3,7 @@
 import importlib
 import json
 import signal
+import urllib.error
 import urllib.request
 
 import pytest
@@ -55,3 +56,41 @@ def test_parse_serving_line():
     assert parse_serving_line(line) == "http://127.0.0.1:4321/"
     with pytest.raises(ValueError):
         parse_serving_line("Traceback (most recent call last):")
+
+
+def test_replay_command_serves_many_sites_with_their_profiles(synth_path, tmp_path):
+    log, truth, seeds = tmp_path / "requests.jsonl", tmp_path / "truth.jsonl", tmp_path / "seeds.txt"
+    profiles = tmp_path / "profiles.json"
+    profiles.write_text(json.dumps({"sites": {"2": {"errors": [{"from": 0, "to": 0.5, "status": 503,
+                                                                "retry_after": 120}]}}}))
+    replay = ReplayProcess(synth_path, speed=600, log_path=log, truth_path=truth,
+                           extra_args=["--sites", "4", "--site-profiles", str(profiles), "--run", "36000",
+                                       "--seeds", str(seeds)])
+    with replay:
+        assert "sites=4" in replay.first_line
+        homes = seeds.read_text().splitlines()
+        assert len(homes) == 4 and homes[0] == replay.url and len({h.split(":")[1] for h in homes}) == 4
+        for number, home in enumerate(homes):
+            try:
+                with urllib.request.urlopen(home, timeout=10) as reply:
+                    status = reply.status
+            except urllib.error.HTTPError as error:
+                status, retry = error.code, error.headers["Retry-After"]
+            assert status == (503 if number == 2 else 200)
+        assert retry == "120"
+        records = [json.loads(line) for line in truth.read_text().splitlines()]
+        assert {r["site"] for r in records} == {0, 1, 2, 3}
+    assert {json.loads(line)["host"] for line in log.read_text().splitlines()} == {h[7:-1] for h in homes}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--sites", "0"], "between 1 and"),
+    (["--sites", "3", "--site-profiles", "/nonexistent/p.json"], "cannot read the profile file"),
+])
+def test_replay_command_refuses_bad_many_site_arguments(synth_path, args, message):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import sys; from newsforagers.cli import main; sys.exit(main())",
+                           "replay", str(synth_path), "--port", "0", *args], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
