@@ -361,7 +361,11 @@ class _Forager:
     def next_fetch(self, now):
         self.asked += 1
         self.in_flight += 1
+        if self.hosts:  # a fetch on each host in turn
+            return Fetch(f"http://{self.hosts[(self.asked - 1) % len(self.hosts)]}/{self.asked}/", "harvest")
         return Fetch(f"{HOME}{self.asked}/", "harvest")
+
+    hosts: list[str] = []
 
     def requests_lost(self):
         lost, self.in_flight = self.in_flight, 0
@@ -426,9 +430,13 @@ def test_the_driver_hands_scrapy_one_request_at_a_time_and_shares_the_budget():
     ({"DOWNLOAD_TIMEOUT": 10}, 10.0),
 ])
 def test_a_request_never_answered_holds_the_driver_for_a_bounded_time(monkeypatch, crawler_settings, held):
-    driver, forager = _driver(crawler_settings)
+    # a slow site (answers take 5 s; a stall would be 50 s) with a budget of one request in 10 s:
+    # one request in flight (Little's law: 0.1/s × 5 s)
+    driver, forager = _driver(crawler_settings, FORAGERS_HOST_RATE=0.1)
     now = [1000.0]
     driver.stall.clock = lambda: now[0]  # the stall watch's wall clock
+    for _ in range(3):
+        driver.answered(object(), 5.0)
     assert driver.next_step_request() is not None
     now[0] += held - 1.0
     assert driver.next_step_request() is None
@@ -442,12 +450,13 @@ def test_a_request_scrapy_dropped_without_an_answer_releases_the_driver_at_once(
 
     from scrapy import Request
 
-    driver, forager = _driver()
+    driver, forager = _driver(FORAGERS_HOST_RATE=0.5)  # one request in flight (0.5/s × 1 s)
     now = [1000.0]
     driver.stall.clock = lambda: now[0]
     active: set = set()
     driver.crawler.engine = SimpleNamespace(scraper=SimpleNamespace(slot=None),
                                             downloader=SimpleNamespace(active=active))
+    driver.answered(object(), 1.0)  # answers take a second: 5 s is slow, not yet a stall
     first = driver.next_step_request()
     active.add(Request(first.url, meta={"forager_kind": "harvest"}))
     now[0] += 5.0
@@ -457,6 +466,62 @@ def test_a_request_scrapy_dropped_without_an_answer_releases_the_driver_at_once(
     now[0] += 0.3
     assert driver.next_step_request() is not None and forager.asked == 2  # long before the step timeout
     assert driver.crawler.stats.get_value("newsforagers/scheduled/dropped") == 1
+
+
+def test_a_stalled_request_keeps_its_own_request_not_the_forager_s_turn():
+    driver, forager = _driver()
+    now = [1000.0]
+    driver.stall.clock = lambda: now[0]
+    for _ in range(5):
+        driver.answered(object(), 0.01)  # answers take 10 ms: one in flight; a stall: 2 s at least
+    first = driver.next_step_request()
+    now[0] += 1.5
+    assert driver.next_step_request() is None  # slow, not stalled: its turn holds
+    now[0] += 1.0
+    second = driver.next_step_request()  # 2.5 s: stalled; the next request goes meanwhile
+    assert second is not None and second.url != first.url and forager.in_flight == 2
+    assert driver.next_step_request() is None  # the second holds the turn as any request does
+
+
+def test_a_busy_host_holds_back_its_own_fetches_while_another_host_s_go():
+    from newsforagers.learning.schedule import HubSchedule
+
+    driver, forager = _driver()
+    forager.hosts = ["a.example", "b.example"]
+    forager.schedule = HubSchedule()  # its listings are on two hosts: a request in flight on each
+    for host in forager.hosts:
+        forager.schedule.add(f"http://{host}/front/", now=T0, rate=4.0)
+    now = [1000.0]
+    driver.stall.clock = lambda: now[0]
+    first, second = driver.next_step_request(), driver.next_step_request()
+    assert [first.url, second.url] == ["http://a.example/1/", "http://b.example/2/"]  # a turn per host
+    assert driver.next_step_request() is None  # both hosts have their one request in flight
+    # b answers; a does not (slow): the mind's next fetch for a waits, b's goes
+    driver.answered(_fetch_of(driver, second), 0.01)
+    forager.in_flight -= 1
+    third = driver.next_step_request()
+    assert third.url == "http://b.example/4/"  # 3 (on a) was held back for a
+    assert driver.crawler.stats.get_value("newsforagers/scheduled/deferred") == 1
+    driver.answered(_fetch_of(driver, first), 0.01)
+    forager.in_flight -= 1
+    assert driver.next_step_request().url == "http://a.example/3/"  # a has room: its fetch goes first
+
+
+def _fetch_of(driver, request):
+    return next(fetch for fetch, _ in driver._issued.values() if fetch.url == request.url)
+
+
+def test_the_in_flight_cap_is_little_s_law_between_its_floor_and_ceiling():
+    from newsforagers.strategies.scheduled.budget import in_flight_cap, stalled
+
+    assert in_flight_cap(1, rate=20.0, latency=0.5, ceiling=16) == 10  # 20/s × 0.5 s
+    assert in_flight_cap(1, rate=20.0, latency=0.001, ceiling=16) == 1  # a fast site: the floor
+    assert in_flight_cap(1, rate=100.0, latency=0.5, ceiling=16) == 16  # CONCURRENT_REQUESTS
+    assert in_flight_cap(2, rate=1.0, latency=0.3) == 2 and in_flight_cap(0, 20.0, 0.5) == 0
+    assert in_flight_cap(1, rate=20.0, latency=0.3) == 6  # exactly 6.0 is 6, not 7
+    assert stalled([0.5, 3.0], [0.1] * 5) == 1  # 10 × 0.1 = 1 s < the 2 s floor
+    assert stalled([3.0, 12.0], [1.0, 1.0, 2.0]) == 1  # 10 × the median (1 s)
+    assert stalled([1.9, 2.1], []) == 1  # no answer yet: the floor
 
 
 def test_requests_lost_count_as_failed_visits_and_fetches():

@@ -6,7 +6,9 @@ the poll share of the host budget, the listing entries shared with the colony (s
 from __future__ import annotations
 
 import logging
+import statistics
 import time
+from collections import deque
 from dataclasses import asdict
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -19,6 +21,7 @@ from newsforagers.driver.base import Driver
 from newsforagers.learning.schedule import ENTRY_FIELDS, Entry
 from newsforagers.store import ColonyStore
 from newsforagers.strategies.scheduled import poll_rate
+from newsforagers.strategies.scheduled.budget import in_flight_cap, stalled
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -33,6 +36,20 @@ LISTING_KEY = "listing:"
 LISTING_FIELD = "entry"
 #: Wall seconds between two shares of an unchanged listing demand.
 _SHARE_DEMAND_EVERY = 5.0
+#: Recent answers whose download latency sizes the in-flight cap (their median).
+LATENCY_SAMPLES = 32
+#: Wall seconds between two counts of the hosts a forager's listings are on.
+_HOSTS_EVERY = 5.0
+#: Fetches a forager holds back for a host that has its share in flight, at most (per host,
+#: and in all); beyond, the host's next fetches are not asked for until it has room.
+MAX_DEFERRED_HOST = 64
+MAX_DEFERRED = 1024
+#: Fetches asked of the mind in one call, at most, while each one's host is busy.
+MAX_ASK = 32
+
+
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower()
 
 
 class ScheduledDriver(Driver):
@@ -46,7 +63,13 @@ class ScheduledDriver(Driver):
         self.clock = clock
         self._demand: float | None = None  # the listing demand last shared in the store
         self._demand_at = float("-inf")  # time.monotonic() when it was
-        self.in_flight_cap = forager.config.schedule_in_flight
+        self.in_flight_cap = forager.config.schedule_in_flight  # the least; see _cap()
+        self.concurrency = crawler.settings.getint("CONCURRENT_REQUESTS", 16)
+        self._issued: dict[int, tuple[Any, float]] = {}  # id(fetch) -> (fetch, when, the stall clock)
+        self._latencies: deque[float] = deque(maxlen=LATENCY_SAMPLES)  # Scrapy's download_latency
+        self._hosts = (1, float("-inf"))  # (hosts of the listings, when counted)
+        self._deferred: dict[str, deque] = {}  # host -> fetches waiting for room on that host
+        self._deferred_count = 0
         # An unanswered request holds the forager no longer than Scrapy itself waits for one
         # download: a response that stalls after its headers is Scrapy's to time out, and the
         # forager's next request is decided meanwhile (its retry comes back as any answer)
@@ -61,24 +84,70 @@ class ScheduledDriver(Driver):
         if not self._restored:
             self._restore()
         self._start_checkpoints()
+        waiting = self._release_deferred()
+        if waiting is not None:
+            return self._send(waiting)
         if self._held():
             return None
         if not self.clock.ready and not self._borrow_clock() and self.mind.in_flight:
             self._wake_in(self._recheck)  # the first answer will say what time the site has
             return None
         self.mind.poll_rate = self._poll_rate()
-        fetch = self.mind.next_fetch(self.clock.now())
+        fetch = None
+        for _ in range(MAX_ASK):
+            if self._deferred_count >= MAX_DEFERRED:
+                break
+            fetch = self.mind.next_fetch(self.clock.now())
+            if fetch is None or not self._host_busy(_host(fetch.url)):
+                break
+            # its host has its share in flight (a slow or stalled answer there): the fetch
+            # waits for that host alone, and the next one is asked for
+            queue = self._deferred.setdefault(_host(fetch.url), deque())
+            queue.append(fetch)
+            self._deferred_count += 1
+            self.crawler.stats.inc_value("newsforagers/scheduled/deferred")
+            fetch = None
+            if len(queue) >= MAX_DEFERRED_HOST:
+                break
         if self.mind.fit_request is not None:
             self._fit_in_background()
         self._update_stats()
         if fetch is None:
             # wake the engine when the next listing is due: its heartbeat (5 s) would be
             # ages on an accelerated site (50 simulated minutes at speed 600)
-            if not self.mind.done:
+            if self._deferred:
+                self._wake_in(self._recheck)
+            elif not self.mind.done:
                 self._wake_later(self.mind.wait)
             return None
+        return self._send(fetch)
+
+    def _send(self, fetch: Any) -> Request:
         self.stall.restart(self.mind.in_flight)
+        self._issued[id(fetch)] = (fetch, self.stall.clock())
         return self.fetch_request(fetch)
+
+    def _release_deferred(self) -> Any | None:
+        """A fetch that waited for its host, now that the host has room, or None."""
+        for host in list(self._deferred):
+            if not self._host_busy(host):
+                queue = self._deferred[host]
+                fetch = queue.popleft()
+                self._deferred_count -= 1
+                if not queue:
+                    del self._deferred[host]
+                return fetch
+        return None
+
+    def _host_busy(self, host: str) -> bool:
+        """Has ``host`` as many of this forager's requests in flight (stalled ones left out)
+        as its own cap allows (:func:`in_flight_cap` on the host's rate)?"""
+        cap = in_flight_cap(self.in_flight_cap, self._rate_of(host), self._latency(), self.concurrency)
+        if not cap:
+            return False
+        now = self.stall.clock()
+        ages = [now - issued for fetch, issued in self._issued.values() if _host(fetch.url) == host]
+        return len(ages) - stalled(ages, self._latencies) >= cap
 
     def fetch_request(self, fetch: Any) -> Request:
         """The Scrapy request of ``fetch`` (the spider builds it); ``revisit``: a listing
@@ -102,6 +171,14 @@ class ScheduledDriver(Driver):
 
     def fetch_failed(self, fetch: Any) -> None:
         self.mind.on_failed(fetch)
+
+    def answered(self, fetch: Any, latency: float | None) -> None:
+        """Scrapy answered ``fetch`` (a response, or a failure: ``latency`` None) after
+        ``latency`` wall seconds of download (``download_latency``: from sending the request
+        to the response's headers, the downloader's queue left out)."""
+        self._issued.pop(id(fetch), None)
+        if latency is not None and latency >= 0:
+            self._latencies.append(float(latency))
 
     def add_feeds(self, urls: list[str], now: float, updated: dict[str, datetime] | None = None) -> int:
         """Feeds and sitemaps the site announces join the weblog as listings (how many did)."""
@@ -185,18 +262,59 @@ class ScheduledDriver(Driver):
         once; a request never answered (lost, or stalled on a hostile site) holds it for
         ``step_timeout`` or ``DOWNLOAD_TIMEOUT`` wall seconds at most, whichever is shorter."""
         in_flight = self.mind.in_flight
-        if not self.in_flight_cap or in_flight < self.in_flight_cap:
+        cap = self._cap()
+        if not cap:
+            return False
+        waiting = in_flight - self._deferred_count  # handed to Scrapy and unanswered
+        if waiting <= 0:
+            self._issued.clear()  # every one answered, as the mind counts
+        now = self.stall.clock()
+        ages = [now - issued for _, issued in self._issued.values()]
+        if waiting - stalled(ages, self._latencies) < cap:
             return False
         outcome, recheck = self.stall.check(in_flight)
         if outcome == "dropped":
+            self._issued.clear()
+            self._deferred.clear()  # counted failed with the rest
+            self._deferred_count = 0
             lost = self.mind.requests_lost()
             self.crawler.stats.inc_value("newsforagers/scheduled/dropped", lost)
             return False
         if outcome == "timeout":
+            # unanswered too long: they keep their requests (Scrapy ends them), not a turn
+            self._issued.clear()
             self.crawler.stats.inc_value("newsforagers/scheduled/unanswered")
             return False
         self._wake_in(max(0.05, min(self._recheck, recheck)))
         return True
+
+    def _cap(self) -> int:
+        """The forager's in-flight cap over all its hosts
+        (:func:`~newsforagers.strategies.scheduled.budget.in_flight_cap`): the rate the budget
+        allows it — its host rate on each host its listings are on — times the median latency
+        of its recent answers, at least ``FORAGERS_SCHEDULE_IN_FLIGHT`` a host, at most
+        ``CONCURRENT_REQUESTS``. Each host has its own cap too (:meth:`_host_busy`)."""
+        hosts = self._host_count()
+        cap = in_flight_cap(self.in_flight_cap * hosts, self._host_rate() * hosts, self._latency(), self.concurrency)
+        self.crawler.stats.set_value("newsforagers/scheduled/in_flight_cap", cap)
+        return cap
+
+    def _latency(self) -> float:
+        return statistics.median(self._latencies) if self._latencies else 0.0
+
+    def _rate_of(self, host: str) -> float:
+        budget = getattr(self.colony, "budget", None)
+        return budget.rate_of(host) if budget is not None else self.mind.config.host_rate
+
+    def _host_count(self) -> int:
+        """Hosts the forager's listings (and seeds) are on, counted every few seconds."""
+        count, at = self._hosts
+        now = time.monotonic()
+        if now - at >= _HOSTS_EVERY:
+            urls = list(self.mind.schedule.urls()) + self.seeds
+            count = max(1, len({(urlsplit(url).hostname or "").lower() for url in urls}))
+            self._hosts = (count, now)
+        return count
 
     def _walk_summary(self) -> str:
         return f"harvest queue of {self.mind.queued} URLs"

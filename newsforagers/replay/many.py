@@ -143,6 +143,8 @@ class ProfiledResource(resource.Resource):
             return self.inner.render(request)
         self.counts["delayed"] += delay > 0
         self.counts["stalled"] += stall
+        request.replay_held = round(delay + (self.profile.stall_seconds if stall else 0.0), 6)
+        request.replay_stalled = stall
         gone: list[bool] = []
         calls = []
         request.notifyFinish().addErrback(lambda _: self._gone(gone, calls))

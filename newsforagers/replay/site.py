@@ -597,4 +597,8 @@ class ReplayHTTPSite(server.Site):
         }
         if self.name is not None:
             record["host"] = self.name
+        held = getattr(request, "replay_held", None)
+        if held is not None:  # a site profile's latency (replay/many.py): wall seconds held back
+            record["held"] = held
+            record["stalled"] = bool(getattr(request, "replay_stalled", False))
         self.request_log.write(record)

@@ -408,6 +408,7 @@ class ForagerSpider(scrapy.Spider):
     def parse_fetch(self, response):
         driver = self.forager_driver
         fetch = response.meta["forager_fetch"]
+        driver.answered(fetch, response.meta.get("download_latency"))
         now = self.site_now(response)  # also sets the scheduled forager's site clock
         if response.status == NOT_MODIFIED:
             self._not_modified(response, fetch, now)
@@ -463,6 +464,7 @@ class ForagerSpider(scrapy.Spider):
             return
         fetch = failure.request.meta.get("forager_fetch")
         if fetch is not None:
+            self.forager_driver.answered(fetch, None)
             self.forager_driver.fetch_failed(fetch)
 
     def step_failed(self, failure):

@@ -9,6 +9,8 @@ when the backlog must go (the threshold maths itself is :mod:`newsforagers.learn
 from __future__ import annotations
 
 import heapq
+import math
+import statistics
 from datetime import datetime
 from typing import Callable, Iterable, Mapping
 
@@ -34,6 +36,36 @@ def poll_rate(share: float, requests_per_second: float, speed: float = 1.0, own:
         return None
     per_hour = requests_per_second * 3600.0 / speed
     return share * per_hour * own / total
+
+
+#: An answer slower than this many times the forager's median latency is an outlier (a stall,
+#: a trickle): it keeps its own request, not the forager's turn (see :func:`stalled`).
+STALL_FACTOR = 10.0
+#: ... and slower than this many wall seconds, whatever the median.
+STALL_FLOOR = 2.0
+
+
+def in_flight_cap(base: int, rate: float, latency: float, ceiling: int = 0) -> int:
+    """Requests a forager keeps handed to Scrapy and unanswered. Little's law: to send
+    ``rate`` requests a second when each takes ``latency`` seconds to answer, ``rate ×
+    latency`` must be in flight; at least ``base`` (``FORAGERS_SCHEDULE_IN_FLIGHT``; 0: no
+    limit, returned as 0), at most ``ceiling`` (``CONCURRENT_REQUESTS``; 0: none). On a fast
+    site (latency far below 1/rate) it is ``base``: every request is decided as late as can be."""
+    if base <= 0:
+        return 0
+    need = math.ceil(rate * latency - 1e-9) if rate > 0 and latency > 0 else 0
+    cap = max(base, need)
+    return min(cap, ceiling) if ceiling > 0 else cap
+
+
+def stalled(ages: Iterable[float], latencies: Iterable[float]) -> int:
+    """How many of the unanswered requests, ``ages`` wall seconds old, are stalled: older than
+    ``STALL_FACTOR`` times the median of the recent answers' ``latencies`` (and than
+    ``STALL_FLOOR``). Each keeps its own request in flight (Scrapy's ``DOWNLOAD_TIMEOUT``
+    ends it), but not the forager's turn: a slow answer costs only itself."""
+    recent = list(latencies)
+    limit = max(STALL_FLOOR, STALL_FACTOR * statistics.median(recent)) if recent else STALL_FLOOR
+    return sum(1 for age in ages if age > limit)
 
 
 def listed_rate(dates: Iterable[datetime], now: float,
