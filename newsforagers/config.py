@@ -84,6 +84,7 @@ class ForagersConfig:
     host_rate: float = _default("host_rate")
     host_concurrency: int = _default("host_concurrency")
     retry_after_max: float = _default("retry_after_max")
+    host_backoff_max: float = _default("host_backoff_max")
     close_grace: float = _default("close_grace")
     fetch_ttl: float = _default("fetch_ttl")
     fetch_cache_size: int = _default("fetch_cache_size")
@@ -223,6 +224,8 @@ class ForagersConfig:
         need(self.host_concurrency >= 0, "host_concurrency", self.host_concurrency, ">= 0 (0: no limit)")
         need(self.retry_after_max >= 0, "retry_after_max", self.retry_after_max,
              ">= 0 seconds (0: never pause)")
+        need(self.host_backoff_max >= 0, "host_backoff_max", self.host_backoff_max,
+             ">= 0 seconds (0: no back-off)")
         need(self.close_grace >= 0, "close_grace", self.close_grace,
              ">= 0 seconds (0: cancel in-flight downloads as soon as the crawler closes)")
         need(self.fetch_ttl >= 0, "fetch_ttl", self.fetch_ttl, ">= 0 seconds (0: no sharing)")

@@ -12,11 +12,16 @@ add-on installs it for ``http`` and ``https`` at add-on priority: a project's ow
 allows.
 
 A ``429 Too Many Requests`` or ``503 Service Unavailable`` carrying ``Retry-After`` pauses
-the whole colony's budget for that host (at most ``FORAGERS_RETRY_AFTER_MAX`` seconds): the
+the whole colony's budget for that host (at most ``FORAGERS_RETRY_AFTER_MAX`` seconds; the
+site's seconds, like its ``Date``: a replay at ``-a speed=600`` asking for 60 s is paused
+0.1 s of wall time): the
 site asked the colony, not the one forager that happened to hear it. Scrapy's
 ``RetryMiddleware`` still retries the request; the retry waits here like every other one.
 Counted in ``newsforagers/host/paused`` (and ``newsforagers/host/paused_seconds``), logged
-as a warning the first time a host asks, then at debug level.
+as a warning the first time a host asks, then at debug level. A host that cannot be reached
+(connection refused or timed out, no address) backs off the same way, 1 s at first, doubling
+with each failure in a row up to ``FORAGERS_HOST_BACKOFF_MAX``, until it answers
+(``newsforagers/host/unreachable``).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import logging
 import time
 from datetime import UTC, datetime
 
+from scrapy import exceptions as scrapy_exceptions
 from scrapy import signals
 from scrapy.core.downloader.handlers.http11 import HTTP11DownloadHandler
 from scrapy.exceptions import IgnoreRequest
@@ -33,10 +39,17 @@ from scrapy.utils.defer import deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
 from scrapy.utils.misc import load_object
 from twisted.internet.defer import Deferred
+from twisted.internet.error import ConnectError, DNSLookupError
 
 from newsforagers.addon import BUDGET_SCHEMES
 from newsforagers.clock import http_date, plausible_site_time
-from newsforagers.colony.throttle import BUDGET_PRIORITY, GONE_CHECK, BudgetWaitAbandoned, retry_after_seconds
+from newsforagers.colony.throttle import (
+    BACKOFF_FIRST,
+    BUDGET_PRIORITY,
+    GONE_CHECK,
+    BudgetWaitAbandoned,
+    retry_after_seconds,
+)
 from newsforagers.context import context_of
 from newsforagers.errors import ForagersUsageError
 from newsforagers.scrapy_access import engine_of
@@ -45,6 +58,12 @@ logger = logging.getLogger(__name__)
 
 #: Statuses whose ``Retry-After`` pauses the host (RFC 9110: 503, and RFC 6585: 429).
 PAUSE_STATUSES = frozenset({429, 503})
+#: Failures that say the host cannot be reached now (refused, connection timed out, no route,
+#: no address): the host backs off (:meth:`HostBudget.unreachable`). Twisted's, and the
+#: exceptions newer Scrapy wraps them in (``scrapy.exceptions``, 2.14 on).
+UNREACHABLE = (ConnectError, DNSLookupError) + tuple(
+    getattr(scrapy_exceptions, name) for name in ("DownloadConnectionRefusedError", "CannotResolveHostError")
+    if hasattr(scrapy_exceptions, name))
 
 #: The schemes whose requests the colony's budget must see.
 
@@ -143,6 +162,9 @@ class ColonyBudgetMixin:
         try:
             response = await self._download_within_grace(super().download_request(request), request,
                                                          colony.config.close_grace)
+        except UNREACHABLE:
+            self._back_off(colony, host)
+            raise
         finally:
             colony.budget.release(host)
         # Scrapy's handlers record the time to the response's headers, as AutoThrottle reads it
@@ -152,10 +174,23 @@ class ColonyBudgetMixin:
             self._pause(colony, host, response)
         return response
 
+    def _back_off(self, colony, host: str) -> None:
+        seconds = colony.budget.unreachable(host, colony.config.host_backoff_max)
+        if seconds <= 0:
+            return
+        stats = self.colony_crawler.stats
+        stats.inc_value("newsforagers/host/unreachable")
+        log = logger.info if seconds == BACKOFF_FIRST else logger.debug
+        log("host %s cannot be reached: the colony sends it nothing for %g s (doubling while it "
+            "stays down, at most FORAGERS_HOST_BACKOFF_MAX)", host, seconds)
+
     def _pause(self, colony, host: str, response) -> None:
         seconds = retry_after_seconds(response.headers.get(b"Retry-After"), _server_now(response))
         if not seconds:  # absent, unreadable, or "retry at once"
             return
+        # the site's seconds, as every time it states (its Date): a replay's clock runs
+        # ``-a speed`` times faster than the wall's
+        seconds /= colony.speed or 1.0
         asked, seconds = seconds, min(seconds, colony.config.retry_after_max)
         if seconds <= 0:  # FORAGERS_RETRY_AFTER_MAX = 0: never pause
             return

@@ -56,6 +56,10 @@ BUDGET_PRIORITY = "forager_budget_priority"
 #: Seconds between two looks at whether a waiting request's crawler is closing.
 GONE_CHECK = 0.25
 
+#: Wall seconds of the first back-off of a host that cannot be reached; each further failure
+#: in a row doubles it, up to ``FORAGERS_HOST_BACKOFF_MAX``.
+BACKOFF_FIRST = 1.0
+
 
 class BudgetWaitAbandoned(Exception):
     """A request stopped waiting for the budget: its crawler is closing."""
@@ -223,6 +227,7 @@ class HostBudget:
         self._all = asyncio.Semaphore(self.total) if self.total > 0 else None
         self._pause_until: dict[str, float] = {}
         self._delay_of: dict[str, float] = {}  # AutoThrottle's delay per host
+        self._unreachable: Counter[str] = Counter()  # connection failures in a row, per host
         self.pauses: Counter[str] = Counter()  # pauses asked for, per host
         self.sent: Counter[str] = Counter()  # requests let through, per host
         self.waited = 0.0  # seconds requests spent waiting for the budget
@@ -378,7 +383,9 @@ class HostBudget:
             self._all.release()
 
     def observe(self, host: str, latency: float, status: int) -> None:
-        """A response from ``host`` came back after ``latency`` seconds (AutoThrottle)."""
+        """A response from ``host`` came back after ``latency`` seconds (AutoThrottle); it
+        ends the host's back-off series (:meth:`unreachable`)."""
+        self._unreachable.pop(host, None)
         if self.autothrottle is None or latency is None or latency < 0:
             return
         current = self._delay_of.get(host, self.autothrottle.start_delay)
@@ -389,6 +396,25 @@ class HostBudget:
         if self.autothrottle is None:
             return None
         return self._delay_of.get(host, self.autothrottle.start_delay)
+
+    def unreachable(self, host: str, cap: float) -> float:
+        """``host`` could not be reached (connection refused or timed out, no address): the
+        colony sends it nothing for a back-off that doubles with each failure in a row (1, 2,
+        4, ... s, at most ``cap``; 0: no back-off), so a host that is down costs a request now
+        and then, not the budget's every turn; its first answer ends the series. Returns the
+        back-off. A failure during the back-off (a request sent before it began, failing now)
+        does not lengthen it: the series counts the tries after each pause."""
+        now = self.clock()
+        until = self._pause_until.get(host, 0.0)
+        if self._unreachable[host] and now < until:
+            return until - now
+        self._unreachable[host] += 1
+        seconds = min(cap, BACKOFF_FIRST * 2.0 ** (self._unreachable[host] - 1))
+        if seconds > 0:
+            self._pause_until[host] = max(self._pause_until.get(host, 0.0), self.clock() + seconds)
+            if self.shared is not None:
+                self.shared.pause_host(host, seconds)
+        return seconds
 
     def pause(self, host: str, seconds: float) -> int:
         """Send nothing to ``host`` for ``seconds`` (a 429 or 503 with ``Retry-After``); returns

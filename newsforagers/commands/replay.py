@@ -65,7 +65,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--site-profiles", default=None, metavar="FILE",
                         help="with --sites: each site's latency, stalls, error bursts and down "
                         "windows, a JSON file (docs/replay.md, 'Many sites')")
-    parser.add_argument("--run", type=positive, default=None, metavar="SECONDS",
+    parser.add_argument("--run-seconds", dest="run", type=positive, default=None, metavar="SECONDS",
                         help="with --sites: the run's length in simulated seconds, for profile "
                         "windows given as shares of it")
     parser.add_argument("--seeds", default=None, metavar="FILE",

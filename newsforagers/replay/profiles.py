@@ -12,7 +12,7 @@ a stalled answer sends its headers, then nothing for ``stall_seconds``, then its
 (``down``: connection refused; ``errors``: every request answered ``status`` with
 ``Retry-After``) are given either in simulated seconds from the replay's start (``"from"``,
 ``"to"`` as numbers ≥ 1) or, as numbers below 1, as shares of ``run`` simulated seconds when
-the replay is told how long the run is (``--run``). ``Retry-After`` is in the site's own
+the replay is told how long the run is (``--run-seconds``). ``Retry-After`` is in the site's own
 seconds, as every time the site states (its ``Date`` header is simulated too).
 """
 
@@ -42,7 +42,7 @@ class Window:
             return self
         if run is None:
             raise ProfileError(f"the window [{self.start:g}, {self.end:g}] is a share of the run: "
-                               "say how long the run is (--run SECONDS)")
+                               "say how long the run is (--run-seconds SECONDS)")
         return Window(self.start * run, self.end * run)
 
     def holds(self, offset: float) -> bool:

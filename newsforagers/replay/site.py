@@ -576,8 +576,12 @@ class ReplayHTTPSite(server.Site):
         return protocol
 
     def drop_connections(self) -> None:
+        """Close every open connection, idle keep-alive ones included."""
         for protocol in list(self._protocols):
-            transport = getattr(protocol, "transport", None)
+            # Twisted's Site builds a wrapper (_GenericHTTPChannelProtocol) whose own
+            # ``transport`` stays None: the connection is its channel's
+            transport = getattr(protocol, "transport", None) or getattr(getattr(protocol, "_channel", None),
+                                                                        "transport", None)
             if transport is not None:
                 transport.loseConnection()
 

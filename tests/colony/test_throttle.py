@@ -370,3 +370,33 @@ def test_a_higher_priority_takes_the_place_of_a_head_still_waiting_for_its_start
     # the story left at the listing's start, the listing one spacing later
     assert order[1][1] - order[0][1] >= 1.05 / 10.0 - 1e-3
     assert budget.sent["site"] == 3 and budget._limits("site").line == []
+
+
+def test_an_unreachable_host_backs_off_doubling_up_to_the_cap_and_its_first_answer_ends_it():
+    clock = LateClock(0.0)
+    budget = HostBudget(0.0, 0, clock=clock, sleep=clock.sleep)
+    backoffs = []
+    for _ in range(5):  # each try after the last back-off ended fails again
+        backoffs.append(budget.unreachable("down", cap=6.0))
+        clock.t += backoffs[-1]
+    assert backoffs == [1.0, 2.0, 4.0, 6.0, 6.0]
+    assert budget.unreachable("down", cap=6.0) == 6.0
+    clock.t += 2.0
+    # a request sent before that back-off, failing during it, does not lengthen it
+    assert budget.unreachable("down", cap=6.0) == 4.0
+    assert budget.unreachable("other", cap=6.0) == 1.0  # per host
+    assert budget.unreachable("off", cap=0.0) == 0.0  # FORAGERS_HOST_BACKOFF_MAX = 0
+
+    async def main() -> tuple[float, float, float]:
+        before = clock()
+        await budget.acquire("down")  # the back-off holds: the 4 s left of it
+        waited = clock() - before
+        budget.release("down")
+        await budget.acquire("up")  # another host never waits for it
+        budget.release("up")
+        return waited, clock(), before
+
+    waited, _, _ = asyncio.run(main())
+    assert waited >= 4.0
+    budget.observe("down", 0.01, 200)  # it answered: the series starts again
+    assert budget.unreachable("down", cap=6.0) == 1.0

@@ -4,6 +4,7 @@ stalled answer on one host costs only its own request, never another host's next
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -43,3 +44,48 @@ def test_a_stalled_answer_on_one_host_does_not_delay_the_other_host_s_requests(t
         if began + 3.0 < end:
             assert any(began < t <= began + 3.0 for t in healthy), (began, healthy)
     assert len(healthy) >= 40, len(healthy)
+
+
+def test_a_down_host_backs_off_a_rate_limited_host_pauses_and_the_healthy_one_goes_on(tmp_path):
+    from tests.integration.testsite import parse_stats
+
+    corpus = synth_corpus(tmp_path / "synth.jsonl.gz", days=2, rate=200, sections=6, seed=5)
+    requests, seeds, profiles = tmp_path / "requests.jsonl", tmp_path / "seeds.txt", tmp_path / "profiles.json"
+    # at speed 600, in wall seconds of the replay (the crawl begins a few seconds after it):
+    # site 1 refuses connections from the 9th to the 15th; site 2 answers 429 "Retry-After: 60"
+    # (its seconds: 0.1 s of wall time) from the 9th to the 12th
+    profiles.write_text(json.dumps({"sites": {
+        "1": {"down": [[5400, 9000]]},
+        "2": {"errors": [{"from": 5400, "to": 7200, "status": 429, "retry_after": 60}]}}}))
+    with ReplayProcess(corpus, speed=SPEED, start=START, log_path=requests,
+                       extra_args=["--sites", "3", "--site-profiles", str(profiles), "--seeds", str(seeds)]):
+        hosts = [line[len("http://"):-1] for line in seeds.read_text().splitlines()]
+        opened = time.time()
+        result = crawl_forager(f"@{seeds}", tmp_path, seconds=20, args={"speed": SPEED}, settings={
+            "FORAGERS_STRATEGY": "scheduled", "FORAGERS_MIN": 1, "FORAGERS_MAX": 1,
+            "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_SEED": 3,
+            "FORAGERS_HOST_RATE": 20, "FORAGERS_RUN_DIR": tmp_path / "run",
+            # no shared copies of pages (10 s of wall time is 100 minutes of the site's): every
+            # visit during the down window goes to the network
+            "FORAGERS_FETCH_TTL": 0})
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log, result.log[-3000:]
+    stats = parse_stats(result.log)
+    log = list(read_log(requests))
+    by_host = {host: sorted(r["wall_time"] for r in log if r["host"] == host) for host in hosts}
+    first = min(r["wall_time"] for r in log)
+    assert first < opened + 9, "the crawl began after the faults: nothing was tested"
+    # the down host backed off (connections refused are not in the site's log), and was read
+    # again once it came back
+    assert stats["newsforagers/host/unreachable"] >= 2
+    assert any(t > opened + 15.5 for t in by_host[hosts[1]]), by_host[hosts[1]]
+    # the rate-limited host paused for its Retry-After in its own seconds, and was read again
+    statuses = [r["status"] for r in log if r["host"] == hosts[2]]
+    assert 429 in statuses and statuses[-1] in (200, 304)
+    assert stats["newsforagers/host/paused"] >= 1
+    assert stats["newsforagers/host/paused_seconds"] <= 0.11 * stats["newsforagers/host/paused"]
+    # the healthy host never waited for either: requests in every 2 s of the run
+    healthy = by_host[hosts[0]]
+    end = max(r["wall_time"] for r in log)
+    gaps = [b - a for a, b in zip(healthy, healthy[1:]) if b < end - 1]
+    assert len(healthy) >= 40 and max(gaps) < 2.5, (len(healthy), max(gaps))

@@ -64,7 +64,7 @@ def test_replay_command_serves_many_sites_with_their_profiles(synth_path, tmp_pa
     profiles.write_text(json.dumps({"sites": {"2": {"errors": [{"from": 0, "to": 0.5, "status": 503,
                                                                 "retry_after": 120}]}}}))
     replay = ReplayProcess(synth_path, speed=600, log_path=log, truth_path=truth,
-                           extra_args=["--sites", "4", "--site-profiles", str(profiles), "--run", "36000",
+                           extra_args=["--sites", "4", "--site-profiles", str(profiles), "--run-seconds", "36000",
                                        "--seeds", str(seeds)])
     with replay:
         assert "sites=4" in replay.first_line

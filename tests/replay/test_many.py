@@ -81,7 +81,7 @@ def test_profiles_are_checked_key_by_key():
             Profiles.from_json(bad, 2)
     shares = Profiles.from_json({"default": {"down": [[0.25, 0.5]]}}, 1)
     assert shares.resolved(4000.0).of(0).down[0].start == 1000.0
-    with pytest.raises(ProfileError, match="--run"):
+    with pytest.raises(ProfileError, match="--run-seconds"):
         shares.resolved(None)
 
 
@@ -206,10 +206,15 @@ def test_an_error_burst_answers_its_status_with_retry_after_for_its_window_only(
 
 
 def test_a_down_site_refuses_connections_for_its_window_and_comes_back_on_its_port(many):
+    import http.client
+
     served = many(2, {"sites": {"1": {"down": [[600, 1200]]}}})
     site = served.sites.sites[1]
     url = site.url
     assert fetch(url).status == 200
+    kept = http.client.HTTPConnection(site.address, site.port_number, timeout=5)  # keep-alive
+    kept.request("GET", "/")
+    assert kept.getresponse().read()
     served.at(700)
     deadline = time.monotonic() + 5
     refused = False
@@ -220,6 +225,9 @@ def test_a_down_site_refuses_connections_for_its_window_and_comes_back_on_its_po
         except ConnectionRefusedError:
             refused = True
     assert refused
+    with pytest.raises((ConnectionError, http.client.HTTPException, OSError)):  # its connection was closed
+        kept.request("GET", "/")
+        kept.getresponse().read()
     assert fetch(served.sites.sites[0].url).status == 200
     served.at(1300)
     deadline = time.monotonic() + 5

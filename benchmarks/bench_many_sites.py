@@ -1,0 +1,141 @@
+"""One colony over many slow sites: does it send what the budget allows, and politely?
+
+    .venv/bin/python benchmarks/bench_many_sites.py                       # R = 20 and 100, ~3 min
+    .venv/bin/python benchmarks/bench_many_sites.py --rates 20 --seconds 60 --latency 0.5 --sites 20
+    .venv/bin/python benchmarks/bench_many_sites.py --set FORAGERS_SCHEDULE_IN_FLIGHT=1 ...
+
+A synthetic corpus (``--days`` days of ``--per-day`` stories in ``--sites`` sections) is served
+by ``newsforagers replay --sites N`` — each section a site on its own loopback address, every
+answer held back a log-normal latency (median ``--latency`` wall seconds, σ of its log 0.5) —
+from half-way through its first day, at ``--speed``, so that the day's backlog is there to
+harvest from the first request. For each total budget R of ``--rates`` the colony
+(``scrapy crawl forager -a seeds=@FILE``, the default ``scheduled`` strategy and population)
+gets ``FORAGERS_HOST_RATE = R / sites`` and ``CONCURRENT_REQUESTS`` = ``--concurrency`` for
+``--seconds``; from the replay's request log:
+
+- **sent/s**: requests per wall second from ``--warmup`` seconds after the first request to the
+  last, against R (target: ≥ 0.9 R while there is work);
+- **busiest host-second**: the most requests one host received in any one-second window (its
+  politeness: at most ⌊R / sites⌋, ``colony/throttle.py``);
+- the crawl's in-flight cap (``newsforagers/scheduled/in_flight_cap``) and held-back fetches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from newsforagers.replay.log import read_log  # noqa: E402
+from newsforagers.replay.process import ReplayProcess  # noqa: E402
+from newsforagers.replay.synth import synth_corpus  # noqa: E402
+
+
+def busiest_second(times: list[float]) -> int:
+    times = sorted(times)
+    best, j = 0, 0
+    for i, t in enumerate(times):
+        while times[j] <= t - 1.0:
+            j += 1
+        best = max(best, i - j + 1)
+    return best
+
+
+def stats_of(log_text: str) -> dict:
+    """The crawl's final stats dump (Scrapy logs it as a dict literal)."""
+    import ast
+
+    marker = "Dumping Scrapy stats:"
+    at = log_text.rfind(marker)
+    if at < 0:
+        return {}
+    body = log_text[at + len(marker):]
+    end = body.find("}\n")
+    try:
+        return ast.literal_eval(body[: end + 1].strip())
+    except (ValueError, SyntaxError):
+        return {}
+
+
+def run_once(corpus: Path, rate: float, args: argparse.Namespace, work: Path) -> dict:
+    work.mkdir(parents=True, exist_ok=True)
+    log, seeds, profiles = work / "requests.jsonl", work / "seeds.txt", work / "profiles.json"
+    profiles.write_text(json.dumps({"default": {"latency": args.latency, "spread": 0.5}}))
+    per_host = rate / args.sites
+    crawl_log = work / "crawl.log"
+    with ReplayProcess(corpus, speed=args.speed, start=args.start, log_path=log,
+                       extra_args=["--sites", str(args.sites), "--site-profiles", str(profiles),
+                                   "--seeds", str(seeds)]):
+        argv = [sys.executable, "-m", "scrapy", "crawl", "forager", "-a", f"seeds=@{seeds}",
+                "-a", f"speed={args.speed}", "-s", f"CLOSESPIDER_TIMEOUT={args.seconds}",
+                "-s", f"LOG_FILE={crawl_log}", "-s", "LOG_LEVEL=INFO", "-s", "TELNETCONSOLE_ENABLED=False",
+                "-s", f"FORAGERS_STORE=sqlite:///{work}/colony.db", "-s", f"FORAGERS_RUN_DIR={work}/run",
+                "-s", f"FORAGERS_HOST_RATE={per_host}", "-s", f"CONCURRENT_REQUESTS={args.concurrency}",
+                "-s", "FORAGERS_FETCH_TTL=0.1", "-O", str(work / "items.jsonl")]
+        for setting in args.set:
+            argv += ["-s", setting]
+        began = time.monotonic()
+        subprocess.run(argv, cwd=REPO, check=False, timeout=args.seconds + 120,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = time.monotonic() - began
+    records = list(read_log(log))
+    times = sorted(r["wall_time"] for r in records)
+    first = times[0] if times else 0.0
+    steady = [t for t in times if t >= first + args.warmup]
+    span = (steady[-1] - steady[0]) if len(steady) > 1 else 0.0
+    by_host: dict[str, list[float]] = defaultdict(list)
+    for r in records:
+        by_host[r["host"]].append(r["wall_time"])
+    stats = stats_of(crawl_log.read_text() if crawl_log.exists() else "")
+    items = sum(1 for _ in open(work / "items.jsonl")) if (work / "items.jsonl").exists() else 0
+    return {
+        "rate": rate, "per_host": per_host, "sites": args.sites, "latency": args.latency,
+        "requests": len(records), "wall": round(wall, 1),
+        "sent_per_s": round(len(steady) / span, 2) if span else 0.0,
+        "share_of_budget": round(len(steady) / span / rate, 3) if span else 0.0,
+        "busiest_host_second": max((busiest_second(t) for t in by_host.values()), default=0),
+        "hosts_read": len(by_host), "documents": items,
+        "in_flight_cap": stats.get("newsforagers/scheduled/in_flight_cap"),
+        "deferred": stats.get("newsforagers/scheduled/deferred", 0),
+        "foragers": stats.get("newsforagers/colony/foragers_max") or stats.get("newsforagers/population/max"),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rates", default="20,100", help="total budgets R, requests/s (comma-separated)")
+    parser.add_argument("--sites", type=int, default=20)
+    parser.add_argument("--latency", type=float, default=0.5, help="median latency, wall seconds")
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--warmup", type=float, default=10.0)
+    parser.add_argument("--speed", type=float, default=600.0)
+    parser.add_argument("--days", type=int, default=2)
+    parser.add_argument("--per-day", type=int, default=4000)
+    parser.add_argument("--start", default="2024-01-01T12:00:00+00:00")
+    parser.add_argument("--concurrency", type=int, default=128, help="CONCURRENT_REQUESTS of the crawl")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--json", default=None, help="write the results here")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-many-") as tmp:
+        corpus = synth_corpus(Path(tmp) / "synth.jsonl.gz", days=args.days, rate=args.per_day,
+                              sections=args.sites, seed=11)
+        results = []
+        for rate in [float(r) for r in args.rates.split(",")]:
+            result = run_once(corpus, rate, args, Path(tmp) / f"r{rate:g}")
+            results.append(result)
+            print(json.dumps(result), flush=True)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
