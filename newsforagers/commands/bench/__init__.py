@@ -4,7 +4,9 @@ For each repeat and each crawler (``--crawlers``: the ``wlrl``, ``wl``, ``rl``, 
 colonies and the ``bfs``, ``hubs``, ``adaptive``, ``feeds``, ``random``, ``oracle`` baselines,
 and with ``--topic SECTION`` — a topical benchmark, judged on one section's documents —
 ``best_first``) a fresh replay of the same
-simulated window is started and the crawler runs against it under the same request budget;
+simulated window is started and the crawler runs against it under the same request budget
+(with ``--sites N``, a replay of N sites on their own loopback addresses, every crawler seeded
+with every home page, the budget per host);
 the measures of each run and their mean ± std per crawler go to ``DIR/results.json`` and
 ``DIR/results.md``, the plots to ``DIR/*.png`` (docs/bench.md). A progress line goes to
 stderr. Exit status: 0 when every run succeeded, 1 when some failed (they are reported in the
@@ -35,6 +37,8 @@ CRAWLER_NAMES = ("wlrl", "wl", "rl", "scheduled", "bfs", "hubs", "adaptive", "fe
 DEFAULT_CRAWLERS = tuple(name for name in CRAWLER_NAMES if name not in ("feeds", "best_first"))
 #: ``--topic-words``'s choices (evaluation/bench/config.py's ``TOPIC_WORDS``)
 TOPIC_WORDS = ("name", "examples")
+#: ``--split``'s choices (evaluation/bench/config.py's ``SPLITS``)
+SPLITS = ("auto", "section", "hash")
 
 
 def _crawlers(value: str) -> tuple[str, ...]:
@@ -136,6 +140,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--feeds", type=share, default=0.0, metavar="SHARE",
                         help="the replay's --feeds: the share of sections with an RSS feed and in "
                         "the news sitemap (default 0: none; the feeds crawler needs some)")
+    parser.add_argument("--sites", type=at_least_one, default=None, metavar="N",
+                        help="serve the corpus as N sites of disjoint stories, each on its own "
+                        "loopback address (the replay's --sites); every crawler starts from every "
+                        "site's home page, the budget holds per host, and each site is also "
+                        "judged on its own (default: one site)")
+    parser.add_argument("--split", choices=SPLITS, default="auto",
+                        help="with --sites: split the stories by section, by a hash of their URL, "
+                        "or by section when there are enough sections (auto, the default)")
+    parser.add_argument("--site-profiles", dest="site_profiles", default=None, metavar="FILE",
+                        help="with --sites: each site's latency, stalls, error bursts and down "
+                        "windows, a JSON file (docs/replay.md, 'Many sites'); windows given as "
+                        "shares are shares of the run (duration x speed simulated seconds)")
     parser.add_argument("--seed", type=int, default=1,
                         help="the replay's seed and the crawlers' base seed: repeat r seeds its "
                         "crawler with SEED + r (default 1)")
@@ -218,7 +234,9 @@ def run(args: argparse.Namespace) -> int:
         crawlers=tuple(crawlers), seed=args.seed, settings=tuple(args.settings),
         grace=args.grace, model=str(Path(args.model).resolve()) if args.model else None,
         sweep=args.sweep, sweep_values=tuple(args.sweep_values), budgets=tuple(args.budgets),
-        feeds=args.feeds, topic=args.topic, topic_words=args.topic_words)
+        feeds=args.feeds, topic=args.topic, topic_words=args.topic_words, sites=args.sites,
+        split=args.split,
+        site_profiles=str(Path(args.site_profiles).resolve()) if args.site_profiles else None)
     try:
         config.validate()
     except BenchError as exc:

@@ -1,9 +1,10 @@
 """The benchmark's runs as processes. For every run of the plan, in order (repeat-major, so
 that a slow phase of a shared machine touches every crawler alike), :func:`run_one` starts a
 fresh replay of the same window (``ReplayProcess``: same corpus, profile, retime, speed, start
-and site seed) and runs the crawler as ``scrapy crawl`` in its own process under the same
-request budget (``FORAGERS_HOST_RATE`` for a colony, ``-a rate`` for a baseline) for
-``duration`` wall seconds (``CLOSESPIDER_TIMEOUT``), then judges the run from the files it
+and site seed; with ``--sites``, the same sites, their home pages written to the run's
+``seeds.txt`` for the crawler) and runs the crawler as ``scrapy crawl`` in its own process
+under the same request budget per host (``FORAGERS_HOST_RATE`` for a colony, ``-a rate`` for a
+baseline) for ``duration`` wall seconds (``CLOSESPIDER_TIMEOUT``), then judges the run from the files it
 left (:func:`newsforagers.evaluation.bench.evaluate.evaluate_files`). :func:`run_bench` runs
 the whole plan and writes the results after every run.
 
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from newsforagers.evaluation.bench.config import BenchConfig
 from newsforagers.evaluation.bench.evaluate import evaluate_files
 from newsforagers.evaluation.bench.plan import (
+    SEEDS_FILE,
     PlannedRun,
     crawl_argv,
     plan_runs,
@@ -59,7 +61,7 @@ def run_one(config: BenchConfig, run: PlannedRun, site: Site, *,
     out = Path(config.out)
     run_dir = out / "runs" / run.name
     run_dir.mkdir(parents=True, exist_ok=True)
-    for stale in ("requests.jsonl", "truth.jsonl", "items.jsonl", "crawl.log", "colony.db"):
+    for stale in ("requests.jsonl", "truth.jsonl", "items.jsonl", "crawl.log", "colony.db", SEEDS_FILE):
         (run_dir / stale).unlink(missing_ok=True)
     record: dict[str, Any] = {**run_identity(config, run),
                               "run_dir": str(Path("runs") / run.name), "status": "ok",
@@ -88,7 +90,7 @@ def run_one(config: BenchConfig, run: PlannedRun, site: Site, *,
         problems.append(f"the replay failed: {exc}")
     record["wall_seconds"] = round(time.monotonic() - began, 1)
     try:
-        evaluated = evaluate_files(config, run, run_dir, site.changes, site.pages)
+        evaluated = evaluate_files(config, run, run_dir, site.changes, site.pages, site.many)
     except Exception as exc:  # garbage beyond what the readers tolerate
         logger.exception("bench: cannot evaluate run %s", run.name)
         evaluated = {"metrics": None, "window": None, "counts": None, "series": {},

@@ -32,7 +32,7 @@
   the best taken next, each URL once; its items also carry their own ``relevance``.
 
 All of them use Scrapy's default scheduler (``bfs`` with FIFO queues and ``DEPTH_PRIORITY =
-1``, Scrapy's breadth-first recipe), obey robots.txt, request only the start URL's host
+1``, Scrapy's breadth-first recipe), obey robots.txt, request only the start URLs' sites
 (scheme, host and port), send ``X-Forager: <name>`` with every request (robots.txt
 included) so that the replay's log attributes their requests, and run until stopped
 (``CLOSESPIDER_TIMEOUT``; the oracle also stops when the truth has nothing left to fetch).
@@ -42,10 +42,16 @@ They output the forager's item format (``url, title, published, found_at, forage
 a document of its own (``Page.document``: dated, not a listing) — whose date is within ``FORAGERS_NOVELTY_WINDOW``
 (24 hours) of the site's clock (the ``Date`` header), each URL once.
 
-Common arguments: ``start`` (the home page, required), ``rate`` (requests per second to the
-host; default ``FORAGERS_HOST_RATE``, 0: no limit) and ``speed`` (simulated seconds per wall
-second of the site's clock, the replay's ``--speed``; default 1, a live site). See
-docs/baselines.md.
+Common arguments: ``start`` (the home page, required; several sites' home pages as
+``URL,URL...`` or ``@FILE``, one URL a line, as a forager's ``-a seeds``: a many-site
+replay's ``--seeds`` file), ``rate`` (requests per second to each host; default
+``FORAGERS_HOST_RATE``, 0: no limit; Scrapy's download delay, which holds per download slot,
+one slot a host name) and ``speed`` (simulated seconds per wall second of the site's clock, the
+replay's ``--speed``; default 1, a live site). With several start pages ``bfs`` starts each
+round at all of them, ``hubs``, ``adaptive`` and ``feeds`` poll each site on its own (one poll
+in flight a site), ``random`` runs one walker a start page, ``best_first`` fetches them all
+first and the oracle requests each story at its site (the truth's ``url``). See
+docs/baselines.md and docs/bench.md ("Many sites").
 """
 
 from newsforagers.clock import SiteClock, site_time

@@ -128,7 +128,8 @@ class BestFirstSpider(BaselineSpider):
     The estimate here is the tf·idf cosine (:class:`~newsforagers.text.topic.Topic`) of the
     link's context — its anchor text and ten words on each side, Pant & Srinivasan's
     (:func:`~newsforagers.pages.links.link_contexts`) — on the page that linked it; a URL
-    linked from several pages keeps its best score. The home page is fetched first.
+    linked from several pages keeps its best score. The home page (every start page, on
+    several sites) is fetched first.
 
     The frontier lives in the spider (:class:`Frontier`, ``frontier`` URLs at most, the lowest
     dropped and counted), which hands Scrapy a request only when one of its
@@ -173,9 +174,10 @@ class BestFirstSpider(BaselineSpider):
 
     async def start(self):
         self.crawler.stats.set_value("baselines/best_first/idf", self.topic.idf_source)
-        self.frontier.visit(self.home)
-        self.in_flight += 1
-        yield self.request(self.home, self.parse_page, errback=self.failed, dont_filter=True)
+        for home in self.homes:
+            self.frontier.visit(home)
+            self.in_flight += 1
+            yield self.request(home, self.parse_page, errback=self.failed, dont_filter=True)
 
     def next_requests(self):
         """Requests for the frontier's best URLs, as many as there are free slots."""

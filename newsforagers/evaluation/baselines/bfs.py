@@ -1,4 +1,5 @@
-"""``bfs``: breadth-first from the home page, to a depth."""
+"""``bfs``: breadth-first from the home page (from every start page, on several sites), to a
+depth."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from newsforagers.evaluation.baselines.common import BaselineSpider, positive
 
 
 class BfsSpider(BaselineSpider):
-    """Breadth-first re-crawl from the home page, in rounds of depth ``depth``."""
+    """Breadth-first re-crawl from the home page, in rounds of depth ``depth``; with several
+    start pages (several sites) each round starts at all of them."""
 
     name = "bfs"
     custom_settings = {
@@ -28,15 +30,16 @@ class BfsSpider(BaselineSpider):
         self.round_seen: set[str] = set()
 
     async def start(self):
-        yield self.new_round()
+        for request in self.new_round():
+            yield request
 
-    def new_round(self) -> scrapy.Request:
+    def new_round(self) -> list[scrapy.Request]:
         self.round += 1
         self.crawler.stats.set_value("baselines/bfs/rounds", self.round)
-        self.round_seen = {self.home}
+        self.round_seen = set(self.homes)
         # dont_filter: every round re-fetches; within a round, round_seen keeps URLs unique.
-        return self.request(self.home, self.parse_page, errback=self.failed, dont_filter=True,
-                            meta={"bfs_round": self.round})
+        return [self.request(home, self.parse_page, errback=self.failed, dont_filter=True,
+                             meta={"bfs_round": self.round}) for home in self.homes]
 
     def parse_page(self, response):
         now = self.site_now(response)
@@ -58,5 +61,6 @@ class BfsSpider(BaselineSpider):
 
     def on_idle(self) -> bool:
         # The round has ended: nothing scheduled, downloading or being parsed.
-        self.schedule(self.new_round())
+        for request in self.new_round():
+            self.schedule(request)
         return True

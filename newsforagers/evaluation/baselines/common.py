@@ -49,9 +49,11 @@ FAILURES_BEFORE_PAUSE = 3
 FAILURE_PAUSE = 1.0
 
 
-def load_truth(path: str | Path) -> tuple[list[tuple[str, datetime]], int]:
+def load_truth(path: str | Path, *, full: bool = False) -> tuple[list[tuple[str, datetime]], int]:
     """``(path, published)`` of each record of a truth file (``newsforagers replay --truth``),
-    in publication order, and the number of lines that were not a usable record."""
+    in publication order, and the number of lines that were not a usable record. With
+    ``full``, a record's absolute ``url`` (a many-site replay's truth names each story's site
+    by it) stands for its path when it has one."""
     records, bad = [], 0
     with open(path, encoding="utf-8") as lines:
         for line in lines:
@@ -67,9 +69,54 @@ def load_truth(path: str | Path) -> tuple[list[tuple[str, datetime]], int]:
             except (ValueError, KeyError, TypeError):
                 bad += 1
                 continue
+            url = record.get("url") if full else None
+            if isinstance(url, str) and urlsplit(url).scheme in ("http", "https"):
+                article_path = url
             records.append((article_path, published.astimezone(UTC)))
     records.sort(key=lambda record: record[1])
     return records, bad
+
+
+#: How to give a baseline its start pages, appended to every error about them.
+START_USAGE = "-a start=URL[,URL...] or -a start=@FILE (one URL a line)"
+
+
+def parse_starts(start: str | None, name: str) -> list[str]:
+    """The start pages of ``-a start``: one URL, several separated by commas, or ``@FILE`` with
+    one URL a line (blank lines and ``#`` comments skipped), as a forager's ``-a seeds``; each
+    an absolute http(s) URL, each once, in order. ValueError says what is wrong."""
+    if not start or not start.strip():
+        raise ValueError(f"{name} needs a start page: {START_USAGE}")
+    where = ""
+    if start.startswith("@"):
+        path = Path(start[1:])
+        where = f" in start file {str(path)!r}"
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{name}: start file {str(path)!r} cannot be read ({exc}); "
+                             f"{START_USAGE}") from None
+        urls = [line.strip() for line in lines if line.strip() and not line.strip().startswith("#")]
+    else:
+        urls = [part.strip() for part in start.split(",") if part.strip()]
+    for url in urls:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"start ({url!r}){where} must be an absolute http(s) URL; {START_USAGE}")
+    if not urls:
+        raise ValueError(f"{name} needs a start page: {start!r} has none; {START_USAGE}")
+    return list(dict.fromkeys(urls))
+
+
+def site_of(url: str) -> tuple[str, str]:
+    """The site of a URL as a baseline keeps to it: its scheme and ``host:port``."""
+    parts = urlsplit(url)
+    return parts.scheme, parts.netloc.lower()
+
+
+def _home(url: str) -> str:
+    parts = urlsplit(url)
+    return safe_url_string(urlunsplit(parts._replace(path=parts.path or "/", fragment="")))
 
 
 def positive(value: Any, name: str, *, integer: bool = False, allow_zero: bool = False) -> Any:
@@ -104,16 +151,16 @@ class BaselineSpider(scrapy.Spider):
     def __init__(self, start: str | None = None, rate: str | float | None = None,
                  speed: str | float | None = None, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if not start:
-            raise ValueError(f"{self.name} needs a start page: -a start=URL")
-        parts = urlsplit(start)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"start ({start!r}) must be an absolute http(s) URL")
-        self.start_url = start
-        # the start page, as links to it are spelled (safe_url_string, no fragment, a path)
-        self.home = safe_url_string(urlunsplit(parts._replace(path=parts.path or "/", fragment="")))
-        self.origin = (parts.scheme, parts.netloc.lower())
-        self.allowed_domains = [parts.hostname]
+        starts = parse_starts(start, self.name)
+        self.start_url = starts[0]
+        # the start pages, as links to them are spelled (safe_url_string, no fragment, a path):
+        # one a site (a many-site replay: every site's home page)
+        self.homes = list(dict.fromkeys(_home(url) for url in starts))
+        self.home = self.homes[0]
+        # the sites the crawl stays on, (scheme, host:port) each; the first start page's first
+        self.origins = tuple(dict.fromkeys(site_of(url) for url in self.homes))
+        self.origin = self.origins[0]
+        self.allowed_domains = sorted({urlsplit(url).hostname for url in starts})
         self.rate = None if rate in (None, "") else positive(rate, "rate", allow_zero=True)
         self.clock = SiteClock(1.0 if speed in (None, "") else positive(speed, "speed"))
         self.output_urls: set[str] = set()
@@ -127,7 +174,10 @@ class BaselineSpider(scrapy.Spider):
         # what counts as news follows the settings, as the foragers' reinforcing agent does
         spider.novelty_window = timedelta(seconds=config.novelty_window)
         spider.future_skew = timedelta(seconds=config.future_skew)
-        # The settings are not frozen yet: the budget becomes Scrapy's per-host download delay.
+        # The settings are not frozen yet: the budget becomes Scrapy's download delay, which
+        # holds per download slot, and a slot is a host name (Downloader.get_slot_key): each
+        # site of a many-site replay (its own loopback address) gets the whole budget, as the
+        # colony's FORAGERS_HOST_RATE gives each host.
         rate = spider.rate
         if rate is None:
             rate = config.host_rate
@@ -136,7 +186,9 @@ class BaselineSpider(scrapy.Spider):
             delay = max(crawler.settings.getfloat("DOWNLOAD_DELAY"), RATE_MARGIN / rate)
             crawler.settings.set("DOWNLOAD_DELAY", delay, priority="cmdline")
             crawler.settings.set("DOWNLOAD_DELAY_JITTER", 0.0, priority="cmdline")
-            crawler.settings.set("CONCURRENT_REQUESTS", max(2, math.ceil(rate * QUEUE_SECONDS)),
+            # the downloader's queue is shared by every host: room for each site's share
+            crawler.settings.set("CONCURRENT_REQUESTS",
+                                 max(2, math.ceil(rate * QUEUE_SECONDS)) * len(spider.origins),
                                  priority="spider")
         crawler.signals.connect(spider._idle, signal=signals.spider_idle)
         crawler.signals.connect(spider._closed, signal=signals.spider_closed)
@@ -162,8 +214,8 @@ class BaselineSpider(scrapy.Spider):
     # -- helpers ---------------------------------------------------------------------------
 
     def on_site(self, url: str) -> bool:
-        parts = urlsplit(url)
-        return (parts.scheme, parts.netloc.lower()) == self.origin
+        """Whether ``url`` is on one of the start pages' sites (scheme, host and port)."""
+        return site_of(url) in self.origins
 
     def request(self, url: str, callback, *, errback=None, meta: dict | None = None,
                 priority: int = 0, dont_filter: bool = False) -> scrapy.Request:

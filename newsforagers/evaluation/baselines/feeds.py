@@ -11,6 +11,7 @@ from newsforagers.evaluation.baselines.common import (
     FAILURES_BEFORE_PAUSE,
     LINK_PRIORITY,
     POLL_PRIORITY,
+    site_of,
 )
 from newsforagers.evaluation.baselines.hubs import AdaptiveSpider
 from newsforagers.pages import NotAFeed
@@ -37,7 +38,9 @@ class FeedsSpider(AdaptiveSpider):
     never polled. Each entry of a feed or sitemap is downloaded once, in ``adaptive``'s order
     (entries new since the hub's previous poll, then the next poll, then the entries a hub
     listed at its first poll), except entries matching ``skip_pattern`` and entries the feed
-    dates beyond the novelty window (too old to be news).
+    dates beyond the novelty window (too old to be news). With several start pages (several
+    sites), each site's robots.txt and home page are read, and each site's feeds polled on
+    their own (:class:`~newsforagers.evaluation.baselines.hubs.HubsSpider`).
     """
 
     name = "feeds"
@@ -49,52 +52,54 @@ class FeedsSpider(AdaptiveSpider):
         self.scanned: set[str] = set()  # the home page and the fronts read for their feeds
 
     async def start(self):
-        robots = f"{self.origin[0]}://{self.origin[1]}/robots.txt"
-        yield self.request(robots, self.parse_robots, errback=self.count_failure,
-                           priority=POLL_PRIORITY)
-        self.scanned.add(self.home)
-        yield self.request(self.home, self.parse_home, errback=self.count_failure,
-                           priority=POLL_PRIORITY)
+        for scheme, netloc in self.origins:
+            yield self.request(f"{scheme}://{netloc}/robots.txt", self.parse_robots,
+                               errback=self.count_failure, priority=POLL_PRIORITY)
+        for home in self.homes:
+            self.scanned.add(home)
+            yield self.request(home, self.parse_home, errback=self.count_failure,
+                               priority=POLL_PRIORITY)
 
     # -- finding feeds ------------------------------------------------------------------------
 
-    def add_feeds(self, urls) -> bool:
-        """Make the feeds and sitemaps ``urls`` (those on the site never seen before) hubs;
-        whether there was one."""
-        added = False
+    def add_feeds(self, urls) -> set[tuple[str, str]]:
+        """Make the feeds and sitemaps ``urls`` (those on the sites never seen before) hubs;
+        the sites that gained one."""
+        added = set()
         for url in urls:
             if self.on_site(url) and url not in self.found_feeds:
                 self.found_feeds.add(url)
                 self.add_hub(url)
-                added = True
+                added.add(site_of(url))
         return added
 
-    def discovered(self, urls) -> scrapy.Request | None:
-        """:meth:`add_feeds`, and the poll of a new hub (due at once) unless one is in flight."""
-        if not self.add_feeds(urls):
-            return None
-        if self._timer is not None and self.failures < FAILURES_BEFORE_PAUSE:
-            # waiting for a known hub to be due; a new one is due now (a failure pause stands)
-            if self._timer.active():
-                self._timer.cancel()
-            self._timer = None
-        return self.next_poll()
+    def discovered(self, urls) -> list[scrapy.Request]:
+        """:meth:`add_feeds`, and the poll of each site that gained a hub (due at once) unless
+        one is in flight there."""
+        requests = []
+        for site in sorted(self.add_feeds(urls)):
+            timer = self._timers.get(site)
+            if timer is not None and self.failures.get(site, 0) < FAILURES_BEFORE_PAUSE:
+                # waiting for a known hub to be due; a new one is due now (a failure pause stands)
+                if timer.active():
+                    timer.cancel()
+                del self._timers[site]
+            request = self.next_poll(site)
+            if request is not None:
+                requests.append(request)
+        return requests
 
     def parse_robots(self, response):
         self.site_now(response)
         # Scrapy's reader of Sitemap: lines (sitemap_urls_from_robots), as the pages read them
-        request = self.discovered(robots_sitemaps(response.url, response.body))
-        if request is not None:
-            yield request
+        yield from self.discovered(robots_sitemaps(response.url, response.body))
 
     def parse_home(self, response):
         now = self.site_now(response)
         page = self.read(response, now)
         if page is None:
             return
-        request = self.discovered(page.feeds)
-        if request is not None:
-            yield request
+        yield from self.discovered(page.feeds)
         for link in self.links(page):
             if self.is_hub(link) and link not in self.scanned:
                 self.scanned.add(link)
@@ -103,15 +108,15 @@ class FeedsSpider(AdaptiveSpider):
 
     def parse_front(self, response):
         page = self.read(response, self.site_now(response))
-        request = self.discovered(page.feeds) if page is not None else None
-        if request is not None:
-            yield request
+        if page is not None:
+            yield from self.discovered(page.feeds)
 
     # -- polling ------------------------------------------------------------------------------
 
     def parse_hub(self, response):
-        self.polling = False
-        self.failures = 0
+        site = site_of(response.meta["hub"])
+        self.polling.discard(site)
+        self.failures[site] = 0
         hub = self.hubs.get(response.meta["hub"])
         now = self.site_now(response)
         self.crawler.stats.inc_value("baselines/polls")
@@ -130,7 +135,7 @@ class FeedsSpider(AdaptiveSpider):
             oldest = now - self.novelty_window
             stale = {link for link, when in page.listed + page.feeds_listed if when < oldest}
             self.seen.update(link for link in page.links if link in stale)
-            changed = self.add_feeds(feed for feed in page.feeds if feed not in stale)
+            changed = bool(self.add_feeds(feed for feed in page.feeds if feed not in stale))
             new = [link for link in page.links if self.on_site(link) and link not in self.seen
                    and link not in stale and link not in self.found_feeds
                    and not self.is_skipped(link)]
@@ -138,13 +143,12 @@ class FeedsSpider(AdaptiveSpider):
         priority = LINK_PRIORITY if hub is not None and hub.polls else BACKLOG_PRIORITY
         if hub is not None:
             self.after_poll(hub, now.timestamp(), changed)
-        yield from self.fetch_then_poll(new, priority)
+        yield from self.fetch_then_poll(new, priority, site)
 
     def parse_page(self, response):
         page, item = self.page_and_item(response)
         if item is not None:
             yield item
         # an article announces its section's feed too (a feed crawler learns feeds as it goes)
-        request = self.discovered(page.feeds) if page is not None else None
-        if request is not None:
-            yield request
+        if page is not None:
+            yield from self.discovered(page.feeds)

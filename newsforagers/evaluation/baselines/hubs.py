@@ -1,8 +1,10 @@
-"""``hubs`` and ``adaptive``: polling the home page and the section fronts it links."""
+"""``hubs`` and ``adaptive``: polling the home page and the section fronts it links (on several
+sites, each site's own, each site polled on its own)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import scrapy
 from scrapy.exceptions import IgnoreRequest
@@ -19,6 +21,7 @@ from newsforagers.evaluation.baselines.common import (
     compiled,
     path_and_query,
     positive,
+    site_of,
 )
 from newsforagers.learning.revisit import AdaptiveInterval
 
@@ -36,6 +39,10 @@ class Hub:
     def due(self) -> float:
         return float("-inf") if self.last_poll is None else self.last_poll + self.interval
 
+    @property
+    def site(self) -> tuple[str, str]:
+        return site_of(self.url)
+
 
 class HubsSpider(BaselineSpider):
     """Round-robin polling of the home page and the section fronts it links.
@@ -48,6 +55,11 @@ class HubsSpider(BaselineSpider):
     (default: the replay's listing pages, ``/section/...``, ``/author/...``, ``/archive/...``,
     ``/search``; empty: none) are not downloaded. Links a hub shows on its first poll (its
     backlog) wait behind new links and polls.
+
+    With several start pages (several sites), each site's home page and fronts are its hubs,
+    and each site is polled on its own: one poll in flight per site, its own timer and its own
+    failures, so that one site's budget (Scrapy's download delay holds per host) never waits
+    for another's poll.
     """
 
     name = "hubs"
@@ -64,10 +76,12 @@ class HubsSpider(BaselineSpider):
         self.skip_pattern = compiled(skip_pattern, "skip_pattern") if skip_pattern else None
         self.hubs: dict[str, Hub] = {}
         self.seen: set[str] = set()  # non-hub links requested once
-        self.polling = False
-        self.failures = 0  # failed polls in a row
-        self._timer = None
-        self.add_hub(self.home)
+        # each site's poll in flight, failed polls in a row and timer (a site: scheme, host:port)
+        self.polling: set[tuple[str, str]] = set()
+        self.failures: dict[tuple[str, str], int] = {}
+        self._timers: dict[tuple[str, str], Any] = {}
+        for home in self.homes:
+            self.add_hub(home)
 
     def initial_interval(self) -> float:
         return 0.0
@@ -89,39 +103,48 @@ class HubsSpider(BaselineSpider):
         return self.skip_pattern is not None and bool(self.skip_pattern.search(path_and_query(url)))
 
     async def start(self):
-        request = self.next_poll()
-        if request is not None:
+        for request in self.next_polls():
             yield request
 
     # -- choosing ---------------------------------------------------------------------------
 
-    def choose(self, now: float) -> tuple[Hub | None, float]:
-        """The hub to poll next and how many simulated seconds until it is due (0: now)."""
+    def site_hubs(self, site: tuple[str, str]) -> list[Hub]:
+        return [hub for hub in self.hubs.values() if hub.site == site]
+
+    def choose(self, now: float, site: tuple[str, str] | None = None) -> tuple[Hub | None, float]:
+        """The hub of ``site`` (default: the first start page's) to poll next and how many
+        simulated seconds until it is due (0: now)."""
         # round robin: the hub polled longest ago (never polled first, in discovery order)
-        hub = min(self.hubs.values(), key=lambda h: -1e300 if h.last_poll is None else h.last_poll,
-                  default=None)
+        hub = min(self.site_hubs(site or self.origin),
+                  key=lambda h: -1e300 if h.last_poll is None else h.last_poll, default=None)
         if hub is None or hub.last_poll is None or not self.interval:
             return hub, 0.0
         return hub, max(0.0, hub.last_poll + self.interval - now)
 
-    def next_poll(self) -> scrapy.Request | None:
-        """The next poll's request if a hub is due now; else a timer wakes us when one is."""
-        if self.polling or self._timer is not None:
+    def next_polls(self) -> list[scrapy.Request]:
+        """:meth:`next_poll` of every site."""
+        return [request for site in self.origins if (request := self.next_poll(site)) is not None]
+
+    def next_poll(self, site: tuple[str, str] | None = None) -> scrapy.Request | None:
+        """The next poll's request of ``site`` (default: the first start page's) if one of its
+        hubs is due now; else a timer wakes it when one is."""
+        site = site or self.origin
+        if site in self.polling or site in self._timers:
             return None
         now = self.clock.now()
-        hub, wait = self.choose(now)
+        hub, wait = self.choose(now, site)
         if hub is None:
             return None
         if wait > 0:
-            self._timer = self.call_later(wait / self.clock.speed, self._wake)
+            self._timers[site] = self.call_later(wait / self.clock.speed, self._wake, site)
             return None
-        self.polling = True
+        self.polling.add(site)
         return self.request(hub.url, self.parse_hub, errback=self.hub_failed, dont_filter=True,
                             priority=POLL_PRIORITY, meta={"hub": hub.url})
 
-    def _wake(self) -> None:
-        self._timer = None
-        request = self.next_poll()
+    def _wake(self, site: tuple[str, str]) -> None:
+        self._timers.pop(site, None)
+        request = self.next_poll(site)
         if request is not None:
             self.schedule(request)
 
@@ -134,9 +157,9 @@ class HubsSpider(BaselineSpider):
     # -- callbacks --------------------------------------------------------------------------
 
     def parse_hub(self, response):
-        self.polling = False
-        self.failures = 0
         hub = self.hubs[response.meta["hub"]]
+        self.polling.discard(hub.site)
+        self.failures[hub.site] = 0
         now = self.site_now(response)
         self.crawler.stats.inc_value("baselines/polls")
         page = self.read(response, now)
@@ -146,7 +169,7 @@ class HubsSpider(BaselineSpider):
             if item is not None:
                 yield item
             links = self.links(page)
-            if hub.url == self.home:
+            if hub.url in self.homes:
                 for link in links:
                     if self.is_hub(link):
                         self.add_hub(link)
@@ -154,33 +177,35 @@ class HubsSpider(BaselineSpider):
                    and not self.is_skipped(link)]
         priority = LINK_PRIORITY if hub.polls else BACKLOG_PRIORITY
         self.after_poll(hub, now.timestamp(), bool(new))
-        yield from self.fetch_then_poll(new, priority)
+        yield from self.fetch_then_poll(new, priority, hub.site)
 
-    def fetch_then_poll(self, new: list[str], priority: int):
-        """The requests of a poll's new links (each once), then the next poll if one is due."""
+    def fetch_then_poll(self, new: list[str], priority: int, site: tuple[str, str] | None = None):
+        """The requests of a poll's new links (each once), then the next poll of ``site`` if
+        one is due."""
         for link in new:
             self.seen.add(link)
             yield self.request(link, self.parse_page, errback=self.count_failure, priority=priority)
-        request = self.next_poll()
+        request = self.next_poll(site)
         if request is not None:
             yield request
 
     def hub_failed(self, failure):
-        self.polling = False
-        self.failures += 1
-        self.count_failure(failure)
         url = failure.request.meta["hub"]
-        if failure.check(IgnoreRequest) and url != self.home:
+        site = site_of(url)
+        self.polling.discard(site)
+        self.failures[site] = self.failures.get(site, 0) + 1
+        self.count_failure(failure)
+        if failure.check(IgnoreRequest) and url not in self.homes:
             self.hubs.pop(url, None)  # robots.txt forbids it: not a hub for us
         elif url in self.hubs:
             self.after_poll(self.hubs[url], self.clock.now(), False)
-        if self.failures < FAILURES_BEFORE_PAUSE:
-            request = self.next_poll()
+        if self.failures[site] < FAILURES_BEFORE_PAUSE:
+            request = self.next_poll(site)
             if request is not None:
                 yield request
-        elif self._timer is None:
-            # a failing site is not hammered: after a few failures in a row, polls pause
-            self._timer = self.call_later(FAILURE_PAUSE, self._wake)
+        elif site not in self._timers:
+            # a failing site is not hammered: after a few failures in a row, its polls pause
+            self._timers[site] = self.call_later(FAILURE_PAUSE, self._wake, site)
 
     def parse_page(self, response):
         now = self.site_now(response)
@@ -191,17 +216,16 @@ class HubsSpider(BaselineSpider):
     def on_idle(self) -> bool:
         # Idle means nothing is in flight: a poll still marked as such was lost on the way
         # (dropped by a middleware without an errback); polling resumes.
-        self.polling = False
-        if self._timer is None:
-            request = self.next_poll()
-            if request is not None:
-                self.schedule(request)
+        self.polling.clear()
+        for request in self.next_polls():
+            self.schedule(request)
         return True
 
     def on_close(self) -> None:
-        if self._timer is not None and self._timer.active():
-            self._timer.cancel()
-        self._timer = None
+        for timer in self._timers.values():
+            if timer.active():
+                timer.cancel()
+        self._timers.clear()
 
 
 class AdaptiveSpider(HubsSpider):
@@ -236,9 +260,10 @@ class AdaptiveSpider(HubsSpider):
     def initial_interval(self) -> float:
         return self.rule.initial
 
-    def choose(self, now: float) -> tuple[Hub | None, float]:
+    def choose(self, now: float, site: tuple[str, str] | None = None) -> tuple[Hub | None, float]:
+        hubs = self.site_hubs(site or self.origin)
         best, best_ratio = None, float("-inf")
-        for hub in self.hubs.values():
+        for hub in hubs:
             ratio = self.rule.overdue(now, hub.last_poll, hub.interval)
             if ratio > best_ratio:
                 best, best_ratio = hub, ratio
@@ -246,7 +271,7 @@ class AdaptiveSpider(HubsSpider):
             return None, 0.0
         if best_ratio >= 1:
             return best, 0.0
-        return best, min(h.due() for h in self.hubs.values()) - now
+        return best, min(h.due() for h in hubs) - now
 
     def after_poll(self, hub: Hub, now: float, changed: bool) -> None:
         # the first poll shows everything as new: it says nothing of the rate

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import scrapy
 
-from newsforagers.evaluation.baselines.common import BaselineSpider, load_truth, positive
+from newsforagers.evaluation.baselines.common import BaselineSpider, load_truth, path_and_query, positive
 
 logger = logging.getLogger(__name__)
 
@@ -19,8 +19,10 @@ logger = logging.getLogger(__name__)
 class OracleSpider(BaselineSpider):
     """The limit: each article requested the moment it is published on the site's clock.
 
-    It reads the replay's truth (``truth``, JSON lines with ``path`` and ``published``),
-    fetches the home page once to read the site's clock (``Date``) and maps wall time to the
+    It reads the replay's truth (``truth``, JSON lines with ``path`` and ``published``, and
+    the story's full ``url``, which a many-site replay's truth gives and the oracle then
+    requests when it is on one of the start pages' sites: all of them share one clock),
+    fetches the (first) home page once to read the site's clock (``Date``) and maps wall time to the
     site's time with ``speed``. Then each article published since the crawl started (and,
     with ``backlog`` hours, those published that long before) is requested when the site's
     clock reaches its publication time plus ``margin`` simulated seconds (at once for those
@@ -39,7 +41,8 @@ class OracleSpider(BaselineSpider):
             raise ValueError("oracle needs the replay's truth: -a truth=FILE")
         if not Path(truth).is_file():
             raise ValueError(f"truth file {truth!r} does not exist")
-        self.truth, self.bad_truth = load_truth(truth)
+        # a record's full URL when it has one: a many-site replay's truth names each story's site
+        self.truth, self.bad_truth = load_truth(truth, full=True)
         if not self.truth:
             raise ValueError(f"truth file {truth!r} has no usable record")
         self.margin = positive(margin, "margin", allow_zero=True)
@@ -94,10 +97,19 @@ class OracleSpider(BaselineSpider):
                                           self._release)
 
     def article_request(self, path: str, published: datetime, attempt: int) -> scrapy.Request:
-        url = f"{self.origin[0]}://{self.origin[1]}{path}"
+        url = self.article_url(path)
         return self.request(url, self.parse_article, errback=self.article_failed, dont_filter=True,
                             meta={"path": path, "published": published, "attempt": attempt,
                                   "handle_httpstatus_list": [404]})
+
+    def article_url(self, target: str) -> str:
+        """An article's URL: the truth's own when it is on one of the start pages' sites, else
+        its path on the first start page's site."""
+        if "://" in target:
+            if self.on_site(target):
+                return target
+            target = path_and_query(target)
+        return f"{self.origin[0]}://{self.origin[1]}{target}"
 
     def parse_article(self, response):
         now = self.site_now(response)

@@ -1,4 +1,5 @@
-"""``random``: random walks from the home page, restarted."""
+"""``random``: random walks from the home page (each walker from its own, on several sites),
+restarted."""
 
 from __future__ import annotations
 
@@ -14,19 +15,21 @@ from newsforagers.evaluation.baselines.common import FAILURE_PAUSE, BaselineSpid
 class RandomSpider(BaselineSpider):
     """Random walks: each step follows a link of the current page chosen uniformly.
 
-    ``walkers`` walks run at once (default 1). A walk restarts at the home page after
-    ``steps`` steps (default 10) or at a dead end (no link on the site). A step that fails
+    ``walkers`` walks run at once (default: one a start page, so one a site). Walker ``w``
+    starts from start page ``w mod n`` and restarts there after ``steps`` steps (default 10)
+    or at a dead end (no link on the site). A step that fails
     (an error, a page robots.txt forbids, a non-HTML body) is replaced by another link of
     the same page, drawn among the ones not yet tried. ``seed`` fixes the draws.
     """
 
     name = "random"
 
-    def __init__(self, start: str | None = None, steps: str | int = 10, walkers: str | int = 1,
-                 seed: str | int | None = None, *args, **kwargs):
+    def __init__(self, start: str | None = None, steps: str | int = 10,
+                 walkers: str | int | None = None, seed: str | int | None = None, *args, **kwargs):
         super().__init__(start, *args, **kwargs)
         self.steps = positive(steps, "steps", integer=True)
-        self.walkers = positive(walkers, "walkers", integer=True)
+        self.walkers = (len(self.homes) if walkers in (None, "")
+                        else positive(walkers, "walkers", integer=True))
         self.rng = random.Random(None if seed in (None, "") else int(seed))
         self.restarts = 0
 
@@ -37,8 +40,8 @@ class RandomSpider(BaselineSpider):
     def restart(self, walker: int) -> scrapy.Request:
         self.restarts += 1
         self.crawler.stats.set_value("baselines/random/restarts", self.restarts)
-        return self.request(self.home, self.parse_page, errback=self.failed, dont_filter=True,
-                            meta={"walker": walker, "step": 0, "alternatives": []})
+        return self.request(self.homes[walker % len(self.homes)], self.parse_page, errback=self.failed,
+                            dont_filter=True, meta={"walker": walker, "step": 0, "alternatives": []})
 
     def step_to(self, walker: int, step: int, choices: list[str]) -> scrapy.Request:
         if step >= self.steps or not choices:

@@ -13,12 +13,15 @@ each run and the results, as a library with no process of its own.
   crawlers it can compare, the error a bad value raises;
 - :mod:`~newsforagers.evaluation.bench.plan`: every run in order and its commands (the replay's
   arguments, ``scrapy crawl``), the ``--dry-run`` text;
-- :mod:`~newsforagers.evaluation.bench.site`: what is known of the replay before any run;
+- :mod:`~newsforagers.evaluation.bench.site`: what is known of the replay (of its sites) before
+  any run;
 - :mod:`~newsforagers.evaluation.bench.evaluate`: one run's measures and series from the files
   it left;
 - :mod:`~newsforagers.evaluation.bench.summary`: the means, the failures and the targets
   (``results.json``);
 - :mod:`~newsforagers.evaluation.bench.report`: ``results.json`` and ``results.md`` written.
+- :mod:`~newsforagers.evaluation.bench.sites`: a many-site benchmark's (``--sites N``) judge:
+  stories matched by their full URL, each site's measures, their spread over the sites;
 - :mod:`~newsforagers.evaluation.bench.topic` and :mod:`~newsforagers.evaluation.bench.harvest`:
   a topical benchmark's (``--topic SECTION``) topic, from a section of the corpus, and
   its measures (harvest rate, topic recall, precision, recall at equal requests).

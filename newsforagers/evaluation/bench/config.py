@@ -13,6 +13,7 @@ from typing import Any
 
 from newsforagers.evaluation.bench.sweep import KNOBS
 from newsforagers.evaluation.metrics import as_time
+from newsforagers.replay.many import MAX_SITES
 
 COLONY_MODES = ("wlrl", "wl", "rl")
 #: Colonies: the papers' three modes and the ``scheduled`` strategy (mode wlrl).
@@ -33,6 +34,12 @@ PROFILES = ("hard", "easy")
 #: the section's name as a reader would type it; ``examples``, the titles of the section's
 #: articles published before the window (a longer text, given as ``-a topic=@FILE``).
 TOPIC_WORDS = ("name", "examples")
+#: How a many-site benchmark (``--sites N``) splits the corpus into sites (the replay's
+#: ``--split``): by section when there are enough of them, by section, or by a hash of the URL.
+SPLITS = ("auto", "section", "hash")
+#: The options of a many-site benchmark: ``results.json``'s ``settings`` has them only when
+#: ``--sites`` is given, so that a benchmark of one site writes what it always wrote.
+MANY_SITES_OPTIONS = ("sites", "split", "site_profiles")
 
 #: Wall seconds a crawl may take beyond ``duration`` (start-up, a colony's orderly shutdown)
 #: before it is killed and its run counted as failed.
@@ -76,6 +83,12 @@ class BenchConfig:
     # how the topic is described (--topic-words, TOPIC_WORDS): by the section's name, or by
     # the titles of its articles published before the window (evaluation/bench/topic.py)
     topic_words: str = "name"
+    # a many-site benchmark: the corpus served as this many sites of disjoint stories, each on
+    # its own loopback address (the replay's --sites; None: one site, as always), split so
+    # (--split), each behaving as a profile file says (--site-profiles, docs/replay.md)
+    sites: int | None = None
+    split: str = "auto"
+    site_profiles: str | None = None
 
     def validate(self) -> "BenchConfig":
         """Raise :class:`BenchError` for the first bad value; return ``self``."""
@@ -134,6 +147,16 @@ class BenchConfig:
                 raise BenchError(f"--sweep-values: {crawler}'s values must be numbers of 0 or more.")
         if not _finite(self.feeds) or not 0.0 <= self.feeds <= 1.0:
             raise BenchError(f"--feeds ({self.feeds!r}) must be a share between 0 and 1.")
+        if self.sites is not None and (isinstance(self.sites, bool) or not isinstance(self.sites, int)
+                                       or not 1 <= self.sites <= MAX_SITES):
+            raise BenchError(f"--sites ({self.sites!r}) must be a whole number from 1 to {MAX_SITES}.")
+        if self.split not in SPLITS:
+            raise BenchError(f"--split ({self.split!r}) must be one of {', '.join(SPLITS)}.")
+        if self.sites is None and (self.split != "auto" or self.site_profiles is not None):
+            raise BenchError("--split and --site-profiles say how to serve several sites: give "
+                             "--sites N.")
+        if self.site_profiles is not None and not Path(self.site_profiles).is_file():
+            raise BenchError(f"--site-profiles ({self.site_profiles!r}) is not a file.")
         if "feeds" in self.crawlers and not self.feeds:
             raise BenchError("the feeds crawler reads only feeds and sitemaps: give the replay "
                              "some with --feeds SHARE.")
@@ -145,6 +168,9 @@ class BenchConfig:
         data["settings"] = {key: value for key, value in self.settings}
         data["sweep_values"] = {crawler: list(values) for crawler, values in self.sweep_values}
         data["budgets"] = list(self.budgets)
+        if self.sites is None:
+            for key in MANY_SITES_OPTIONS:
+                del data[key]
         return data
 
     @classmethod
@@ -171,5 +197,6 @@ def _finite(value: Any) -> bool:
 __all__ = [
     "BASELINES", "BenchConfig", "BenchError", "COLONIES", "COLONY_MODES", "CRAWLERS",
     "DEFAULT_CRAWLERS",
-    "DEFAULT_GRACE", "PROFILES", "TOPICAL", "TOPIC_CRAWLERS", "TOPIC_WORDS",
+    "DEFAULT_GRACE", "MANY_SITES_OPTIONS", "PROFILES", "SPLITS", "TOPICAL", "TOPIC_CRAWLERS",
+    "TOPIC_WORDS",
 ]

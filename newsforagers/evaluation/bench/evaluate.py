@@ -2,15 +2,19 @@
 truth and request log, the crawler's output and, for a colony, its snapshots and events give
 the measures of :func:`newsforagers.evaluation.metrics.run_metrics` and the series the plots
 draw (requests and novel finds over time, lags, the colony's population and scores, its
-compartments) (:func:`evaluate_files`). The same files give the same record."""
+compartments) (:func:`evaluate_files`). The same files give the same record.
+
+Over many sites (``--sites``) the files are read with every path given its host
+(:mod:`~newsforagers.evaluation.bench.sites`), so that every measure matches a story by its
+full URL, and the record adds each site's measures and their spread."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -18,6 +22,14 @@ from newsforagers.colony.status import parse_jsonl
 from newsforagers.evaluation.bench.config import COLONIES, BenchConfig
 from newsforagers.evaluation.bench.harvest import topic_measures, topic_series
 from newsforagers.evaluation.bench.plan import PlannedRun
+from newsforagers.evaluation.bench.sites import (
+    down_hosts,
+    qualify,
+    site_hosts,
+    site_measures,
+    site_path,
+    site_spread,
+)
 from newsforagers.evaluation.compartments import Visit, window_table
 from newsforagers.evaluation.lagsplit import lag_split
 from newsforagers.evaluation.metrics import (
@@ -27,6 +39,9 @@ from newsforagers.evaluation.metrics import (
     run_window,
     truth_times,
 )
+
+if TYPE_CHECKING:
+    from newsforagers.evaluation.bench.site import SitesModel
 
 #: Windows of the time series (efficiency, compartmentalisation) per run.
 SERIES_WINDOWS = 20
@@ -144,14 +159,15 @@ def colony_series(snapshots: Sequence[Mapping], events: Sequence[Mapping],
 
 
 def compartment_series(log: Sequence[Mapping], window: tuple[datetime, datetime], width: float,
-                       seed: int) -> list[list[Any]]:
+                       seed: int, robots: Collection[str] = ("/robots.txt",)) -> list[list[Any]]:
     """``[minutes, visits, foragers, one-forager share, shuffled share]`` per window
     (:func:`newsforagers.evaluation.compartments.window_table`; the shuffled share, forager
-    labels permuted with ``seed``, is the share chance alone would give)."""
+    labels permuted with ``seed``, is the share chance alone would give); ``robots``: the
+    paths of robots.txt, left out."""
     visits = []
     for record in log:
         when, forager, path = as_time(record.get("sim_time")), record.get("forager"), record.get("path")
-        if when is None or not forager or not isinstance(path, str) or path == "/robots.txt":
+        if when is None or not forager or not isinstance(path, str) or path in robots:
             continue
         visits.append(Visit(when.timestamp(), str(forager), path))
     start, end = window[0].timestamp(), window[1].timestamp()
@@ -161,15 +177,36 @@ def compartment_series(log: Sequence[Mapping], window: tuple[datetime, datetime]
 
 
 def evaluate_files(config: BenchConfig, run: PlannedRun, run_dir: Path | str,
-                   changes: Mapping[str, Sequence[float]], pages: Any = None) -> dict[str, Any]:
+                   changes: Mapping[str, Sequence[float]], pages: Any = None,
+                   many: "SitesModel | None" = None) -> dict[str, Any]:
     """The measures and series of one run from the files in its directory (no subprocess):
     ``{"metrics", "window", "series", "problems", "bad_lines"}``, and with the replay's
     ``pages`` (:class:`~newsforagers.replay.site.PageBuilder`) ``"lag_split"``: where its lag
-    comes from (:func:`~newsforagers.evaluation.lagsplit.lag_split`)."""
+    comes from (:func:`~newsforagers.evaluation.lagsplit.lag_split`).
+
+    A many-site benchmark's run (``config.sites``) is judged with every path given its host;
+    ``many`` (:class:`~newsforagers.evaluation.bench.site.SitesModel`) then stands for
+    ``changes`` and ``pages`` and gives the sites' down windows, and the record adds
+    ``"sites"`` (host → that site's measures) and ``"site_spread"`` (their spread, the recall
+    over the sites never down: :mod:`~newsforagers.evaluation.bench.sites`)."""
     run_dir = Path(run_dir)
     truth, bad_truth = read_jsonl(run_dir / "truth.jsonl")
     log, bad_log = read_jsonl(run_dir / "requests.jsonl")
     items, bad_items = read_jsonl(run_dir / "items.jsonl")
+    sites = None
+    robots: Collection[str] = ("/robots.txt",)
+    if config.sites is not None:
+        # each site's own measures, from the raw files; then every path with its host first,
+        # so that every measure below matches stories by their full URL
+        hosts = site_hosts(truth)
+        down: Collection[str] = ()
+        changes, pages = {}, None
+        if many is not None:
+            changes, pages = many.for_hosts(hosts)
+            down = down_hosts(hosts, many.down, many.start, run_window(log))
+        sites = site_measures(truth, log, items, run_window(log), down=down)
+        robots = {site_path(host, "/robots.txt") for host in hosts.values()}
+        truth, log, items = qualify(truth, log, items)
     problems = []
     if not (run_dir / "items.jsonl").exists():
         problems.append("the crawler wrote no output (items.jsonl)")
@@ -193,6 +230,9 @@ def evaluate_files(config: BenchConfig, run: PlannedRun, run_dir: Path | str,
         "bad_lines": {"truth": bad_truth, "requests": bad_log, "items": bad_items},
         "series": {},
     }
+    if sites is not None:
+        record["sites"] = sites
+        record["site_spread"] = site_spread(sites)
     if config.topic is not None:  # a topical benchmark: the topic's measures (harvest.py)
         record["topic"] = topic_measures(truth, log, items, config.topic, window)
     if window is None:
@@ -210,7 +250,7 @@ def evaluate_files(config: BenchConfig, run: PlannedRun, run_dir: Path | str,
     if run.crawler in COLONIES:
         series["colony"] = colony_series(snapshots or [], events or [],
                                          _sim_clock(log, config.speed), start)
-        series["compartments"] = compartment_series(log, window, width, run.seed)
+        series["compartments"] = compartment_series(log, window, width, run.seed, robots)
     if config.topic is not None:
         series["topic"] = topic_series(truth, log, items, config.topic, window, width)
     record["series"] = series

@@ -24,7 +24,7 @@ from newsforagers.evaluation.bench.summary import summarise
 #: Settings the merged benchmarks must share: the same site, window, clock and budget, and the
 #: same topic (a topical benchmark's runs are judged again against it).
 SHARED = ("corpus", "profile", "retime", "speed", "start", "duration", "budget", "seed", "feeds",
-          "settings", "topic")
+          "settings", "topic", "sites", "split", "site_profiles")
 
 
 def _load(source: Path) -> dict[str, Any]:
@@ -86,7 +86,7 @@ def merge_benchmarks(sources: Sequence[Path | str], out: Path | str,
             record["run_dir"] = str(run_dir)
             if record.get("status") == "ok":
                 run = PlannedRun(0, record["crawler"], int(record.get("repeat", 0)), int(record.get("seed", 0)))
-                evaluated = evaluate_files(config, run, run_dir, site.changes, site.pages)
+                evaluated = evaluate_files(config, run, run_dir, site.changes, site.pages, site.many)
                 problems = evaluated.pop("problems")
                 record.update(evaluated)
                 if problems:

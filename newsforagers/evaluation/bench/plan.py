@@ -25,6 +25,9 @@ from newsforagers.evaluation.bench.topic import topic_argument
 
 #: Wall seconds between two snapshots of a colony (its population and scores over time).
 SNAPSHOT_INTERVAL = 1.0
+#: A many-site run's seeds: its replay writes every site's home URL here (``--seeds``), one a
+#: line, and every crawler starts from all of them (``-a seeds=@FILE``, ``-a start=@FILE``).
+SEEDS_FILE = "seeds.txt"
 
 
 @dataclass(frozen=True)
@@ -107,8 +110,11 @@ def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | s
     """The ``scrapy crawl`` command of one run against the replay at ``url``; with a
     ``--topic``, a colony's and ``best_first``'s carry ``-a topic=WORDS`` (the config's
     ``topic_text``: :class:`BenchError` when it has none), but for the reference variant
-    ``scheduled@no-topic``."""
+    ``scheduled@no-topic``. With ``--sites`` every crawler starts from every site's home page,
+    the run's seeds file (``@RUN/seeds.txt``, written by its replay) instead of ``url``; the
+    budget is per host for all of them."""
     run_dir = Path(run_dir)
+    start = f"@{run_dir / SEEDS_FILE}" if config.sites is not None else url
     variant = run.variant
     budget = variant.budget if variant is not None and variant.budget is not None else config.budget
     common = ["-O", str(run_dir / "items.jsonl"),
@@ -118,7 +124,7 @@ def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | s
     if run.crawler in COLONIES:
         mode = run.crawler if run.crawler in COLONY_MODES else "wlrl"
         strategy = "scheduled" if run.crawler == "scheduled" else "paper"
-        argv = [python, "-m", "scrapy", "crawl", "forager", "-a", f"seeds={url}",
+        argv = [python, "-m", "scrapy", "crawl", "forager", "-a", f"seeds={start}",
                 "-a", f"mode={mode}", "-a", f"speed={config.speed:g}", *common,
                 *colony_settings(strategy, run_dir / "colony.db", run_dir / "colony", run.seed,
                                  budget, config.speed),
@@ -126,7 +132,7 @@ def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | s
         if config.model:
             argv += ["-a", f"model={config.model}"]
     else:
-        argv = [python, "-m", "scrapy", "crawl", run.crawler, "-a", f"start={url}",
+        argv = [python, "-m", "scrapy", "crawl", run.crawler, "-a", f"start={start}",
                 "-a", f"speed={config.speed:g}", "-a", f"rate={budget:g}", *common]
         if run.crawler == "oracle":
             argv += ["-a", f"truth={run_dir / 'truth.jsonl'}"]
@@ -149,14 +155,27 @@ def crawl_argv(config: BenchConfig, run: PlannedRun, url: str, run_dir: Path | s
 
 def replay_kwargs(config: BenchConfig, start: str, run_dir: Path | str) -> dict[str, Any]:
     """The :class:`~newsforagers.replay.process.ReplayProcess` arguments of one run: every run
-    gets the same site (corpus, profile, retime, site seed) and the same window."""
+    gets the same site (corpus, profile, retime, site seed) and the same window; with
+    ``--sites``, the same sites (:func:`sites_args`)."""
     run_dir = Path(run_dir)
     kwargs = {"corpus": config.corpus, "profile": config.profile, "speed": config.speed,
               "start": start, "retime": config.retime, "seed": config.seed,
               "log_path": run_dir / "requests.jsonl", "truth_path": run_dir / "truth.jsonl"}
     if config.feeds:
         kwargs["feeds"] = config.feeds
+    if config.sites is not None:
+        kwargs["extra_args"] = sites_args(config, run_dir)
     return kwargs
+
+
+def sites_args(config: BenchConfig, run_dir: Path | str) -> list[str]:
+    """A many-site run's replay options: the sites, their split and profiles, the run's
+    simulated length (``--run``: profile windows given as shares of the run) and where the
+    replay writes the sites' home URLs (``--seeds``)."""
+    args = ["--sites", str(config.sites), "--split", config.split, "--run-seconds", repr(float(config.sim_seconds))]
+    if config.site_profiles is not None:
+        args += ["--site-profiles", config.site_profiles]
+    return args + ["--seeds", str(Path(run_dir) / SEEDS_FILE)]
 
 
 def show_argv(argv: Sequence[str], url: str, out: Path | str) -> str:
@@ -183,6 +202,10 @@ def describe_plan(config: BenchConfig, start: str) -> str:
              f"corpus {config.corpus}, profile {config.profile}, retime "
              f"{'off' if config.retime is None else f'{config.retime:g}/day'}, speed "
              f"{config.speed:g}, budget {config.budget:g} req/s, site seed {config.seed}"]
+    if config.sites is not None:
+        lines.append(f"{config.sites} sites (split {config.split}, profiles "
+                     f"{config.site_profiles or 'none: fast and healthy'}), every crawler seeded "
+                     f"with every site's home page; the budget is per host")
     if config.topic is not None:
         given = [c for c in config.crawlers if c in TOPICAL]
         words = (f"{len((config.topic_text or '').splitlines())} example titles in "
@@ -202,6 +225,7 @@ def describe_plan(config: BenchConfig, start: str) -> str:
 
 
 __all__ = [
-    "PlannedRun", "SNAPSHOT_INTERVAL", "colony_settings", "config_variants", "crawl_argv",
-    "describe_plan", "plan_runs", "replay_kwargs", "run_identity", "run_keys", "show_argv",
+    "PlannedRun", "SEEDS_FILE", "SNAPSHOT_INTERVAL", "colony_settings", "config_variants",
+    "crawl_argv", "describe_plan", "plan_runs", "replay_kwargs", "run_identity", "run_keys",
+    "show_argv", "sites_args",
 ]

@@ -1,5 +1,6 @@
 """The benchmark's results as files: ``results.json`` and ``results.md``, the page a person
-reads: the settings, a mean ± std table per crawler, the targets, the failed runs and the plots
+reads: the settings, a mean ± std table per crawler (over many sites, a compact table of the
+per-site measures' spread), the targets, the failed runs and the plots
 (:func:`results_markdown`, a pure function of the results; :func:`write_results` writes
 both)."""
 
@@ -71,6 +72,7 @@ def results_markdown(results: Mapping[str, Any], plots: Sequence[str] = ()) -> s
         cells = [f"`{name}`", f"{runs.get('ok', 0)}/{total}"]
         cells += [_mean_std(summary.get(key), decimals) for key, (_, decimals) in COLUMNS.items()]
         lines.append("| " + " | ".join(cells) + " |")
+    lines += _sites_markdown(results)
     lines += _topic_markdown(results)
     lines += _split_markdown(results)
     lines += _curves_markdown(results)
@@ -103,6 +105,46 @@ def results_markdown(results: Mapping[str, Any], plots: Sequence[str] = ()) -> s
         lines += ["", "## Plots", ""]
         lines += [f"![{Path(p).stem}]({p})" for p in plots]
     return "\n".join(lines) + "\n"
+
+
+def _three(entry: Mapping[str, Any], key: str, decimals: int) -> str:
+    """``min / median / max`` of a per-site measure (each the mean over the repeats)."""
+    values = [(entry.get(f"{key}_{part}") or {}).get("mean") for part in ("min", "median", "max")]
+    return " / ".join(_number(value, decimals) for value in values)
+
+
+def _sites_markdown(results: Mapping[str, Any]) -> list[str]:
+    """A many-site benchmark's section: each crawler's recall over all sites and over the
+    sites never down, and the spread of the per-site measures (nothing with one site)."""
+    s = results["settings"]
+    if s.get("sites") is None:
+        return []
+    described = (results.get("site") or {}).get("sites") or {}
+    down = described.get("down") or []
+    lines = ["", "## Many sites", "",
+             f"{s['sites']} sites of disjoint stories (split `{s['split']}`, profiles "
+             + (f"`{s['site_profiles']}`" if s.get("site_profiles") else "none: fast and healthy")
+             + f"), each on its own loopback address; every crawler started from every site's home "
+             f"page, under {s['budget']:g} requests/s per host. "
+             + (f"Sites with a down window: {', '.join(map(str, down))}. " if down else "")
+             + "Recall over all sites' stories and over the stories of the sites never down in "
+             "the run's window (mean ± std); per site, min / median / max over the sites of each "
+             "run's recall, median lag (simulated minutes) and requests (the mean over the "
+             "repeats of each).", "",
+             "| crawler | runs | recall, all sites | recall, sites never down | sites down | "
+             "site recall min / median / max | site lag median min / median / max | "
+             "site requests min / median / max |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for name, summary in results["crawlers"].items():
+        entry = summary.get("sites") or {}
+        runs = summary.get("runs", {})
+        cells = [f"`{name}`", f"{runs.get('ok', 0)}/{runs.get('ok', 0) + runs.get('failed', 0)}",
+                 _mean_std(entry.get("recall_all"), 3), _mean_std(entry.get("recall_live"), 3),
+                 _number((entry.get("down_sites") or {}).get("mean"), 1),
+                 _three(entry, "recall", 3), _three(entry, "lag_median", 1),
+                 _three(entry, "requests", 0)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 def _given(topic: Mapping[str, Any]) -> str:

@@ -12,6 +12,7 @@ from typing import Any
 from newsforagers.evaluation.bench.config import BenchConfig
 from newsforagers.evaluation.bench.harvest import topic_summary, topic_targets
 from newsforagers.evaluation.bench.plan import run_keys
+from newsforagers.evaluation.bench.sites import SPREAD_KEYS
 from newsforagers.evaluation.bench.sweep import cross_table, curves, sweep_targets
 from newsforagers.evaluation.lagsplit import SPLIT_KEYS
 from newsforagers.evaluation.metrics import RESULT_KEYS, aggregate
@@ -30,8 +31,9 @@ def summarise(config: BenchConfig, site: Mapping[str, Any] | None, records: Sequ
     """``results.json``: the settings and command, each crawler's mean ± std of every measure
     over its successful runs, the targets, the failures and every run's raw record (with a
     ``--topic``, each crawler's ``topic`` measures, ``topic``: the section, its words and the
-    requests of the recall at equal requests, and the topic's targets). A pure function of its
-    arguments: the same records give the same bytes."""
+    requests of the recall at equal requests, and the topic's targets; with ``--sites``, each
+    crawler's ``sites``: the mean ± std over its runs of each run's spread over its sites). A
+    pure function of its arguments: the same records give the same bytes."""
     crawlers: dict[str, Any] = {}
     topical: dict[str, list[Mapping]] = {}
     for name in run_keys(config):
@@ -42,6 +44,9 @@ def summarise(config: BenchConfig, site: Mapping[str, Any] | None, records: Sequ
         splits = [r["lag_split"] for r in mine if r.get("status") == "ok" and r.get("lag_split")]
         if splits:
             summary["lag_split"] = aggregate(splits, SPLIT_KEYS)
+        if config.sites is not None:  # many sites: each run's spread over its sites
+            spreads = [r["site_spread"] for r in mine if r.get("status") == "ok" and r.get("site_spread")]
+            summary["sites"] = aggregate(spreads, SPREAD_KEYS)
         crawlers[name] = summary
         topical[name] = [r for r in mine if r.get("status") == "ok" and r.get("metrics")]
     failures = [{"crawler": record_key(r), "repeat": r.get("repeat"),
