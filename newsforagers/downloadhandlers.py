@@ -19,9 +19,9 @@ site asked the colony, not the one forager that happened to hear it. Scrapy's
 ``RetryMiddleware`` still retries the request; the retry waits here like every other one.
 Counted in ``newsforagers/host/paused`` (and ``newsforagers/host/paused_seconds``), logged
 as a warning the first time a host asks, then at debug level. A host that cannot be reached
-(connection refused or timed out, no address) backs off the same way, 1 s at first, doubling
-with each failure in a row up to ``FORAGERS_HOST_BACKOFF_MAX``, until it answers
-(``newsforagers/host/unreachable``).
+(connection refused or timed out, no address) on a request's last try (Scrapy's retries go at
+once) backs off the same way, 1 s at first, doubling with each such failure in a row up to
+``FORAGERS_HOST_BACKOFF_MAX``, until it answers (``newsforagers/host/unreachable``).
 """
 
 from __future__ import annotations
@@ -163,7 +163,8 @@ class ColonyBudgetMixin:
             response = await self._download_within_grace(super().download_request(request), request,
                                                          colony.config.close_grace)
         except UNREACHABLE:
-            self._back_off(colony, host)
+            if self._last_try(request):
+                self._back_off(colony, host)
             raise
         finally:
             colony.budget.release(host)
@@ -173,6 +174,16 @@ class ColonyBudgetMixin:
         if response.status in PAUSE_STATUSES:
             self._pause(colony, host, response)
         return response
+
+    def _last_try(self, request) -> bool:
+        """Will Scrapy's RetryMiddleware give this request up if it fails now? Its retries go
+        at once (a refused connection costs the site nothing); the host backs off when a
+        request has failed them all."""
+        settings = self.colony_crawler.settings
+        if request.meta.get("dont_retry") or not settings.getbool("RETRY_ENABLED"):
+            return True
+        limit = request.meta.get("max_retry_times", settings.getint("RETRY_TIMES"))
+        return request.meta.get("retry_times", 0) >= limit
 
     def _back_off(self, colony, host: str) -> None:
         seconds = colony.budget.unreachable(host, colony.config.host_backoff_max)
