@@ -137,3 +137,52 @@ def test_a_child_forager_closes_with_its_colony():
 
     asyncio.run(main())
     assert handler.cancelled == 1
+
+
+class Refusing:
+    """A wrapped handler whose every download is a refused connection."""
+
+    def __init__(self, crawler):
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        return cls(crawler)
+
+    async def download_request(self, request):
+        from twisted.internet.error import ConnectionRefusedError
+
+        raise ConnectionRefusedError("nothing listens")
+
+
+class RefusedHandler(ColonyBudgetMixin, Refusing):
+    pass
+
+
+def test_a_refused_host_backs_off_only_when_a_request_has_failed_its_retries():
+    clock = [100.0]
+
+    async def sleep(seconds):  # the budget's waits pass on the test's clock
+        clock[0] += seconds
+
+    budget = HostBudget(0.0, 0, clock=lambda: clock[0], sleep=sleep)
+    crawler = colony_crawler(1.0, budget)  # RETRY_TIMES: Scrapy's 2
+    handler = RefusedHandler.from_crawler(crawler)
+    handler.forager_context = crawler.test_context
+
+    def fail(meta):
+        from twisted.internet.error import ConnectionRefusedError
+
+        with pytest.raises(ConnectionRefusedError):
+            asyncio.run(handler.download_request(Request("http://down.example/", meta=meta)))
+
+    fail({})  # the first try: Scrapy retries it at once
+    fail({"retry_times": 1})
+    assert crawler.stats.get_value("newsforagers/host/unreachable") is None
+    fail({"retry_times": 2})  # the last of RETRY_TIMES = 2: the host backs off
+    assert crawler.stats.get_value("newsforagers/host/unreachable") == 1
+    assert budget._pause_until["down.example"] == pytest.approx(101.0)
+    fail({"dont_retry": True})  # waits out the 1 s; a request never retried: its one try is its last
+    assert clock[0] == pytest.approx(101.0)
+    assert crawler.stats.get_value("newsforagers/host/unreachable") == 2
+    assert budget._pause_until["down.example"] == pytest.approx(103.0)  # 2 s now
