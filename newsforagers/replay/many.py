@@ -2,7 +2,8 @@
 
 The corpus is retimed once (one schedule for all of it), then split into ``n`` sites of
 disjoint stories: by section when it has at least ``n`` of them (each section, largest first,
-to the site with the fewest stories so far), else by a hash of each story's URL. Every site is
+to the site with the fewest stories so far), else dealt in turn in the order of a hash of
+their URLs (as many on each site, give or take one). Every site is
 a replay site of its own (its fronts, archive traps, feeds) on ``127.1.x.y`` (any address of
 127.0.0.0/8 answers on Linux with no set-up), each with a free port, all on one simulated
 clock, one request log (each record names its ``host``) and one truth file. Each site behaves
@@ -100,8 +101,11 @@ def split_articles(articles: list[Article], n: int, by: str = "auto") -> list[li
             smallest = min(range(n), key=lambda i: (len(groups[i]), i))
             groups[smallest].extend(members)
     else:
-        for article in articles:
-            groups[zlib.crc32(article.url.encode("utf-8")) % n].append(article)
+        # in the order of a hash of their URLs, dealt in turn: as many stories on each site
+        # (give or take one), none empty, the same split every time
+        shuffled = sorted(articles, key=lambda a: (zlib.crc32(a.url.encode("utf-8")), a.url))
+        for k, article in enumerate(shuffled):
+            groups[k % n].append(article)
     empty = [i for i, group in enumerate(groups) if not group]
     if empty:
         raise ValueError(f"{len(empty)} of the {n} sites would have no story: use fewer sites")

@@ -44,7 +44,7 @@ def test_a_split_by_hash_when_sections_are_few_is_disjoint_and_complete():
     articles = [_article(i, "only") for i in range(60)]
     groups = split_articles(articles, 4)
     urls = [a.url for g in groups for a in g]
-    assert len(urls) == len(set(urls)) == 60 and all(groups)
+    assert len(urls) == len(set(urls)) == 60 and [len(g) for g in groups] == [15, 15, 15, 15]
     assert split_articles(articles, 4) == groups  # the same every time (a hash, not a draw)
     with pytest.raises(ValueError, match="sections"):
         split_articles(articles, 4, by="section")
