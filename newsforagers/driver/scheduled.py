@@ -6,7 +6,6 @@ the poll share of the host budget, the listing entries shared with the colony (s
 from __future__ import annotations
 
 import logging
-import statistics
 import time
 from collections import deque
 from dataclasses import asdict
@@ -21,7 +20,7 @@ from newsforagers.driver.base import Driver
 from newsforagers.learning.schedule import ENTRY_FIELDS, Entry
 from newsforagers.store import ColonyStore
 from newsforagers.strategies.scheduled import poll_rate
-from newsforagers.strategies.scheduled.budget import in_flight_cap, stalled
+from newsforagers.strategies.scheduled.budget import in_flight_cap, stalled, typical_latency
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -36,7 +35,7 @@ LISTING_KEY = "listing:"
 LISTING_FIELD = "entry"
 #: Wall seconds between two shares of an unchanged listing demand.
 _SHARE_DEMAND_EVERY = 5.0
-#: Recent answers whose download latency sizes the in-flight cap (their median).
+#: Recent answers whose download latency sizes the in-flight cap (their mean, stalls left out).
 LATENCY_SAMPLES = 32
 #: Wall seconds between two counts of the hosts a forager's listings are on.
 _HOSTS_EVERY = 5.0
@@ -291,7 +290,7 @@ class ScheduledDriver(Driver):
     def _cap(self) -> int:
         """The forager's in-flight cap over all its hosts
         (:func:`~newsforagers.strategies.scheduled.budget.in_flight_cap`): the rate the budget
-        allows it — its host rate on each host its listings are on — times the median latency
+        allows it — its host rate on each host its listings are on — times the mean latency
         of its recent answers, at least ``FORAGERS_SCHEDULE_IN_FLIGHT`` a host, at most
         ``CONCURRENT_REQUESTS``. Each host has its own cap too (:meth:`_host_busy`)."""
         hosts = self._host_count()
@@ -300,7 +299,7 @@ class ScheduledDriver(Driver):
         return cap
 
     def _latency(self) -> float:
-        return statistics.median(self._latencies) if self._latencies else 0.0
+        return typical_latency(self._latencies)
 
     def _rate_of(self, host: str) -> float:
         budget = getattr(self.colony, "budget", None)

@@ -58,6 +58,19 @@ def in_flight_cap(base: int, rate: float, latency: float, ceiling: int = 0) -> i
     return min(cap, ceiling) if ceiling > 0 else cap
 
 
+def typical_latency(latencies: Iterable[float]) -> float:
+    """The latency Little's law wants: the *mean* time an answer takes (a median would
+    under-size the cap: a log-normal latency of σ 0.5 has a mean 13 % above its median), of
+    the recent answers that were not stalls (at most ``STALL_FACTOR`` times their median:
+    a stalled answer keeps its own request, not a turn, :func:`stalled`). 0 without any."""
+    recent = list(latencies)
+    if not recent:
+        return 0.0
+    limit = STALL_FACTOR * statistics.median(recent)
+    usual = [latency for latency in recent if latency <= limit]
+    return statistics.fmean(usual)
+
+
 def stalled(ages: Iterable[float], latencies: Iterable[float]) -> int:
     """How many of the unanswered requests, ``ages`` wall seconds old, are stalled: older than
     ``STALL_FACTOR`` times the median of the recent answers' ``latencies`` (and than
