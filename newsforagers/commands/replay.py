@@ -75,10 +75,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import signal
     import sys
 
-    from twisted.internet import reactor, task
+    from twisted.internet import reactor
 
     from newsforagers.corpus import CorpusError, load_corpus
     from newsforagers.replay.server import ReplaySite, is_loopback
@@ -88,6 +87,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.sites is not None:
         return _run_many(args)
+    alone = [flag for flag, given in (("--split", args.split != "auto"), ("--site-profiles", args.site_profiles),
+                                      ("--run-seconds", args.run), ("--seeds", args.seeds)) if given]
+    if alone:
+        print(f"newsforagers replay: {', '.join(alone)} only with --sites N", file=sys.stderr)
+        return 2
     try:
         corpus = load_corpus(args.corpus)
         site = ReplaySite(corpus, profile=args.profile, speed=args.speed, start=args.start,
@@ -105,16 +109,25 @@ def run(args: argparse.Namespace) -> int:
     print(f"serving {site.url} sim_now={site.clock.now().isoformat()} speed={args.speed:g} "
           f"profile={args.profile} articles={len(site.articles)}", flush=True)
 
+    return _serve(reactor, site.clock, lambda: site.index.visible_count(site.clock.now_ts()),
+                  len(site.articles), lambda: site.request_count, site.stop, args.status_every)
+
+
+def _serve(reactor, clock, published, articles: int, requests, stop, every: float) -> int:
+    """Print a status line every ``every`` wall seconds and serve until SIGINT or SIGTERM;
+    ``stop`` closes the site(s) and the log."""
+    import signal
+
+    from twisted.internet import task
+
     def status() -> None:
-        now = site.clock.now_ts()
-        print(f"sim_now={site.clock.now().isoformat()} "
-              f"published={site.index.visible_count(now)}/{len(site.articles)} "
-              f"requests={site.request_count}", flush=True)
+        print(f"sim_now={clock.now().isoformat()} published={published()}/{articles} "
+              f"requests={requests()}", flush=True)
 
     ticker = task.LoopingCall(status)
-    ticker.start(args.status_every, now=False)
+    ticker.start(every, now=False)
     reactor.addSystemEventTrigger("before", "shutdown", ticker.stop)
-    reactor.addSystemEventTrigger("before", "shutdown", site.stop)
+    reactor.addSystemEventTrigger("before", "shutdown", stop)
     # The default reactor stops on SIGINT and SIGTERM; shutdown triggers then close the port
     # and the log. A shell starts background jobs with SIGINT ignored, and Twisted leaves an
     # ignored SIGINT alone: restore it, since scripts stop the replay with SIGINT too.
@@ -124,10 +137,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_many(args: argparse.Namespace) -> int:
-    import signal
     import sys
 
-    from twisted.internet import reactor, task
+    from twisted.internet import reactor
 
     from newsforagers.corpus import CorpusError, load_corpus
     from newsforagers.replay.many import ManySites
@@ -155,14 +167,5 @@ def _run_many(args: argparse.Namespace) -> int:
     print(f"serving {sites.urls[0]} sim_now={sites.clock.now().isoformat()} speed={args.speed:g} "
           f"profile={args.profile} articles={len(sites.articles)} sites={len(sites.sites)}", flush=True)
 
-    def status() -> None:
-        print(f"sim_now={sites.clock.now().isoformat()} published={sites.visible_count()}/{len(sites.articles)} "
-              f"requests={sites.request_count}", flush=True)
-
-    ticker = task.LoopingCall(status)
-    ticker.start(args.status_every, now=False)
-    reactor.addSystemEventTrigger("before", "shutdown", ticker.stop)
-    reactor.addSystemEventTrigger("before", "shutdown", sites.stop)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    reactor.run()
-    return 0
+    return _serve(reactor, sites.clock, sites.visible_count, len(sites.articles), lambda: sites.request_count,
+                  sites.stop, args.status_every)

@@ -86,6 +86,7 @@ def test_replay_command_serves_many_sites_with_their_profiles(synth_path, tmp_pa
 @pytest.mark.parametrize("args, message", [
     (["--sites", "0"], "between 1 and"),
     (["--sites", "3", "--site-profiles", "/nonexistent/p.json"], "cannot read the profile file"),
+    (["--seeds", "seeds.txt"], "--seeds only with --sites N"),  # one site: the flag would do nothing
 ])
 def test_replay_command_refuses_bad_many_site_arguments(synth_path, args, message):
     import subprocess
