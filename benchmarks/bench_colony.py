@@ -49,7 +49,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from newsforagers.corpus import default_corpus_path  # noqa: E402
-from newsforagers.replay.log import read_log  # noqa: E402
+from newsforagers.replay.log import busiest_second, read_log  # noqa: E402
 from newsforagers.replay.process import ReplayProcess  # noqa: E402
 
 GIB = 1024 ** 3
@@ -261,17 +261,6 @@ def pages_per_second(requests: list[dict], warmup: float, seconds: float) -> tup
     return (counted / span if span > 0 else 0.0), counted, span
 
 
-def busiest_second(requests: list[dict]) -> int:
-    """Most requests the replay served in any one-second window starting at a request."""
-    times = sorted(wall_of(r) for r in requests)
-    best, j = 0, 0
-    for i, t in enumerate(times):
-        while j < len(times) and times[j] < t + 1.0:
-            j += 1
-        best = max(best, j - i)
-    return best
-
-
 def memory(corpus: Path, tmp: Path, args) -> dict:
     print(f"\n== memory: 16 foragers, {args.memory_seconds:g} s, FORAGERS_HOST_RATE={args.memory_host_rate:g}",
           flush=True)
@@ -338,7 +327,7 @@ def scaling(corpus: Path, tmp: Path, args) -> list[dict]:
             rate, counted, span = pages_per_second(run.requests, args.warmup, args.seconds)
             row = {"host_rate": rate_limit, "latency_ms": latency_ms, "foragers": n, "pages_per_s": round(rate, 1),
                    "requests": len(run.requests), "counted": counted, "window_s": round(span, 1),
-                   "busiest_second": busiest_second(run.requests),
+                   "busiest_second": busiest_second(wall_of(r) for r in run.requests),
                    "foragers_seen": len({r["forager"] for r in run.requests if r["forager"]}),
                    "encoders_fitted": fitted_encoders(run),
                    "shared_fetches": run.stats.get("newsforagers/fetch/shared", 0),

@@ -33,10 +33,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from newsforagers.replay.log import read_log  # noqa: E402
+from newsforagers.replay.log import busiest_second, read_log  # noqa: E402
 from newsforagers.replay.process import ReplayProcess  # noqa: E402
 from newsforagers.replay.synth import synth_corpus  # noqa: E402
-from tests.integration.test_colony import busiest_second  # noqa: E402
 from tests.redis_server import RedisServer  # noqa: E402
 from tests.scrapyd_nodes import copy_project, deploy, start_node  # noqa: E402
 
@@ -88,7 +87,7 @@ def run(name: str, *, replay_url: str, requests: Path, directory: Path, seconds:
            "nodes": len(nodes or []), "rate": rate, "exit": process.returncode,
            "pages": len(records), "span": span, "pages_per_s": len(records) / span if span else 0.0,
            "store_calls": calls, "calls_per_page": calls / len(records) if records else None,
-           "paid": paid, "busiest_second": busiest_second(records),
+           "paid": paid, "busiest_second": busiest_second(r["wall_time"] for r in records),
            "processes": len({r["forager"] for r in records if r["forager"]})}
     print(json.dumps(row), flush=True)
     if process.returncode != 0:

@@ -34,19 +34,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from newsforagers.replay.log import read_log  # noqa: E402
+from newsforagers.replay.log import busiest_second, read_log  # noqa: E402
 from newsforagers.replay.process import ReplayProcess  # noqa: E402
 from newsforagers.replay.synth import synth_corpus  # noqa: E402
-
-
-def busiest_second(times: list[float]) -> int:
-    times = sorted(times)
-    best, j = 0, 0
-    for i, t in enumerate(times):
-        while times[j] <= t - 1.0:
-            j += 1
-        best = max(best, i - j + 1)
-    return best
 
 
 def stats_of(log_text: str) -> dict:

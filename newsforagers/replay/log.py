@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 FORAGER_HEADER = "X-Forager"
 
@@ -43,6 +43,18 @@ class RequestLog:
         if self._file is not None:
             self._file.close()
             self._file = None
+
+
+def busiest_second(times: Iterable[float]) -> int:
+    """Most of ``times`` (wall seconds: a log's ``wall_time``, a budget's starts) in any
+    one-second window, each window starting at one of them: a site's politeness as it sees it."""
+    ordered = sorted(float(t) for t in times)
+    busiest, j = 0, 0
+    for i, t in enumerate(ordered):
+        while j < len(ordered) and ordered[j] < t + 1.0:
+            j += 1
+        busiest = max(busiest, j - i)
+    return busiest
 
 
 def read_log(path: str | Path) -> Iterator[Record]:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import pytest
 
 from newsforagers.colony.throttle import HostBudget, retry_after_seconds
+from newsforagers.replay.log import busiest_second
 
 
 class LateClock:
@@ -44,15 +45,6 @@ def starts_of(rate: float, n: int, late: float, tasks: int = 1) -> list[float]:
 
     asyncio.run(main())
     return sorted(starts)
-
-
-def busiest_second(starts: list[float]) -> int:
-    best, j = 0, 0
-    for i, start in enumerate(starts):
-        while starts[j] <= start - 1.0:
-            j += 1
-        best = max(best, i - j + 1)
-    return best
 
 
 @pytest.mark.parametrize("late", [0.0, 0.004, 0.010])

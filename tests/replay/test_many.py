@@ -239,3 +239,11 @@ def test_a_down_site_refuses_connections_for_its_window_and_comes_back_on_its_po
             time.sleep(0.05)
     else:
         pytest.fail("the site did not come back")
+
+
+def test_the_busiest_second_counts_the_most_times_in_any_one_second_window():
+    from newsforagers.replay.log import busiest_second
+
+    assert busiest_second([]) == 0
+    assert busiest_second([0.0, 0.5, 0.99, 1.0, 1.5]) == 3  # [0, 1) holds 0, 0.5, 0.99
+    assert busiest_second([3.0, 0.0, 1.0, 2.0]) == 1  # a second apart: one in each window
