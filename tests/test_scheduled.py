@@ -512,16 +512,16 @@ def _fetch_of(driver, request):
 
 
 def test_the_in_flight_cap_is_little_s_law_between_its_floor_and_ceiling():
-    from newsforagers.strategies.scheduled.budget import in_flight_cap, stalled, typical_latency
+    from newsforagers.strategies.scheduled.budget import in_flight_cap, stall_after, stalled, typical_latency
 
     assert in_flight_cap(1, rate=20.0, latency=0.5, ceiling=16) == 10  # 20/s × 0.5 s
     assert in_flight_cap(1, rate=20.0, latency=0.001, ceiling=16) == 1  # a fast site: the floor
     assert in_flight_cap(1, rate=100.0, latency=0.5, ceiling=16) == 16  # CONCURRENT_REQUESTS
     assert in_flight_cap(2, rate=1.0, latency=0.3) == 2 and in_flight_cap(0, 20.0, 0.5) == 0
     assert in_flight_cap(1, rate=20.0, latency=0.3) == 6  # exactly 6.0 is 6, not 7
-    assert stalled([0.5, 3.0], [0.1] * 5) == 1  # 10 × 0.1 = 1 s < the 2 s floor
-    assert stalled([3.0, 12.0], [1.0, 1.0, 2.0]) == 1  # 10 × the median (1 s)
-    assert stalled([1.9, 2.1], []) == 1  # no answer yet: the floor
+    assert stalled([0.5, 3.0], stall_after([0.1] * 5)) == 1  # 10 × 0.1 = 1 s < the 2 s floor
+    assert stalled([3.0, 12.0], stall_after([1.0, 1.0, 2.0])) == 1  # 10 × the median (1 s)
+    assert stalled([1.9, 2.1], stall_after([])) == 1  # no answer yet: the floor
     # Little's law wants the mean answer time, the stalls left out (above 10x the median)
     assert typical_latency([0.2, 0.4, 0.6, 0.2, 30.0]) == pytest.approx(0.35)
     assert typical_latency([]) == 0.0

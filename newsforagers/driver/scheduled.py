@@ -20,7 +20,7 @@ from newsforagers.driver.base import Driver
 from newsforagers.learning.schedule import ENTRY_FIELDS, Entry
 from newsforagers.store import ColonyStore
 from newsforagers.strategies.scheduled import poll_rate
-from newsforagers.strategies.scheduled.budget import in_flight_cap, stalled, typical_latency
+from newsforagers.strategies.scheduled.budget import in_flight_cap, stall_after, stalled, typical_latency
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -66,6 +66,9 @@ class ScheduledDriver(Driver):
         self.concurrency = crawler.settings.getint("CONCURRENT_REQUESTS", 16)
         self._issued: dict[int, tuple[Any, float]] = {}  # id(fetch) -> (fetch, when, the stall clock)
         self._latencies: deque[float] = deque(maxlen=LATENCY_SAMPLES)  # Scrapy's download_latency
+        # their mean (Little's law) and the age of a stalled request, worked out once an answer
+        # comes, not at every request decided
+        self._latency, self._stall_after = 0.0, stall_after(())
         self._hosts = (1, float("-inf"))  # (hosts of the listings, when counted)
         self._deferred: dict[str, deque] = {}  # host -> fetches waiting for room on that host
         self._deferred_count = 0
@@ -141,12 +144,12 @@ class ScheduledDriver(Driver):
     def _host_busy(self, host: str) -> bool:
         """Has ``host`` as many of this forager's requests in flight (stalled ones left out)
         as its own cap allows (:func:`in_flight_cap` on the host's rate)?"""
-        cap = in_flight_cap(self.in_flight_cap, self._rate_of(host), self._latency(), self.concurrency)
+        cap = in_flight_cap(self.in_flight_cap, self._rate_of(host), self._latency, self.concurrency)
         if not cap:
             return False
         now = self.stall.clock()
         ages = [now - issued for fetch, issued in self._issued.values() if _host(fetch.url) == host]
-        return len(ages) - stalled(ages, self._latencies) >= cap
+        return len(ages) - stalled(ages, self._stall_after) >= cap
 
     def fetch_request(self, fetch: Any) -> Request:
         """The Scrapy request of ``fetch`` (the spider builds it); ``revisit``: a listing
@@ -178,6 +181,7 @@ class ScheduledDriver(Driver):
         self._issued.pop(id(fetch), None)
         if latency is not None and latency >= 0:
             self._latencies.append(float(latency))
+            self._latency, self._stall_after = typical_latency(self._latencies), stall_after(self._latencies)
 
     def add_feeds(self, urls: list[str], now: float, updated: dict[str, datetime] | None = None) -> int:
         """Feeds and sitemaps the site announces join the weblog as listings (how many did)."""
@@ -269,7 +273,7 @@ class ScheduledDriver(Driver):
             self._issued.clear()  # every one answered, as the mind counts
         now = self.stall.clock()
         ages = [now - issued for _, issued in self._issued.values()]
-        if waiting - stalled(ages, self._latencies) < cap:
+        if waiting - stalled(ages, self._stall_after) < cap:
             return False
         outcome, recheck = self.stall.check(in_flight)
         if outcome == "dropped":
@@ -294,12 +298,9 @@ class ScheduledDriver(Driver):
         of its recent answers, at least ``FORAGERS_SCHEDULE_IN_FLIGHT`` a host, at most
         ``CONCURRENT_REQUESTS``. Each host has its own cap too (:meth:`_host_busy`)."""
         hosts = self._host_count()
-        cap = in_flight_cap(self.in_flight_cap * hosts, self._host_rate() * hosts, self._latency(), self.concurrency)
+        cap = in_flight_cap(self.in_flight_cap * hosts, self._host_rate() * hosts, self._latency, self.concurrency)
         self.crawler.stats.set_value("newsforagers/scheduled/in_flight_cap", cap)
         return cap
-
-    def _latency(self) -> float:
-        return typical_latency(self._latencies)
 
     def _rate_of(self, host: str) -> float:
         budget = getattr(self.colony, "budget", None)

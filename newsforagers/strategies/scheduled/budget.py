@@ -71,13 +71,17 @@ def typical_latency(latencies: Iterable[float]) -> float:
     return statistics.fmean(usual)
 
 
-def stalled(ages: Iterable[float], latencies: Iterable[float]) -> int:
-    """How many of the unanswered requests, ``ages`` wall seconds old, are stalled: older than
-    ``STALL_FACTOR`` times the median of the recent answers' ``latencies`` (and than
-    ``STALL_FLOOR``). Each keeps its own request in flight (Scrapy's ``DOWNLOAD_TIMEOUT``
-    ends it), but not the forager's turn: a slow answer costs only itself."""
+def stall_after(latencies: Iterable[float]) -> float:
+    """Wall seconds after which an unanswered request is stalled: ``STALL_FACTOR`` times the
+    median of the recent answers' ``latencies``, and ``STALL_FLOOR`` at least."""
     recent = list(latencies)
-    limit = max(STALL_FLOOR, STALL_FACTOR * statistics.median(recent)) if recent else STALL_FLOOR
+    return max(STALL_FLOOR, STALL_FACTOR * statistics.median(recent)) if recent else STALL_FLOOR
+
+
+def stalled(ages: Iterable[float], limit: float) -> int:
+    """How many of the unanswered requests, ``ages`` wall seconds old, are stalled (older than
+    ``limit``, :func:`stall_after`). Each keeps its own request in flight (Scrapy's
+    ``DOWNLOAD_TIMEOUT`` ends it), but not the forager's turn: a slow answer costs only itself."""
     return sum(1 for age in ages if age > limit)
 
 
