@@ -261,9 +261,10 @@ FORAGERS_SCHEDULE_PRIORITY = "lag"
 # made, and a story just found would wait behind polls decided earlier. 0: no limit.
 FORAGERS_SCHEDULE_IN_FLIGHT = 1
 # Share of the host budget (FORAGERS_HOST_RATE) the scheduled strategy may spend on listing
-# visits: when it allows more visits than FORAGERS_SCHEDULE_THRESHOLD makes due, the threshold
-# drops until the expected visits use it (spare budget goes to the listings that pay instead of
-# idling); the colony's foragers split it by their listings' Σ√rate, one threshold for all.
+# visits, on each host for that host's listings: when it allows more visits than
+# FORAGERS_SCHEDULE_THRESHOLD makes due, the threshold drops until the expected visits use it
+# (spare budget goes to the listings that pay instead of idling); the colony's foragers split
+# each host's by their listings' Σ√rate on it, one threshold per host for all.
 # 0: the threshold alone.
 FORAGERS_SCHEDULE_POLL_SHARE = 0.3
 # ... but only as many visits as expect this many novel documents each on average (the sum
@@ -302,8 +303,8 @@ RHYTHM_DAY_PRIOR = 4.0
 RHYTHM_WEEK_PRIOR = 16.0
 RHYTHM_FLOOR = 0.1
 RHYTHM_REFRESH = 600.0
-# Share of the requests the scheduled strategy spends on exploration paths, their length,
-# and the fruitless steps (no novel document, no new listing) that end one.
+# Share of the requests the scheduled strategy spends on exploration paths (in all and on each
+# host), their length, and the fruitless steps (no novel document, no new listing) that end one.
 FORAGERS_EXPLORE_SHARE = 0.1
 FORAGERS_EXPLORE_STEPS = 20
 FORAGERS_EXPLORE_PATIENCE = 3

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from datetime import UTC, datetime
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
@@ -352,18 +353,31 @@ class _Forager:
         self.fit_request = None
         self.wait = 0.0
         self.poll_rate = None
+        self.poll_rates = None
+        self.pending = []
+        self.made = 0
         self.name = "f1"
         self.counters = ScheduledCounters()
         self.weights = np.ones(K)
         self.schedule = _paying(4.0)
         self.weblog = self.schedule
 
-    def next_fetch(self, now):
+    def next_fetch(self, now, busy=None):
         self.asked += 1
-        self.in_flight += 1
-        if self.hosts:  # a fetch on each host in turn
-            return Fetch(f"http://{self.hosts[(self.asked - 1) % len(self.hosts)]}/{self.asked}/", "harvest")
-        return Fetch(f"{HOME}{self.asked}/", "harvest")
+        # its work: fetches numbered in order, on each host in turn; the first whose host is
+        # not busy goes, the others stay queued
+        for index in range(len(self.pending) + 4):
+            if index == len(self.pending):
+                self.made += 1
+                host = self.hosts[(self.made - 1) % len(self.hosts)] if self.hosts else None
+                self.pending.append(Fetch(f"http://{host}/{self.made}/" if host else f"{HOME}{self.made}/",
+                                          "harvest"))
+            fetch = self.pending[index]
+            if busy is None or not busy(urlsplit(fetch.url).hostname):
+                del self.pending[index]
+                self.in_flight += 1
+                return fetch
+        return None
 
     hosts: list[str] = []
 
@@ -400,14 +414,19 @@ def test_the_driver_hands_scrapy_one_request_at_a_time_and_shares_the_budget():
     # 20 requests/s at 600× is 120 a simulated hour; half for listings, one forager
     assert forager.poll_rate == pytest.approx(60.0)
     assert driver.next_step_request() is None and forager.asked == 1  # decided when one comes back
-    # a second forager of the colony (a member in the store) whose listings pay 16 an hour:
-    # demand √4 against √16, a third of it; each forager's demand reaches the others only
-    # through the store
-    store.join("f2", now + 60, now, fields={"demand": _paying(16.0).demand()})
+    # a second forager of the colony (a member in the store) whose listings on the same host
+    # pay 16 an hour: demand √4 against √16, a third of it; each forager's demand reaches the
+    # others only through the store, per host: a third forager's listings on another host
+    # take nothing of this host's budget
+    store.join("f2", now + 60, now, fields={"demands": _paying(16.0).demands()})
+    store.join("f3", now + 60, now, fields={"demands": {"elsewhere.example": 9.0}})
     forager.in_flight = 0
     driver.next_step_request()
     assert forager.poll_rate == pytest.approx(60.0 * 2 / 6)
-    assert store.members(now)["f1"].fields["demand"] == pytest.approx(2.0)  # its own, shared
+    assert forager.poll_rates == {urlsplit(HOME).hostname: pytest.approx(20.0)}
+    shared = store.members(now)["f1"].fields  # its own, shared: per host and in all
+    assert shared["demands"] == {urlsplit(HOME).hostname: pytest.approx(2.0)}
+    assert shared["demand"] == pytest.approx(2.0)
     forager.schedule = _paying(0.0)  # nothing paid yet: the configured threshold
     forager.in_flight = 0
     driver.next_step_request()
@@ -500,8 +519,8 @@ def test_a_busy_host_holds_back_its_own_fetches_while_another_host_s_go():
     driver.answered(_fetch_of(driver, second), 0.01)
     forager.in_flight -= 1
     third = driver.next_step_request()
-    assert third.url == "http://b.example/4/"  # 3 (on a) was held back for a
-    assert driver.crawler.stats.get_value("newsforagers/scheduled/deferred") == 1
+    assert third.url == "http://b.example/4/"  # 3 (on a) was passed over: it stays queued
+    assert driver.crawler.stats.get_value("newsforagers/scheduled/host_busy") == 1
     driver.answered(_fetch_of(driver, first), 0.01)
     forager.in_flight -= 1
     assert driver.next_step_request().url == "http://a.example/3/"  # a has room: its fetch goes first

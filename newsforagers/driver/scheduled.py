@@ -10,14 +10,14 @@ import time
 from collections import deque
 from dataclasses import asdict
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urlsplit
 
 from scrapy import Request
 
 from newsforagers.colony.local import SITE_CLOCK, site_time_now
 from newsforagers.driver.base import Driver
-from newsforagers.learning.schedule import ENTRY_FIELDS, Entry
+from newsforagers.learning.schedule import ENTRY_FIELDS, Entry, host_of
 from newsforagers.store import ColonyStore
 from newsforagers.strategies.scheduled import poll_rate
 from newsforagers.strategies.scheduled.budget import in_flight_cap, stall_after, stalled, typical_latency
@@ -39,16 +39,6 @@ _SHARE_DEMAND_EVERY = 5.0
 LATENCY_SAMPLES = 32
 #: Wall seconds between two counts of the hosts a forager's listings are on.
 _HOSTS_EVERY = 5.0
-#: Fetches a forager holds back for a host that has its share in flight, at most (per host,
-#: and in all); beyond, the host's next fetches are not asked for until it has room.
-MAX_DEFERRED_HOST = 64
-MAX_DEFERRED = 1024
-#: Fetches asked of the mind in one call, at most, while each one's host is busy.
-MAX_ASK = 32
-
-
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
 
 
 class ScheduledDriver(Driver):
@@ -60,7 +50,7 @@ class ScheduledDriver(Driver):
                  store: ColonyStore, **where: Any):
         super().__init__(crawler, spider, forager, step_timeout, store, **where)
         self.clock = clock
-        self._demand: float | None = None  # the listing demand last shared in the store
+        self._demand: dict[str, float] | None = None  # the listing demand last shared in the store, per host
         self._demand_at = float("-inf")  # time.monotonic() when it was
         self.in_flight_cap = forager.config.schedule_in_flight  # the least; see _cap()
         self.concurrency = crawler.settings.getint("CONCURRENT_REQUESTS", 16)
@@ -70,15 +60,13 @@ class ScheduledDriver(Driver):
         # comes, not at every request decided
         self._latency, self._stall_after = 0.0, stall_after(())
         self._hosts = (1, float("-inf"))  # (hosts of the listings, when counted)
-        self._deferred: dict[str, deque] = {}  # host -> fetches waiting for room on that host
-        self._deferred_count = 0
         # An unanswered request holds the forager no longer than Scrapy itself waits for one
         # download: a response that stalls after its headers is Scrapy's to time out, and the
         # forager's next request is decided meanwhile (its retry comes back as any answer)
         download_timeout = crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 0.0)
         self.stall.limit = min(step_timeout, download_timeout) if download_timeout > 0 else step_timeout
         rate = self._host_rate()
-        # while the cap holds, look again about when the host budget lets the next request go
+        # while a cap holds, look again about when the host budget lets the next request go
         self._recheck = 1.0 / rate if rate > 0 else 0.05
         forager.colony_entry = self._colony_entry
 
@@ -86,70 +74,44 @@ class ScheduledDriver(Driver):
         if not self._restored:
             self._restore()
         self._start_checkpoints()
-        waiting = self._release_deferred()
-        if waiting is not None:
-            return self._send(waiting)
         if self._held():
             return None
         if not self.clock.ready and not self._borrow_clock() and self.mind.in_flight:
             self._wake_in(self._recheck)  # the first answer will say what time the site has
             return None
-        self.mind.poll_rate = self._poll_rate()
-        fetch = None
-        for _ in range(MAX_ASK):
-            if self._deferred_count >= MAX_DEFERRED:
-                break
-            fetch = self.mind.next_fetch(self.clock.now())
-            if fetch is None or not self._host_busy(_host(fetch.url)):
-                break
-            # its host has its share in flight (a slow or stalled answer there): the fetch
-            # waits for that host alone, and the next one is asked for
-            queue = self._deferred.setdefault(_host(fetch.url), deque())
-            queue.append(fetch)
-            self._deferred_count += 1
-            self.crawler.stats.inc_value("newsforagers/scheduled/deferred")
-            fetch = None
-            if len(queue) >= MAX_DEFERRED_HOST:
-                break
+        self._set_poll_rates()
+        # a host with its share in flight (a slow or stalled answer there) is passed over: its
+        # work is decided when it has room, and the next host's goes meanwhile
+        busy = self._busy_hosts()
+        fetch = self.mind.next_fetch(self.clock.now(), busy)
+        if busy.passed:
+            self.crawler.stats.inc_value("newsforagers/scheduled/host_busy")
         if self.mind.fit_request is not None:
             self._fit_in_background()
         self._update_stats()
         if fetch is None:
             # wake the engine when the next listing is due: its heartbeat (5 s) would be
             # ages on an accelerated site (50 simulated minutes at speed 600)
-            if self._deferred:
+            if busy.passed:
                 self._wake_in(self._recheck)
-            elif not self.mind.done:
+            if not self.mind.done:
                 self._wake_later(self.mind.wait)
             return None
-        return self._send(fetch)
-
-    def _send(self, fetch: Any) -> Request:
         self.stall.restart(self.mind.in_flight)
         self._issued[id(fetch)] = (fetch, self.stall.clock())
         return self.fetch_request(fetch)
 
-    def _release_deferred(self) -> Any | None:
-        """A fetch that waited for its host, now that the host has room, or None."""
-        for host in list(self._deferred):
-            if not self._host_busy(host):
-                queue = self._deferred[host]
-                fetch = queue.popleft()
-                self._deferred_count -= 1
-                if not queue:
-                    del self._deferred[host]
-                return fetch
-        return None
-
-    def _host_busy(self, host: str) -> bool:
-        """Has ``host`` as many of this forager's requests in flight (stalled ones left out)
-        as its own cap allows (:func:`in_flight_cap` on the host's rate)?"""
-        cap = in_flight_cap(self.in_flight_cap, self._rate_of(host), self._latency, self.concurrency)
-        if not cap:
-            return False
+    def _busy_hosts(self) -> "_BusyHosts":
+        """Which hosts have as many of this forager's requests in flight (stalled ones left
+        out) as their own cap allows (:func:`in_flight_cap` on each host's rate)."""
         now = self.stall.clock()
-        ages = [now - issued for fetch, issued in self._issued.values() if _host(fetch.url) == host]
-        return len(ages) - stalled(ages, self._stall_after) >= cap
+        counts: dict[str, int] = {}
+        for fetch, issued in self._issued.values():
+            if now - issued <= self._stall_after:
+                host = host_of(fetch.url)
+                counts[host] = counts.get(host, 0) + 1
+        return _BusyHosts(counts, lambda host: in_flight_cap(self.in_flight_cap, self._rate_of(host),
+                                                               self._latency, self.concurrency))
 
     def fetch_request(self, fetch: Any) -> Request:
         """The Scrapy request of ``fetch`` (the spider builds it); ``revisit``: a listing
@@ -221,32 +183,43 @@ class ScheduledDriver(Driver):
                 self.crawler.stats.inc_value("newsforagers/store/url_records_evicted",
                                              self.store.evicted_urls - evicted)
 
-    def _share_demand(self, own: float) -> None:
+    def _share_demand(self, own: dict[str, float]) -> None:
         # when it changes, and now and then (a member that joins again after its lease ran
-        # out has no fields left)
+        # out has no fields left); ``demand``: the forager's in all (what a reader of the
+        # population wants), ``demands``: per host
         now = time.monotonic()
         if own != self._demand or now - self._demand_at >= _SHARE_DEMAND_EVERY:
-            self._demand, self._demand_at = own, now
-            self.store.update_member(self.name, {"demand": own})
+            self._demand, self._demand_at = dict(own), now
+            self.store.update_member(self.name, {"demand": sum(own.values()), "demands": own})
 
-    def _poll_rate(self) -> float | None:
-        """Listing visits per simulated hour this forager may make: ``FORAGERS_SCHEDULE_POLL_SHARE``
-        of the colony's host budget (``FORAGERS_HOST_RATE`` requests per wall second, the site's
-        clock ``speed`` times faster), times this forager's share of the colony's listing
-        demand (``HubSchedule.demand``: one threshold for the whole colony, so a forager
-        holding quiet listings does not spend as much as one holding the day's busiest; each
-        forager shares its own in the store). None without a budget, or while none of its
-        listings has paid."""
+    def _set_poll_rates(self) -> None:
+        """The mind's listing visits per simulated hour, per host (``poll_rates``) and in
+        all (``poll_rate``): on each host its listings are on, ``FORAGERS_SCHEDULE_POLL_SHARE``
+        of the colony's budget for that host (``FORAGERS_HOST_RATE`` requests per wall second,
+        the site's clock ``speed`` times faster), times this forager's share of the colony's
+        listing demand on that host (``HubSchedule.demand``: one threshold per host for the
+        whole colony, so a forager holding quiet listings does not spend as much as one holding
+        the day's busiest; each forager shares its own, per host, in the store). None (and no
+        rates) without a budget, or while none of its listings has paid."""
         share = self.mind.config.schedule_poll_share
-        own = self.mind.schedule.demand()
+        own = self.mind.schedule.demands()
         self._share_demand(own)
-        rate = self._host_rate()
-        if rate <= 0 or share <= 0 or own <= 0:
-            return None
-        members = self.store.members(time.time())
-        total = own + sum(float(m.fields.get("demand") or 0.0) for name, m in members.items()
-                          if name != self.name)
-        return poll_rate(share, rate, self.clock.speed, own, total)
+        rates: dict[str, float] = {}
+        if share > 0 and own:
+            members = self.store.members(time.time())
+            others: dict[str, float] = {}
+            for name, member in members.items():
+                theirs = member.fields.get("demands") if name != self.name else None
+                if isinstance(theirs, dict):
+                    for host, demand in theirs.items():
+                        if host in own:
+                            others[host] = others.get(host, 0.0) + float(demand or 0.0)
+            for host, demand in own.items():
+                rate = poll_rate(share, self._rate_of(host), self.clock.speed, demand, demand + others.get(host, 0.0))
+                if rate is not None:
+                    rates[host] = rate
+        self.mind.poll_rates = rates or None
+        self.mind.poll_rate = sum(rates.values()) if rates else None
 
     def _host_rate(self) -> float:
         """Requests per wall second the colony's budget allows the site (its first seed's
@@ -268,18 +241,15 @@ class ScheduledDriver(Driver):
         cap = self._cap()
         if not cap:
             return False
-        waiting = in_flight - self._deferred_count  # handed to Scrapy and unanswered
-        if waiting <= 0:
+        if in_flight <= 0:
             self._issued.clear()  # every one answered, as the mind counts
         now = self.stall.clock()
         ages = [now - issued for _, issued in self._issued.values()]
-        if waiting - stalled(ages, self._stall_after) < cap:
+        if in_flight - stalled(ages, self._stall_after) < cap:
             return False
         outcome, recheck = self.stall.check(in_flight)
         if outcome == "dropped":
             self._issued.clear()
-            self._deferred.clear()  # counted failed with the rest
-            self._deferred_count = 0
             lost = self.mind.requests_lost()
             self.crawler.stats.inc_value("newsforagers/scheduled/dropped", lost)
             return False
@@ -296,7 +266,7 @@ class ScheduledDriver(Driver):
         (:func:`~newsforagers.strategies.scheduled.budget.in_flight_cap`): the rate the budget
         allows it — its host rate on each host its listings are on — times the mean latency
         of its recent answers, at least ``FORAGERS_SCHEDULE_IN_FLIGHT`` a host, at most
-        ``CONCURRENT_REQUESTS``. Each host has its own cap too (:meth:`_host_busy`)."""
+        ``CONCURRENT_REQUESTS``. Each host has its own cap too (:meth:`_busy_hosts`)."""
         hosts = self._host_count()
         cap = in_flight_cap(self.in_flight_cap * hosts, self._host_rate() * hosts, self._latency, self.concurrency)
         self.crawler.stats.set_value("newsforagers/scheduled/in_flight_cap", cap)
@@ -331,3 +301,23 @@ class ScheduledDriver(Driver):
             on_topic = relevance is None or relevance >= self.mind.config.topic_min_relevance
             self.mind.on_reward(origin, profit, rewarded, on_topic)  # origin: the listing visit
 
+
+
+class _BusyHosts:
+    """Whether a host has its share of a forager's requests in flight: ``counts`` (host ->
+    requests in flight, stalled ones left out) against ``cap(host)``, each host's cap worked
+    out once. ``passed``: whether any host was found busy."""
+
+    def __init__(self, counts: dict[str, int], cap: Callable[[str], int]):
+        self.counts, self.cap = counts, cap
+        self.passed = False
+        self._answers: dict[str, bool] = {}
+
+    def __call__(self, host: str) -> bool:
+        busy = self._answers.get(host)
+        if busy is None:
+            held = self.counts.get(host, 0)
+            cap = self.cap(host) if held else 0
+            busy = self._answers[host] = bool(held and cap and held >= cap)
+        self.passed = self.passed or busy
+        return busy

@@ -84,6 +84,10 @@ class Bounded(Generic[K, V]):
         """The keys, the oldest first."""
         return iter(self._items)
 
+    def newest(self) -> Iterator[K]:
+        """The keys, the newest first (do not change the mapping while iterating)."""
+        return reversed(self._items)
+
     def items(self):
         return self._items.items()
 

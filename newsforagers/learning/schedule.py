@@ -73,7 +73,7 @@ import math
 import re
 from dataclasses import asdict, dataclass
 from dataclasses import fields as dataclass_fields
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, Mapping
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -161,6 +161,11 @@ class HubSchedule:
         self._stretch = 1.0
         self._min_yield = 0.0  # the documents a visit due by the threshold expects (next_due sets it)
         self._last_threshold = math.inf  # the budget's threshold at the last next_due
+        # with a budget per host (next_due's ``budgets``): each host's threshold and floor
+        # stretch at the last next_due
+        self._thresholds: dict[str, float] = {}
+        self._stretches: dict[str, float] = {}
+        self._hosts: dict[str, str] = {}  # url -> its host (a cache)
         self._shapes: dict[str, list[int]] = {}  # shape -> [barren entries, paying entries]
         # the site's publication profile: rates are levels × p(t); None: constant
         self.profile: RhythmProfile | None = RhythmProfile() if rhythm else None
@@ -283,59 +288,94 @@ class HubSchedule:
 
     # -- the schedule ----------------------------------------------------------------------
 
-    def demand(self, now: float | None = None) -> float:
-        """``Σ √rate_i`` (``lag``) or ``Σ rate_i`` (``return``) over the live listings: visits
-        spent in proportion to it give several schedules one threshold (a colony's foragers
-        share the host budget this way). With the rhythm and ``now``: the rates at ``now``,
-        ``λ_i(now) = ℓ_i·p(now)``; without ``now``: the levels (the week's average rates).
-        With a ``min_yield`` at the last :meth:`next_due` (``lag``), a listing counts no more
-        than the visits its yield allows at the last threshold θ (``λ·√(2θ)/min_yield`` in the
-        same units): a forager holding listings of low rate does not claim budget it cannot
-        spend."""
+    def host(self, url: str) -> str:
+        """The host of ``url`` (lower case; "" when it has none): the unit of the politeness
+        budget a schedule may be given per host (:meth:`next_due`'s ``budgets``)."""
+        host = self._hosts.get(url)
+        if host is None:
+            if len(self._hosts) >= 4 * self.capacity:
+                self._hosts.clear()
+            host = self._hosts[url] = host_of(url)
+        return host
+
+    def hosts(self) -> set[str]:
+        """The hosts of the live entries."""
+        return {self.host(e.url) for e in self._entries.values() if not e.barren}
+
+    def demand(self, now: float | None = None, host: str | None = None) -> float:
+        """``Σ √rate_i`` (``lag``) or ``Σ rate_i`` (``return``) over the live listings (of
+        ``host`` only, when given): visits spent in proportion to it give several schedules one
+        threshold (a colony's foragers share the host budget this way). With the rhythm and
+        ``now``: the rates at ``now``, ``λ_i(now) = ℓ_i·p(now)``; without ``now``: the levels
+        (the week's average rates). With a ``min_yield`` at the last :meth:`next_due` (``lag``),
+        a listing counts no more than the visits its yield allows at the last threshold θ (its
+        host's, with a budget per host) (``λ·√(2θ)/min_yield`` in the same units): a forager
+        holding listings of low rate does not claim budget it cannot spend."""
+        return self._demand(list(self._live_rates(host)), now,
+                            self._thresholds.get(host, self._last_threshold) if host is not None
+                            else self._last_threshold)
+
+    def demands(self, now: float | None = None) -> dict[str, float]:
+        """:meth:`demand` of each host that has a live listing with a rate: what a forager
+        shares with the colony when the budget is per host."""
+        return {host: self._demand(rates, now, self._thresholds.get(host, self._last_threshold))
+                for host, rates in self._rate_groups().items()}
+
+    def _demand(self, rates: list[float], now: float | None, threshold: float) -> float:
         if self.priority != "lag":
-            return self.novelty(now)
-        threshold = self._last_threshold
-        if self._min_yield <= 0 or not math.isfinite(threshold) or threshold <= 0:
-            return self._root_demand(now)
+            return sum(rates) * self._scale(now)
         scale = self._scale(now)
+        if self._min_yield <= 0 or not math.isfinite(threshold) or threshold <= 0:
+            return sum(math.sqrt(r) for r in rates) * math.sqrt(scale)
         cap = math.sqrt(2.0 * threshold) / self._min_yield
-        return sum(min(math.sqrt(r * scale), r * scale * cap) for r in self._live_rates())
+        return sum(min(math.sqrt(r * scale), r * scale * cap) for r in rates)
 
-    def _root_demand(self, now: float | None) -> float:
-        return sum(math.sqrt(r) for r in self._live_rates()) * math.sqrt(self._scale(now))
+    def novelty(self, now: float | None = None, host: str | None = None) -> float:
+        """``Σ rate_i`` over the live listings (of ``host`` only, when given): novel documents
+        per simulated hour they are expected to show (a story on two listings counts twice);
+        at ``now`` with the rhythm."""
+        return sum(self._live_rates(host)) * self._scale(now)
 
-    def novelty(self, now: float | None = None) -> float:
-        """``Σ rate_i`` over the live listings: novel documents per simulated hour they are
-        expected to show (a story on two listings counts twice); at ``now`` with the rhythm."""
-        return sum(self._live_rates()) * self._scale(now)
+    def _live_rates(self, host: str | None = None) -> Iterator[float]:
+        if host is None:
+            return (e.rate for e in self._entries.values() if not e.barren and e.rate)
+        return (e.rate for e in self._entries.values() if not e.barren and e.rate and self.host(e.url) == host)
 
-    def _live_rates(self) -> Iterator[float]:
-        return (e.rate for e in self._entries.values() if not e.barren and e.rate)
+    def _rate_groups(self) -> dict[str, list[float]]:
+        groups: dict[str, list[float]] = {}
+        for entry in self._entries.values():
+            if not entry.barren and entry.rate:
+                groups.setdefault(self.host(entry.url), []).append(entry.rate)
+        return groups
 
     def budget_threshold(self, poll_rate: float, now: float | None = None,
-                         min_yield: float = 0.0) -> float:
+                         min_yield: float = 0.0, host: str | None = None) -> float:
         """The threshold at which visits due by it come at ``poll_rate`` per simulated hour
-        (see the module docstring; with the rhythm, at the rates of ``now``); ``math.inf``
-        when no listing has paid yet.
+        (see the module docstring; with the rhythm, at the rates of ``now``; over the listings
+        of ``host`` only, when given); ``math.inf`` when no listing has paid yet.
 
         With ``min_yield`` (``lag`` priority) a listing is visited only once it expects that
         many novel documents, at most ``λ/min_yield`` visits an hour: the visits a listing of
         low rate cannot take go to the others (water-filling: the listings whose share
         ``√(λ/2θ)`` would pass their cap take their cap, ``θ`` is solved again over the
         rest)."""
+        return self._budget_threshold(list(self._live_rates(host)), poll_rate, now, min_yield)
+
+    def _budget_threshold(self, rates: list[float], poll_rate: float, now: float | None,
+                          min_yield: float) -> float:
         if poll_rate <= 0:
             raise ValueError(f"poll_rate ({poll_rate!r}) must be > 0 visits per hour.")
+        scale = self._scale(now)
         if self.priority != "lag":
-            demand = self.novelty(now)
+            demand = sum(rates) * scale
             return demand / poll_rate if demand > 0 else math.inf
-        demand = self._root_demand(now)
+        demand = sum(math.sqrt(r) for r in rates) * math.sqrt(scale)
         if demand <= 0:
             return math.inf
         plain = demand ** 2 / (2.0 * poll_rate * poll_rate)
         if min_yield <= 0:
             return plain
-        scale = self._scale(now)
-        rates = sorted(r * scale for r in self._live_rates())
+        rates = sorted(r * scale for r in rates)
         capped, threshold = 0, plain
         spare, rest = poll_rate, demand  # (running: the budget left, Σ√λ of the uncapped)
         # the listings of lowest rate pass their cap first: cap them one by one until none does
@@ -349,29 +389,37 @@ class HubSchedule:
         return threshold
 
     def next_due(self, now: float, poll_rate: float | None = None,
-                 scarce_rate: float | None = None, min_yield: float = 0.0) -> tuple[str | None, float]:
+                 scarce_rate: float | None = None, min_yield: float = 0.0,
+                 budgets: Mapping[str, tuple[float | None, float | None]] | None = None,
+                 skip: Callable[[str], bool] | None = None) -> tuple[str | None, float]:
         """``(url, 0)`` of the entry to visit now, or ``(None, seconds)`` until one is due
         (``math.inf`` when the schedule is empty). ``poll_rate``: visits per simulated hour
         the budget allows, which may lower the threshold (:meth:`budget_threshold`);
         ``scarce_rate``: visits per simulated hour a scarce budget leaves after fetching what
         the listings show, which may raise it (fewer, fuller visits); ``min_yield``: the novel
         documents a visit due by the threshold must expect (its floor aside): a listing of low
-        rate waits for them, and the budget's threshold gives its visits to the others."""
+        rate waits for them, and the budget's threshold gives its visits to the others.
+
+        ``budgets``: the budget per host instead, ``host -> (poll_rate, scarce_rate)``, each
+        host's listings under their own (``poll_rate`` and ``scarce_rate`` are then not
+        used): one threshold and one floor stretch per host, as above over that host's
+        listings (a host missing from it: the configured threshold alone). ``skip``: hosts
+        whose listings are not to be visited now (their host has its share in flight):
+        passed over, and their due times not counted in the wait."""
         if min_yield < 0:
             raise ValueError(f"min_yield ({min_yield!r}) must be >= 0.")
         threshold = self.threshold
         self._min_yield = min_yield if self.priority == "lag" else 0.0
-        if poll_rate is not None:
-            self._last_threshold = self.budget_threshold(poll_rate, now, self._min_yield)
-            threshold = min(threshold, self._last_threshold)
         self._stretch = 1.0
-        if scarce_rate is not None and scarce_rate > 0:
-            scarce = self.budget_threshold(scarce_rate, now)
-            if math.isfinite(scarce):
-                threshold = max(threshold, scarce)
-            # the floor's visits (every live listing each max_interval) must fit in it too
-            floor_visits = len(self) * HOUR / self.max_interval
-            self._stretch = max(1.0, floor_visits / scarce_rate)
+        thresholds: dict[str, float] = {}
+        self._stretches = {}
+        if budgets is not None:
+            thresholds = self._host_thresholds(budgets, now)
+        else:
+            threshold, budget, self._stretch = self._threshold(poll_rate, scarce_rate, list(self._live_rates()),
+                                                               len(self), now)
+            if budget is not None:
+                self._last_threshold = budget
         best: Entry | None = None
         best_key: tuple = (-1,)
         wait = math.inf
@@ -379,6 +427,12 @@ class HubSchedule:
         for entry in self._entries.values():
             if entry.barren or entry.in_flight:
                 continue
+            if budgets is not None or skip is not None:
+                host = self.host(entry.url)
+                if skip is not None and skip(host):
+                    continue
+                if budgets is not None:
+                    threshold = thresholds.get(host, self.threshold)
             if entry.last is None:
                 key = (2, -entry.visits)  # the optimistic prior: never visited goes first
             else:
@@ -408,6 +462,44 @@ class HubSchedule:
         if best is not None:
             return best.url, 0.0
         return None, wait
+
+    def _threshold(self, poll_rate: float | None, scarce_rate: float | None, rates: list[float],
+                   listings: int, now: float) -> tuple[float, float | None, float]:
+        """``(threshold, the budget's threshold or None, the floor's stretch)`` a budget makes of
+        the configured threshold over the listings of ``rates`` (``listings`` live ones): lowered
+        to where the visits use ``poll_rate``, raised to where they fit in ``scarce_rate``."""
+        threshold, budget, stretch = self.threshold, None, 1.0
+        if poll_rate is not None:
+            budget = self._budget_threshold(rates, poll_rate, now, self._min_yield)
+            threshold = min(threshold, budget)
+        if scarce_rate is not None and scarce_rate > 0:
+            scarce = self._budget_threshold(rates, scarce_rate, now, 0.0)
+            if math.isfinite(scarce):
+                threshold = max(threshold, scarce)
+            # the floor's visits (every live listing each max_interval) must fit in it too
+            stretch = max(1.0, listings * HOUR / self.max_interval / scarce_rate)
+        return threshold, budget, stretch
+
+    def _host_thresholds(self, budgets: Mapping[str, tuple[float | None, float | None]],
+                         now: float) -> dict[str, float]:
+        """Each host's threshold under its own budget (its budget's threshold in
+        ``_thresholds``, its floor's stretch in ``_stretches``)."""
+        groups = self._rate_groups()
+        counts: dict[str, int] = {}
+        for entry in self._entries.values():
+            if not entry.barren:
+                host = self.host(entry.url)
+                counts[host] = counts.get(host, 0) + 1
+        thresholds: dict[str, float] = {}
+        self._thresholds = {}
+        for host, (poll, scarce) in budgets.items():
+            if host not in counts:
+                continue
+            thresholds[host], budget, self._stretches[host] = self._threshold(
+                poll, scarce, groups.get(host, []), counts[host], now)
+            if budget is not None:
+                self._thresholds[host] = budget
+        return thresholds
 
     def _yields(self, entry: Entry, now: float) -> bool:
         """Whether ``entry`` expects the ``min_yield`` of :meth:`next_due` novel documents."""
@@ -445,17 +537,18 @@ class HubSchedule:
         # apart still finds every story it lists in time): hundreds of sub-listings (authors,
         # tags, older pages) must not take the budget.
         stories = False
+        stretch = self._stretches.get(self.host(entry.url), 1.0) if self._stretches else self._stretch
         if entry.paid:
-            span = min(self.window, self.max_interval * self._stretch)
+            span = min(self.window, self.max_interval * stretch)
         elif entry.listed_rate is not None:
             if entry.listed_rate <= 0:
                 return self.window
             span = min(self.window, max(self.max_interval, HOUR / entry.listed_rate))
             stories = span > self.max_interval  # the time one story takes
         elif entry.visits <= 1:
-            span = min(self.window, self.max_interval * self._stretch)
+            span = min(self.window, self.max_interval * stretch)
         else:
-            span = min(self.window, self.max_interval * self._stretch * 2.0 ** (entry.visits - 1))
+            span = min(self.window, self.max_interval * stretch * 2.0 ** (entry.visits - 1))
         curve = self._curve(None)
         if curve is None or span >= self.window:
             return span
@@ -643,6 +736,11 @@ def _fields(entry: Entry) -> dict:
 
 
 _DIGITS = re.compile(r"[0-9]+")
+
+
+def host_of(url: str) -> str:
+    """The host of ``url``, lower case ("" when it has none)."""
+    return (urlsplit(url).hostname or "").lower()
 
 
 def shape(url: str) -> str:

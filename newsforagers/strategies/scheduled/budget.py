@@ -123,15 +123,17 @@ class BudgetRules:
         return now + 2.0 * pending * spacing >= deadline
 
 
-    def _visit_budget(self, now: float | None = None) -> float | None:
-        """The listing visits per simulated hour the budget allows (``poll_rate``), at most as
-        many as expect ``FORAGERS_SCHEDULE_POLL_YIELD`` novel documents each on average
-        (``HubSchedule.novelty`` over that yield, at ``now``'s rates with the rhythm): a larger
-        budget buys polls only while they still pay."""
-        rate, floor = self.poll_rate, self.config.schedule_poll_yield
+    def _visit_budget(self, now: float | None = None, host: str | None = None) -> float | None:
+        """The listing visits per simulated hour the budget allows (``poll_rate``; with
+        ``host``, that host's, ``poll_rates``), at most as many as expect
+        ``FORAGERS_SCHEDULE_POLL_YIELD`` novel documents each on average
+        (``HubSchedule.novelty`` over that yield, at ``now``'s rates with the rhythm; of the
+        host's listings): a larger budget buys polls only while they still pay."""
+        rate = self.poll_rate if host is None else (self.poll_rates or {}).get(host)
+        floor = self.config.schedule_poll_yield
         if rate is None or floor <= 0:
             return rate
-        novelty = self.schedule.novelty(now)
+        novelty = self.schedule.novelty(now, host)
         if self.config.topic.strip():
             # The topical mode credits listings for on-topic documents only, so their rates
             # are the topic's share of the news. The bound counts every story the forager meets
@@ -139,8 +141,15 @@ class BudgetRules:
             # threshold spends them on the listings that show the topic (bounded by the
             # topic's rates alone, a topic's stories wait for visits: docs/benchmarks.md,
             # "Topical mode").
-            novelty = max(novelty, self._stories_per_hour(now))
+            novelty = max(novelty, self._stories_per_hour(now, host))
         return min(rate, novelty / floor) or None
+
+    def _host_budgets(self, now: float | None) -> dict[str, tuple[float | None, float | None]] | None:
+        """``host -> (visit budget, scarce rate)`` of each host the driver gave a poll rate
+        (``poll_rates``: the budget per host), or None (one budget for all the listings)."""
+        if self.poll_rates is None:
+            return None
+        return {host: (self._visit_budget(now, host), self._scarce_rate(now, host)) for host in self.poll_rates}
 
     def _visit_yield(self) -> float:
         """The novel documents a listing's visit must expect (``HubSchedule.next_due``'s
@@ -167,7 +176,7 @@ class BudgetRules:
         (see :meth:`~newsforagers.learning.rhythm.RhythmProfile.observe_listing`)."""
         if not dates:
             return
-        first = [d.timestamp() for u, d in dates.items() if u not in self._dated]
+        first = [(d.timestamp(), self.schedule.host(u)) for u, d in dates.items() if u not in self._dated]
         for url in dates:
             self._dated.add(url)
         self._story_dates.extend(first)
@@ -175,25 +184,29 @@ class BudgetRules:
         if profile is None:
             return
         if listing:
-            profile.observe_listing(first, [d.timestamp() for d in dates.values()], now)
+            profile.observe_listing([stamp for stamp, _ in first], [d.timestamp() for d in dates.values()], now)
         else:
-            for stamp in first:
+            for stamp, _ in first:
                 profile.observe(stamp, now)
 
-    def _stories_per_hour(self, now: float | None) -> float:
-        """The site's stories per simulated hour as this forager meets them: the distinct
-        stories (a listing dated them, or fetched) published in the last ``STORY_SPAN``, over
-        it; computed at most once a simulated minute."""
+    def _stories_per_hour(self, now: float | None, host: str | None = None) -> float:
+        """The site's stories per simulated hour as this forager meets them (on ``host``
+        only, when given): the distinct stories (a listing dated them, or fetched) published
+        in the last ``STORY_SPAN``, over it; computed at most once a simulated minute."""
         if now is None or not self._story_dates:
             return 0.0
-        if self._story_rate is not None and 0.0 <= now - self._story_rate[0] < 60.0:
-            return self._story_rate[1]
+        computed = self._story_rate.get(host)
+        if computed is not None and 0.0 <= now - computed[0] < 60.0:
+            return computed[1]
         since = now - STORY_SPAN
-        rate = sum(1 for t in self._story_dates if since <= t <= now) * HOUR_SECONDS / STORY_SPAN
-        self._story_rate = (now, rate)
+        stories = sum(1 for t, h in self._story_dates if since <= t <= now and (host is None or h == host))
+        rate = stories * HOUR_SECONDS / STORY_SPAN
+        if len(self._story_rate) >= 4096:
+            self._story_rate.clear()
+        self._story_rate[host] = (now, rate)
         return rate
 
-    def _scarce_rate(self, now: float | None = None) -> float | None:
+    def _scarce_rate(self, now: float | None = None, host: str | None = None) -> float | None:
         """Listing visits per simulated hour the budget leaves once the stories the listings
         are expected to show are fetched (crawl against recrawl, by what each request is
         expected to bring): ``B·(1 − explore share) − Λ``, ``Λ`` the stories per hour to
@@ -205,13 +218,15 @@ class BudgetRules:
         ``FORAGERS_SCHEDULE_SCARCE_FLOOR`` of ``B``. Where the budget is plentiful it is far
         above what the threshold asks and changes nothing; where it is scarce the threshold
         rises until visits fit in it: fewer visits, each showing more stories, so the budget
-        goes to stories rather than to looking for them. None without a budget."""
+        goes to stories rather than to looking for them. With ``host``: that host's budget
+        (``poll_rates``), stories and listings. None without a budget."""
         share, floor = self.config.schedule_poll_share, self.config.schedule_scarce_floor
-        if self.poll_rate is None or share <= 0 or floor <= 0:
+        rate = self.poll_rate if host is None else (self.poll_rates or {}).get(host)
+        if rate is None or share <= 0 or floor <= 0:
             return None
-        budget = self.poll_rate / share
+        budget = rate / share
         # levels, not the rates of this hour: a peak's stories are fetched over the quiet
         # hours after it too, so the budget is shared out over the day
-        stories = max(self.schedule.novelty(), self._stories_per_hour(now))
+        stories = max(self.schedule.novelty(host=host), self._stories_per_hour(now, host))
         spare = budget * (1.0 - self.config.explore_share) - stories
         return max(spare, floor * budget)

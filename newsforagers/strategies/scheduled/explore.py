@@ -5,10 +5,11 @@ page read recently, to find listings the weblog lacks (a part of
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
+from newsforagers.learning.schedule import host_of
 from newsforagers.pages import is_candidate
 from newsforagers.strategies.common import guarded_td_step
 from newsforagers.strategies.scheduled.fetch import Fetch
@@ -25,28 +26,46 @@ class Exploration:
         made = self.counters.listings + self.counters.harvested + self.counters.explored
         return share > 0 and self.counters.explored < share * (made + 1)
 
-    def _try_candidate(self) -> Fetch | None:
-        """A candidate listing's first visit (exploration's share): the newest first."""
-        while self._candidates:
-            url, visit = self._candidates.pop_newest()
+    def _explore_due_on(self, host: str) -> bool:
+        """Exploration's share holds on ``host`` too: of the requests begun on it, at most
+        ``FORAGERS_EXPLORE_SHARE`` explore (a host whose own budget binds spends it on what its
+        listings show, not on the links of its pages)."""
+        share = self.config.explore_share
+        return share > 0 and self._host_explored.get(host, 0) < share * (self._host_made.get(host, 0) + 1)
+
+    def _try_candidate(self, may: Callable[[str], bool] | None = None) -> Fetch | None:
+        """A candidate listing's first visit (exploration's share): the newest first, on a
+        host that ``may`` explore now."""
+        stale, chosen = [], None
+        for url in self._candidates.newest():
             if url in self.schedule or url in self._fetched or url in self._articles:
+                stale.append(url)
+                continue
+            if may is not None and not may(host_of(url)):
                 continue
             if not self.claim(url):
+                stale.append(url)
                 continue
-            return Fetch(url, "candidate", visit)
-        return None
+            chosen = url
+            break
+        for url in stale:
+            del self._candidates[url]
+        if chosen is None:
+            return None
+        return Fetch(chosen, "candidate", self._candidates.pop(chosen))
 
-    def _explore_step(self, now: float) -> Fetch | None:
+    def _explore_step(self, now: float, may: Callable[[str], bool] | None = None) -> Fetch | None:
         """The first step of a new exploration path: from a page read recently (drawn at
         random; its links are remembered, so it is not fetched again), the link of highest
-        ``w·s`` that is not known yet. Harvest follows what listings list; exploration goes
-        where only other pages link (an article's tag and author pages, say)."""
+        ``w·s`` that is not known yet, on a host that ``may`` explore now. Harvest follows what
+        listings list; exploration goes where only other pages link (an article's tag and
+        author pages, say)."""
         starts = list(self._page_links)
         for _ in range(min(len(starts), 20)):
             start = starts[int(self.rng.integers(len(starts)))]
             self._explore = [start]
             self._explore_previous, self._fruitless = self._states.get(start), 0
-            step = self._choose_step(self._explore_previous, self._page_links[start])
+            step = self._choose_step(self._explore_previous, self._page_links[start], may)
             if step is not None:
                 self._explore.append(step)
                 return Fetch(step, "explore")
@@ -77,11 +96,13 @@ class Exploration:
         self._explore.append(step)
         self._explore_next = Fetch(step, "explore", fetch.visit)  # when exploration is due again
 
-    def _choose_step(self, state: np.ndarray | None, links: Sequence[str]) -> str | None:
+    def _choose_step(self, state: np.ndarray | None, links: Sequence[str],
+                     may: Callable[[str], bool] | None = None) -> str | None:
         """The link of highest ``w·s`` that is neither a known listing (the schedule polls
-        those), nor fetched before, nor on the path."""
+        those), nor fetched before, nor on the path (and on a host that ``may`` explore)."""
         options = [u for u in links if u not in self._explore and u not in self._articles
-                   and u not in self.schedule and u not in self._fetched]
+                   and u not in self.schedule and u not in self._fetched
+                   and (may is None or may(host_of(u)))]
         if not options:
             return None
         parent = self._value(state)

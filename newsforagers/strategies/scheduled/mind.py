@@ -18,7 +18,7 @@ import numpy as np
 
 from newsforagers.config import ForagersConfig
 from newsforagers.learning.bounded import Bounded
-from newsforagers.learning.schedule import Entry, HubSchedule, shape
+from newsforagers.learning.schedule import Entry, HubSchedule, host_of, shape
 from newsforagers.pages import SentMemory
 from newsforagers.strategies.common import Encoder, EncoderBootstrap, Mind
 from newsforagers.strategies.scheduled.budget import BACKLOG, BACKLOG_AGE, STORY_DATES, BudgetRules, listed_rate
@@ -30,6 +30,11 @@ logger = logging.getLogger(__name__)
 # feeds and sitemaps added from one announcement at most (a sitemap index may list thousands;
 # the rest wait for its next visit)
 _FEEDS_PER_PAGE = 20
+# harvest entries passed over in one next_fetch() because their host is busy, at most (the
+# rest wait for the next call)
+MAX_PASSED = 512
+# hosts whose requests a forager counts for exploration's share per host, at most
+_HOSTS_COUNTED = 10_000
 
 
 class ScheduledMind(Mind, BudgetRules, Exploration):
@@ -56,6 +61,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         # listing visits per simulated hour the host budget leaves this forager (None: unknown,
         # the configured threshold alone says when a listing is due); the driver sets it
         self.poll_rate: float | None = None
+        # ... per host (host -> visits per simulated hour), when the driver knows each host's
+        # budget: each host's listings are scheduled under their own (None: one for all)
+        self.poll_rates: dict[str, float] | None = None
         # the weblog entry another forager of the colony holds for a URL (None: none does);
         # the driver sets it
         self.colony_entry: Callable[[str], Entry | None] = lambda url: None
@@ -74,8 +82,12 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._seen: Bounded[str, None] = Bounded(max(1, memory_size))  # URLs this forager queued or fetched
         self._dated: Bounded[str, None] = Bounded(max(1, memory_size))  # stories met (a listing dated them, or fetched)
         # publication times of the stories met, as met: the site's stories per hour
-        self._story_dates: deque[float] = deque(maxlen=STORY_DATES)
-        self._story_rate: tuple[float, float] | None = None  # (computed at, stories per hour)
+        self._story_dates: deque[tuple[float, str]] = deque(maxlen=STORY_DATES)  # (published, host)
+        self._story_rate: dict[str | None, tuple[float, float]] = {}  # host -> (computed at, stories per hour)
+        # requests begun per host, and exploration's among them: exploration's share holds on
+        # each host (a busy host's links must not spend its own budget on exploring)
+        self._host_made: dict[str, int] = {}
+        self._host_explored: dict[str, int] = {}
         self._fetched: Bounded[str, None] = Bounded(max(1, memory_size))  # URLs requested outside listing visits
         self._states: Bounded[str, np.ndarray] = Bounded(max(1, config.state_cache_size))  # states of read pages
         self._visits: Bounded[int, tuple[str, bool]] = Bounded(10_000)  # visit -> (listing, all new)
@@ -122,41 +134,73 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
 
     # -- the scheduler's side ---------------------------------------------------------------
 
-    def next_fetch(self, now: float) -> Fetch | None:
-        """The next request at simulated time ``now``, or None (``wait`` says until when)."""
+    def next_fetch(self, now: float, busy: Callable[[str], bool] | None = None) -> Fetch | None:
+        """The next request at simulated time ``now``, or None (``wait`` says until when).
+        ``busy``: whether a host has its share of requests in flight; its work is passed over
+        (it stays queued, decided when the host has room) and the next host's goes."""
         if self.done:
             return None
         if self._began is None:
             self._began = now
-        while self._harvest:
-            tier, fetch, published = self._harvest[0][0], self._harvest[0][3], self._harvest[0][5]
-            if self._done_with(fetch.url):
-                heapq.heappop(self._harvest)
-                continue  # an article (or a page in flight) is never fetched twice
-            if tier == BACKLOG and now - published > BACKLOG_AGE and not self._backlog_urgent(now):
-                # a story of the backlog hours old waits while a listing is due: what a visit
-                # shows now is news
-                url, _ = self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now),
-                                                self._visit_yield())
-                if url is not None:
-                    self.counters.deferred += 1
-                    return self._visit(url, now)
-            heapq.heappop(self._harvest)
-            return self._begin(fetch)
+        passed: list = []
+        try:
+            fetch = self._next_harvest(now, busy, passed)
+        finally:
+            for entry in passed:
+                heapq.heappush(self._harvest, entry)
+        if fetch is not None:
+            return fetch
         if self._explore_due():
-            fetch = self._try_candidate()
+            def may_explore(host: str) -> bool:
+                return (busy is None or not busy(host)) and self._explore_due_on(host)
+
+            fetch = self._try_candidate(may_explore)
             if fetch is None:
-                fetch, self._explore_next = self._explore_next, None
-                if fetch is None or fetch.url in self._articles:
-                    fetch = self._explore_step(now)
+                step = self._explore_next
+                if step is not None and step.url not in self._articles:
+                    if may_explore(host_of(step.url)):
+                        fetch, self._explore_next = step, None
+                    # (else the path's next step waits until its host may explore)
+                else:
+                    self._explore_next = None
+                    fetch = self._explore_step(now, may_explore)
             if fetch is not None:
                 return self._begin(fetch)
-        url, wait = self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now), self._visit_yield())
+        url, wait = self._next_listing(now, busy)
         if url is None:
             self.wait = wait
             self.counters.idle += 1
             return None
         return self._visit(url, now)
+
+    def _next_harvest(self, now: float, busy: Callable[[str], bool] | None, passed: list) -> Fetch | None:
+        """The next fetch of the harvest queue (or a listing due before an old backlog), or
+        None; entries of busy hosts are moved to ``passed`` (the caller puts them back)."""
+        while self._harvest:
+            tier, fetch, published = self._harvest[0][0], self._harvest[0][3], self._harvest[0][5]
+            if self._done_with(fetch.url):
+                heapq.heappop(self._harvest)
+                continue  # an article (or a page in flight) is never fetched twice
+            if busy is not None and busy(host_of(fetch.url)):
+                passed.append(heapq.heappop(self._harvest))
+                if len(passed) >= MAX_PASSED:
+                    return None
+                continue
+            if tier == BACKLOG and now - published > BACKLOG_AGE and not self._backlog_urgent(now):
+                # a story of the backlog hours old waits while a listing is due: what a visit
+                # shows now is news
+                url, _ = self._next_listing(now, busy)
+                if url is not None:
+                    self.counters.deferred += 1
+                    return self._visit(url, now)
+            heapq.heappop(self._harvest)
+            return self._begin(fetch)
+        return None
+
+    def _next_listing(self, now: float, busy: Callable[[str], bool] | None = None) -> tuple[str | None, float]:
+        """The schedule's next due listing under the budget (each host's, when known)."""
+        return self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now), self._visit_yield(),
+                                      budgets=self._host_budgets(now), skip=busy)
 
     def _done_with(self, url: str) -> bool:
         return url in self._articles or (url in self._fetched and url not in self.schedule)
@@ -171,6 +215,13 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
 
     def _begin(self, fetch: Fetch) -> Fetch:
         self.in_flight += 1
+        host = host_of(fetch.url)
+        if host not in self._host_made and len(self._host_made) >= _HOSTS_COUNTED:
+            self._host_made.clear()
+            self._host_explored.clear()
+        self._host_made[host] = self._host_made.get(host, 0) + 1
+        if fetch.kind in ("candidate", "explore"):
+            self._host_explored[host] = self._host_explored.get(host, 0) + 1
         if fetch.kind != "listing":
             self._flying[fetch.url] = fetch
         self._seen.add(fetch.url)

@@ -1,0 +1,113 @@
+"""The scheduled forager over many hosts (issue 31, item 3): each host's listings under
+its own budget, exploration's share on each host, a busy host's work passed over and kept.
+Hand-computed cases."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from newsforagers.learning.schedule import HubSchedule
+from newsforagers.strategies.scheduled import Fetch
+from tests.test_scheduled import HOME, T0, at, dated, make
+
+A, B = "http://a.example/", "http://b.example/"
+
+
+def _two_hosts() -> HubSchedule:
+    """Host a: two fronts that paid 4 and 1 stories an hour; host b: one that paid 9; all last
+    visited at T0."""
+    schedule = HubSchedule()
+    schedule.add(A + "busy/", now=T0, rate=4.0)
+    schedule.add(A + "quiet/", now=T0, rate=1.0)
+    schedule.add(B + "front/", now=T0, rate=9.0)
+    return schedule
+
+
+def test_each_host_s_listings_share_that_host_s_budget_alone():
+    schedule = _two_hosts()
+    assert schedule.demands() == {"a.example": pytest.approx(3.0), "b.example": pytest.approx(3.0)}
+    assert schedule.demand(host="a.example") == pytest.approx(3.0) and schedule.novelty(host="b.example") == 9.0
+    # host a may take 10 visits an hour, host b 15. "lag": θ = (Σ√λ)² / 2P² per host (when
+    # below the configured 0.07): a: 3² / (2·10²) = 0.045 document-hours; b: 3² / (2·15²) = 0.02
+    budgets = {"a.example": (10.0, None), "b.example": (15.0, None)}
+    assert schedule.budget_threshold(10.0, host="a.example") == pytest.approx(0.045)
+    assert schedule.budget_threshold(15.0, host="b.example") == pytest.approx(0.02)
+    # b's front (9/h) is due when 9·h²/2 = 0.02: h = 1/15, 240 s after its last visit
+    assert schedule.next_due(T0 + 239, budgets=budgets) == (None, pytest.approx(1.0))
+    assert schedule.next_due(T0 + 241, budgets=budgets) == (B + "front/", 0.0)
+    # a's busy front (4/h) when 4·h²/2 = 0.045: h = 0.15, at 540 s; its quiet one (1/h) at
+    # h = 0.3, 1,080 s: each as a's 10 visits an hour (√4 : √1 of them) would have it
+    b_busy = lambda host: host == "b.example"  # noqa: E731
+    assert schedule.next_due(T0 + 539, budgets=budgets, skip=b_busy) == (None, pytest.approx(1.0))
+    assert schedule.next_due(T0 + 541, budgets=budgets, skip=b_busy)[0] == A + "busy/"
+    # one budget of 25 an hour for all three instead: θ = 6² / (2·25²) = 0.0288; b's front due
+    # at h = √(2θ/9) = 0.08 (288 s), a's busy one at h = 0.12 (432 s): the visits b's budget
+    # could buy would go to a, whose own budget is smaller
+    assert schedule.next_due(T0 + 287, poll_rate=25.0) == (None, pytest.approx(1.0))
+    assert schedule.next_due(T0 + 433, poll_rate=25.0, skip=b_busy)[0] == A + "busy/"
+
+
+def test_a_host_without_a_budget_keeps_the_configured_threshold_and_a_skipped_host_waits():
+    schedule = _two_hosts()
+    # only b has a budget; a's listings are due by the threshold 0.07 document-hours:
+    # 4·h²/2 = 0.07 at h = √0.035 (673.5 s)
+    due = math.sqrt(2 * 0.07 / 4.0) * 3600.0
+    url, wait = schedule.next_due(T0 + 300, budgets={"b.example": (6.0, None)}, skip=lambda host: host == "b.example")
+    assert url is None and wait == pytest.approx(due - 300)
+    # b skipped: its due time is not counted in the wait either
+    url, wait = schedule.next_due(T0 + 700, budgets={"b.example": (6.0, None)}, skip=lambda host: host == "b.example")
+    assert url == A + "busy/"
+
+
+def test_one_host_s_budget_schedules_exactly_as_one_budget_for_all():
+    one, per_host = _one_host(), _one_host()
+    visits = 0
+    for minutes in range(0, 480, 5):
+        now = T0 + 60 * minutes
+        expected = one.next_due(now, poll_rate=5.0, scarce_rate=3.0, min_yield=0.2)
+        assert per_host.next_due(now, budgets={"s": (5.0, 3.0)}, min_yield=0.2) == expected
+        if expected[0] is not None:
+            for schedule in (one, per_host):
+                schedule.begin(expected[0], now)
+                schedule.visited(expected[0], 1, now=now)
+                schedule.credit(expected[0], 1 + minutes % 3)
+            visits += 1
+    assert visits > 10 and per_host.demands() == {"s": pytest.approx(one.demand())}
+
+
+def _one_host() -> HubSchedule:
+    schedule = HubSchedule()
+    for index, rate in enumerate((6.0, 2.0, 0.5, 0.1)):
+        schedule.add(f"{HOME}l{index}/", now=T0, rate=rate)
+    return schedule
+
+
+def test_a_busy_host_s_stories_stay_queued_while_another_host_s_go():
+    forager = make()
+    visit = forager.next_fetch(at(0))
+    stories = [A + "1/", B + "2/", A + "3/"]
+    forager.on_page(visit, at(0), text="c1 home", published=None, links=stories,
+                    listed={url: dated(5, at(0)) for url in stories})
+    busy = lambda host: host == "a.example"  # noqa: E731
+    assert forager.next_fetch(at(1), busy).url == B + "2/"
+    assert forager.next_fetch(at(1), busy) is None and forager.queued == 2  # a's wait, still queued
+    # a has room again: its stories go, in their order
+    assert [forager.next_fetch(at(2)).url for _ in range(2)] == [A + "1/", A + "3/"]
+
+
+def test_exploration_s_share_holds_on_each_host():
+    forager = make(FORAGERS_EXPLORE_SHARE=0.5)
+    # host a made 4 requests, 3 of them exploring (beyond its half of 4 + 1); b made 4, none exploring
+    forager._host_made.update({"a.example": 4, "b.example": 4})
+    forager._host_explored.update({"a.example": 3, "b.example": 0})
+    assert not forager._explore_due_on("a.example") and forager._explore_due_on("b.example")
+    assert forager._explore_due_on("c.example")  # nothing made there yet: 0 < 0.5·1
+    forager._candidates[B + "tag/"] = 1  # the older candidate, on b
+    forager._candidates[A + "tag/"] = 2  # the newest, on a: a has used its share
+    fetch = forager._try_candidate(forager._explore_due_on)
+    assert fetch == Fetch(B + "tag/", "candidate", 1)
+    assert A + "tag/" in forager._candidates  # kept for when a may explore
+    forager._begin(fetch)
+    assert forager._host_made["b.example"] == 5 and forager._host_explored["b.example"] == 1
