@@ -111,3 +111,21 @@ def test_exploration_s_share_holds_on_each_host():
     assert A + "tag/" in forager._candidates  # kept for when a may explore
     forager._begin(fetch)
     assert forager._host_made["b.example"] == 5 and forager._host_explored["b.example"] == 1
+
+
+def test_with_poll_spare_a_host_s_listings_take_what_its_stories_leave():
+    settings = dict(FORAGERS_EXPLORE_SHARE=0.1, FORAGERS_SCHEDULE_POLL_YIELD=0)
+    spare, plain = make(FORAGERS_SCHEDULE_POLL_SPARE=True, **settings), make(**settings)
+    for forager in (spare, plain):
+        forager.poll_rates = {"s": 6.0}  # 0.3 of the 20 requests an hour host s gives it
+        forager.poll_rate = 6.0
+        # 12 stories met on s in the last 6 hours: 2 an hour
+        forager._observe_dates({f"{HOME}{i}/": dated(20 * i + 1, at(0)) for i in range(12)}, at(0))
+    assert spare._stories_per_hour(at(0), "s") == pytest.approx(2.0)
+    # 20·(1 − 0.1) − 2 = 16 visits an hour, against the poll share's 6
+    assert spare._visit_budget(at(0), "s") == pytest.approx(16.0)
+    assert plain._visit_budget(at(0), "s") == pytest.approx(6.0)
+    # a host whose stories take its whole budget keeps the poll share
+    spare._observe_dates({f"{HOME}x{i}/": dated(i + 1, at(1)) for i in range(120)}, at(1))
+    assert spare._stories_per_hour(at(1), "s") == pytest.approx(22.0)
+    assert spare._visit_budget(at(1), "s") == pytest.approx(6.0)

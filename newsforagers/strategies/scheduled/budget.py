@@ -130,6 +130,8 @@ class BudgetRules:
         (``HubSchedule.novelty`` over that yield, at ``now``'s rates with the rhythm; of the
         host's listings): a larger budget buys polls only while they still pay."""
         rate = self.poll_rate if host is None else (self.poll_rates or {}).get(host)
+        if rate is not None and host is not None and self.config.schedule_poll_spare:
+            rate = max(rate, self._spare_rate(now, host, rate))
         floor = self.config.schedule_poll_yield
         if rate is None or floor <= 0:
             return rate
@@ -143,6 +145,18 @@ class BudgetRules:
             # "Topical mode").
             novelty = max(novelty, self._stories_per_hour(now, host))
         return min(rate, novelty / floor) or None
+
+    def _spare_rate(self, now: float | None, host: str, rate: float) -> float:
+        """``FORAGERS_SCHEDULE_POLL_SPARE``: the visits per simulated hour ``host``'s budget
+        leaves this forager once its stories there and exploration's share are paid:
+        ``B_h·(1 − explore share) − Λ_h``, ``B_h`` its requests per hour on the host (``rate``,
+        its poll rate there, over ``FORAGERS_SCHEDULE_POLL_SHARE``), ``Λ_h`` the stories per
+        hour it meets there (:meth:`_stories_per_hour`)."""
+        share = self.config.schedule_poll_share
+        if share <= 0:
+            return rate
+        budget = rate / share
+        return budget * (1.0 - self.config.explore_share) - self._stories_per_hour(now, host)
 
     def _host_budgets(self, now: float | None) -> dict[str, tuple[float | None, float | None]] | None:
         """``host -> (visit budget, scarce rate)`` of each host the driver gave a poll rate
