@@ -17,7 +17,7 @@ gets ``FORAGERS_HOST_RATE = R / sites`` and ``CONCURRENT_REQUESTS`` = ``--concur
   last, against R (target: ≥ 0.9 R while there is work);
 - **busiest host-second**: the most requests one host received in any one-second window (its
   politeness: at most ⌊R / sites⌋, ``colony/throttle.py``);
-- the crawl's in-flight cap (``newsforagers/scheduled/in_flight_cap``) and held-back fetches.
+- the crawl's in-flight cap (``newsforagers/scheduled/in_flight_cap``) and the calls that passed a busy host over.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from crawl_usage import read_usage, scrapy_argv  # noqa: E402  (benchmarks/crawl_usage.py)
 
 from newsforagers.replay.log import busiest_second, read_log  # noqa: E402
 from newsforagers.replay.process import ReplayProcess  # noqa: E402
@@ -64,12 +66,13 @@ def run_once(corpus: Path, rate: float, args: argparse.Namespace, work: Path) ->
     with ReplayProcess(corpus, speed=args.speed, start=args.start, log_path=log,
                        extra_args=["--sites", str(args.sites), "--site-profiles", str(profiles),
                                    "--seeds", str(seeds)]):
-        argv = [sys.executable, "-m", "scrapy", "crawl", "forager", "-a", f"seeds=@{seeds}",
-                "-a", f"speed={args.speed}", "-s", f"CLOSESPIDER_TIMEOUT={args.seconds}",
-                "-s", f"LOG_FILE={crawl_log}", "-s", "LOG_LEVEL=INFO", "-s", "TELNETCONSOLE_ENABLED=False",
-                "-s", f"FORAGERS_STORE=sqlite:///{work}/colony.db", "-s", f"FORAGERS_RUN_DIR={work}/run",
-                "-s", f"FORAGERS_HOST_RATE={per_host}", "-s", f"CONCURRENT_REQUESTS={args.concurrency}",
-                "-s", "FORAGERS_FETCH_TTL=0.1", "-O", str(work / "items.jsonl")]
+        argv = scrapy_argv(work / "usage.json", "crawl", "forager", "-a", f"seeds=@{seeds}",
+                           "-a", f"speed={args.speed}", "-s", f"CLOSESPIDER_TIMEOUT={args.seconds}",
+                           "-s", f"LOG_FILE={crawl_log}", "-s", "LOG_LEVEL=INFO",
+                           "-s", "TELNETCONSOLE_ENABLED=False",
+                           "-s", f"FORAGERS_STORE=sqlite:///{work}/colony.db", "-s", f"FORAGERS_RUN_DIR={work}/run",
+                           "-s", f"FORAGERS_HOST_RATE={per_host}", "-s", f"CONCURRENT_REQUESTS={args.concurrency}",
+                           "-s", "FORAGERS_FETCH_TTL=0.1", "-O", str(work / "items.jsonl"))
         for setting in args.set:
             argv += ["-s", setting]
         began = time.monotonic()
@@ -94,7 +97,8 @@ def run_once(corpus: Path, rate: float, args: argparse.Namespace, work: Path) ->
         "busiest_host_second": max((busiest_second(t) for t in by_host.values()), default=0),
         "hosts_read": len(by_host), "documents": items,
         "in_flight_cap": stats.get("newsforagers/scheduled/in_flight_cap"),
-        "deferred": stats.get("newsforagers/scheduled/deferred", 0),
+        "host_busy": stats.get("newsforagers/scheduled/host_busy", 0),
+        **read_usage(work / "usage.json"),  # the crawl process's peak RSS and CPU seconds
         "foragers": stats.get("newsforagers/colony/foragers_max") or stats.get("newsforagers/population/max"),
     }
 

@@ -133,8 +133,9 @@ class ScheduledDriver(Driver):
         self.mind.on_not_modified(fetch, now)
         self.page_read(fetch)
 
-    def fetch_failed(self, fetch: Any) -> None:
-        self.mind.on_failed(fetch)
+    def fetch_failed(self, fetch: Any, transient: bool = False) -> None:
+        """``fetch`` failed; ``transient``: for a while (unreachable, 429, 5xx), not for good."""
+        self.mind.on_failed(fetch, transient)
 
     def answered(self, fetch: Any, latency: float | None) -> None:
         """Scrapy answered ``fetch`` (a response, or a failure: ``latency`` None) after

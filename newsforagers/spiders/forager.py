@@ -35,6 +35,7 @@ from urllib.parse import urlsplit
 import scrapy
 from scrapy.exceptions import IgnoreRequest
 from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.utils.misc import load_object
 from w3lib.url import canonicalize_url
 
 from newsforagers.addon import ForagersAddon
@@ -120,6 +121,9 @@ class ForagerSpider(scrapy.Spider):
         if not self.speed > 0 or self.speed == float("inf"):
             raise ForagersUsageError(f"speed ({speed!r}) {speed_usage}")
         self.encoder = None  # loaded from ``model`` by from_crawler (no I/O in a constructor)
+        # what Scrapy's RetryMiddleware retries (read from the settings at the first failure)
+        self._transient_types: tuple | None = None
+        self._transient_codes: frozenset = frozenset()
         # the topical mode's relevance model (-a topic, FORAGERS_TOPIC), built by from_crawler
         self.topic = None
         if not getattr(self, "allowed_domains", None):
@@ -465,7 +469,22 @@ class ForagerSpider(scrapy.Spider):
         fetch = failure.request.meta.get("forager_fetch")
         if fetch is not None:
             self.forager_driver.answered(fetch, None)
-            self.forager_driver.fetch_failed(fetch)
+            self.forager_driver.fetch_failed(fetch, transient=self._transient(failure))
+
+    def _transient(self, failure) -> bool:
+        """Whether a request failed for a while rather than for good, as Scrapy's own
+        RetryMiddleware judges it: one of ``RETRY_EXCEPTIONS``, or an answer of one of
+        ``RETRY_HTTP_CODES`` (429, 503, ...), after Scrapy's retries. Such a story is worth
+        asking for again later (``ScheduledMind.on_failed``)."""
+        if self._transient_types is None:
+            settings = self.crawler.settings
+            self._transient_types = tuple(load_object(name) if isinstance(name, str) else name
+                                          for name in settings.getlist("RETRY_EXCEPTIONS"))
+            self._transient_codes = frozenset(settings.getlist("RETRY_HTTP_CODES"))
+        response = getattr(failure.value, "response", None)
+        if response is not None:
+            return int(response.status) in {int(code) for code in self._transient_codes}
+        return bool(self._transient_types) and failure.check(*self._transient_types) is not None
 
     def step_failed(self, failure):
         request = failure.request

@@ -333,3 +333,44 @@ def test_the_root_reads_the_sitemaps_its_seeds_robots_txt_lists(forager_spider):
     gone.request = requests[1]
     spider.robots_failed(gone)
     assert stats.get_value("newsforagers/feeds/robots_failed") == 1
+
+
+def test_a_story_whose_host_said_429_is_asked_for_again_later_and_a_404_is_not(forager_spider):
+    from twisted.internet.error import ConnectionRefusedError
+
+    from newsforagers.strategies.scheduled.mind import LATER_TRIES
+
+    spider = forager_spider()
+    mind = spider.forager_driver.mind
+    visit(spider, mind.next_fetch(T0), body=listing("/a.html", "/b.html", "/c.html"))
+    stories = {fetch.url: fetch for fetch in (mind.next_fetch(T0 + 1) for _ in range(3))}
+    assert set(stories) == {HOME + "a.html", HOME + "b.html", HOME + "c.html"}
+
+    def fail(url, status=None, error=None):
+        request = spider.forager_driver.fetch_request(stories[url])
+        failure = Failure(HttpError(answer(request, status=status))) if status else Failure(error)
+        failure.request = request
+        spider.fetch_failed(failure)
+
+    fail(HOME + "a.html", status=429)  # busy (after Scrapy's retries, RETRY_HTTP_CODES)
+    fail(HOME + "b.html", error=ConnectionRefusedError())  # down (RETRY_EXCEPTIONS)
+    fail(HOME + "c.html", status=404)  # gone for good
+    assert mind.counters.tried_later == 2 and mind.in_flight == 0
+    # FORAGERS_SCHEDULE_MIN_INTERVAL (60 s) later, both again; never the 404
+    assert mind.next_fetch(T0 + 30) is None
+    again = [mind.next_fetch(T0 + 62) for _ in range(2)]
+    assert {fetch.url for fetch in again} == {HOME + "a.html", HOME + "b.html"}
+    assert mind.next_fetch(T0 + 62) is None
+    # each failure waits 4 times longer than the one before; LATER_TRIES in all
+    now, waits = T0 + 62, []
+    for _ in range(LATER_TRIES - 1):  # the first of them was spent above
+        mind.on_failed(Fetch(HOME + "a.html", "harvest"), transient=True)
+        due = now
+        while (fetch := mind.next_fetch(due)) is None or fetch.url != HOME + "a.html":
+            due += 30
+            assert due < now + 86400, "asked for again within a day"
+        waits.append(due - now)
+        now = due
+    assert waits == [240, 960, 3840]
+    mind.on_failed(Fetch(HOME + "a.html", "harvest"), transient=True)
+    assert mind.counters.tried_later == 2 + 3 and not mind._later  # no fifth try

@@ -37,6 +37,7 @@ class ScheduledCounters(ForagerCounters):
     given_up: int = 0  # listings never read that failed FORAGERS_START_FAILURES times in a row
     successors: int = 0  # listings that took another's place on a listing (see _read_listing)
     deferred: int = 0  # listing visits made before the backlog waiting in the harvest queue
+    tried_later: int = 0  # stories asked for again later after a transient failure (on_failed)
     feeds_added: int = 0  # feeds and sitemaps the site announced, added to the schedule (add_feeds)
     old_feeds: int = 0  # announced sitemaps last updated beyond the novelty window: not added
     off_topic: int = 0  # novel documents below the topic's relevance threshold: not credited

@@ -35,6 +35,10 @@ _FEEDS_PER_PAGE = 20
 MAX_PASSED = 512
 # hosts whose requests a forager counts for exploration's share per host, at most
 _HOSTS_COUNTED = 10_000
+# A story whose request failed for a while (its host unreachable, a 429 or a 5xx, after Scrapy's
+# own retries) is asked for again FORAGERS_SCHEDULE_MIN_INTERVAL later, then 4, 16, ... times
+# that, as long as it can still be novel (inside the novelty window), at most this many times.
+LATER_TRIES = 4
 
 
 class ScheduledMind(Mind, BudgetRules, Exploration):
@@ -88,6 +92,12 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         # each host (a busy host's links must not spend its own budget on exploring)
         self._host_made: dict[str, int] = {}
         self._host_explored: dict[str, int] = {}
+        # stories to ask for again after a transient failure: heap of (due, order, fetch, value,
+        # published); the tries so far per URL; the value and date of the harvest in flight
+        self._later: list[tuple[float, int, Fetch, float, float | None]] = []
+        self._tries: Bounded[str, int] = Bounded(max(1, memory_size))
+        self._harvest_meta: Bounded[str, tuple[float, float | None]] = Bounded(max(1, memory_size))
+        self._now: float | None = None  # simulated time of the last next_fetch()
         self._fetched: Bounded[str, None] = Bounded(max(1, memory_size))  # URLs requested outside listing visits
         self._states: Bounded[str, np.ndarray] = Bounded(max(1, config.state_cache_size))  # states of read pages
         self._visits: Bounded[int, tuple[str, bool]] = Bounded(10_000)  # visit -> (listing, all new)
@@ -116,7 +126,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
 
     @property
     def done(self) -> bool:
-        return self.retired or (len(self.schedule) == 0 and not self._harvest and self.in_flight == 0)
+        return self.retired or (len(self.schedule) == 0 and not self._harvest and not self._later
+                                and self.in_flight == 0)
 
     @property
     def busy(self) -> bool:
@@ -142,6 +153,10 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             return None
         if self._began is None:
             self._began = now
+        self._now = now
+        while self._later and self._later[0][0] <= now:
+            _, _, fetch, value, published = heapq.heappop(self._later)
+            self._push(fetch, value, published)
         passed: list = []
         try:
             fetch = self._next_harvest(now, busy, passed)
@@ -193,7 +208,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                 if url is not None:
                     self.counters.deferred += 1
                     return self._visit(url, now)
-            heapq.heappop(self._harvest)
+            _, _, _, _, value, published = heapq.heappop(self._harvest)
+            if fetch.kind == "harvest":
+                self._harvest_meta.put(fetch.url, (value, published))
             return self._begin(fetch)
         return None
 
@@ -315,9 +332,14 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self.schedule.visited(fetch.url, 0, listed_rate(self._listed.get(fetch.url, ()), now, self._hours()),
                               now=now)
 
-    def on_failed(self, fetch: Fetch) -> None:
+    def on_failed(self, fetch: Fetch, transient: bool = False) -> None:
+        """The request of ``fetch`` failed; ``transient``: for a while (its host unreachable, a
+        429 or a 5xx, after Scrapy's own retries), so a story is asked for again later
+        (:data:`LATER_TRIES`) instead of being lost."""
         self.in_flight = max(0, self.in_flight - 1)
         self._flying.pop(fetch.url, None)
+        if transient and fetch.kind == "harvest":
+            self._try_later(fetch)
         if fetch.kind == "listing":
             entry = self.schedule.entry(fetch.url)
             if entry is not None and entry.rate is None:
@@ -331,6 +353,20 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         if fetch.kind == "explore":
             self._fruitless += 1
             self._explore = self._explore[:-1] if len(self._explore) > 1 else []
+
+    def _try_later(self, fetch: Fetch) -> None:
+        value, published = self._harvest_meta.pop(fetch.url, (0.0, None))
+        tries = self._tries.get(fetch.url, 0)
+        now = self._now
+        if now is None or tries >= LATER_TRIES:
+            return
+        due = now + self.config.schedule_min_interval * 4.0 ** tries
+        if published is not None and due > published + self.config.novelty_window:
+            return  # it could no longer be novel
+        self._tries.put(fetch.url, tries + 1)
+        self._fetched.pop(fetch.url, None)  # not done with: asked for again
+        heapq.heappush(self._later, (due, next(self._order), fetch, value, published))
+        self.counters.tried_later += 1
 
     def requests_lost(self) -> int:
         """Nothing this forager asked for is in flight any more, though some were never
@@ -525,6 +561,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         if path:
             queue = [[f.url, f.kind, f.visit, None] for f in self._flying.values()]
             queue += [[e[3].url, e[3].kind, e[3].visit, e[4], e[5]] for e in sorted(self._harvest)]
+            queue += [[e[2].url, e[2].kind, e[2].visit, e[3], e[4]] for e in sorted(self._later)]
             state["harvest"] = queue
             state["articles"] = list(self._articles)
         return state

@@ -1,0 +1,33 @@
+"""Run ``scrapy ...`` in a child Python that writes its own resource usage (peak RSS, CPU
+seconds) to a JSON file when Scrapy exits (its command line ends with ``sys.exit``: a
+``finally`` clause still runs). For the benchmarks that judge a crawl process's memory and CPU."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+_CHILD = """
+import json, resource, runpy, sys
+out, sys.argv = sys.argv[1], ["scrapy"] + sys.argv[2:]
+try:
+    runpy.run_module("scrapy", run_name="__main__", alter_sys=True)
+finally:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    with open(out, "w") as f:
+        json.dump({"maxrss_kib": usage.ru_maxrss, "cpu": usage.ru_utime + usage.ru_stime}, f)
+"""
+
+
+def scrapy_argv(usage: Path, *scrapy_args: str) -> list[str]:
+    """The argv of ``scrapy SCRAPY_ARGS...`` run so that it leaves its usage in ``usage``."""
+    return [sys.executable, "-c", _CHILD, str(usage), *scrapy_args]
+
+
+def read_usage(usage: Path) -> dict:
+    """``{"peak_rss_mib", "cpu_s"}`` of the finished crawl (empty if it left none)."""
+    if not usage.exists():
+        return {}
+    used = json.loads(usage.read_text())
+    return {"peak_rss_mib": round(used["maxrss_kib"] / 1024, 1), "cpu_s": round(used["cpu"], 2)}
