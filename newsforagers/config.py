@@ -110,7 +110,6 @@ class ForagersConfig:
     schedule_in_flight: int = _default("schedule_in_flight")
     schedule_poll_share: float = _default("schedule_poll_share")
     schedule_poll_yield: float = _default("schedule_poll_yield")
-    schedule_poll_spare: bool = _default("schedule_poll_spare")
     schedule_scarce_floor: float = _default("schedule_scarce_floor")
     schedule_visit_yield: float = _default("schedule_visit_yield")
     schedule_rhythm: bool = _default("schedule_rhythm")

@@ -271,11 +271,6 @@ FORAGERS_SCHEDULE_POLL_SHARE = 0.3
 # of the listings' rates over it, per hour): a large budget buys polls only while they pay.
 # 0: no bound.
 FORAGERS_SCHEDULE_POLL_YIELD = 0.3
-# With a budget per host (many sites): a host's listings may also take what its budget leaves
-# once its stories and exploration's share are paid, B_h·(1 − FORAGERS_EXPLORE_SHARE) − Λ_h,
-# when that is more than the poll share (the yield bound above still caps the visits): budget
-# no other request can use is spent where stories wait. False: the poll share alone.
-FORAGERS_SCHEDULE_POLL_SPARE = False
 # When the budget is scarce (the host budget leaves fewer requests than the stories and the
 # visits the threshold asks for need), the threshold rises until listing visits take what is
 # left after fetching the stories, and at least this share of the budget: fewer, fuller visits

@@ -29,6 +29,7 @@ def test_each_host_s_listings_share_that_host_s_budget_alone():
     schedule = _two_hosts()
     assert schedule.demands() == {"a.example": pytest.approx(3.0), "b.example": pytest.approx(3.0)}
     assert schedule.demand(host="a.example") == pytest.approx(3.0) and schedule.novelty(host="b.example") == 9.0
+    assert schedule.novelties() == {"a.example": 5.0, "b.example": 9.0}
     # host a may take 10 visits an hour, host b 15. "lag": θ = (Σ√λ)² / 2P² per host (when
     # below the configured 0.07): a: 3² / (2·10²) = 0.045 document-hours; b: 3² / (2·15²) = 0.02
     budgets = {"a.example": (10.0, None), "b.example": (15.0, None)}
@@ -113,19 +114,12 @@ def test_exploration_s_share_holds_on_each_host():
     assert forager._host_made["b.example"] == 5 and forager._host_explored["b.example"] == 1
 
 
-def test_with_poll_spare_a_host_s_listings_take_what_its_stories_leave():
-    settings = dict(FORAGERS_EXPLORE_SHARE=0.1, FORAGERS_SCHEDULE_POLL_YIELD=0)
-    spare, plain = make(FORAGERS_SCHEDULE_POLL_SPARE=True, **settings), make(**settings)
-    for forager in (spare, plain):
-        forager.poll_rates = {"s": 6.0}  # 0.3 of the 20 requests an hour host s gives it
-        forager.poll_rate = 6.0
-        # 12 stories met on s in the last 6 hours: 2 an hour
-        forager._observe_dates({f"{HOME}{i}/": dated(20 * i + 1, at(0)) for i in range(12)}, at(0))
-    assert spare._stories_per_hour(at(0), "s") == pytest.approx(2.0)
-    # 20·(1 − 0.1) − 2 = 16 visits an hour, against the poll share's 6
-    assert spare._visit_budget(at(0), "s") == pytest.approx(16.0)
-    assert plain._visit_budget(at(0), "s") == pytest.approx(6.0)
-    # a host whose stories take its whole budget keeps the poll share
-    spare._observe_dates({f"{HOME}x{i}/": dated(i + 1, at(1)) for i in range(120)}, at(1))
-    assert spare._stories_per_hour(at(1), "s") == pytest.approx(22.0)
-    assert spare._visit_budget(at(1), "s") == pytest.approx(6.0)
+def test_the_stories_met_are_counted_per_host():
+    forager = make()
+    # 12 stories on a in the last 6 hours (2 an hour), 1 on b; all of them met now
+    stories = {A + f"{i}/": dated(20 * i + 1, at(0)) for i in range(12)} | {B + "x/": dated(5, at(0))}
+    forager._observe_dates(stories, at(0))
+    assert forager._stories_per_hour(at(0), "a.example") == pytest.approx(2.0)
+    assert forager._stories_per_hour(at(0), "b.example") == pytest.approx(1 / 6)
+    assert forager._stories_per_hour(at(0), "c.example") == 0.0
+    assert forager._stories_per_hour(at(0)) == pytest.approx(13 / 6)

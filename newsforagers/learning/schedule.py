@@ -336,6 +336,11 @@ class HubSchedule:
         at ``now`` with the rhythm."""
         return sum(self._live_rates(host)) * self._scale(now)
 
+    def novelties(self, now: float | None = None) -> dict[str, float]:
+        """:meth:`novelty` of each host that has a live listing with a rate, in one pass."""
+        scale = self._scale(now)
+        return {host: sum(rates) * scale for host, rates in self._rate_groups().items()}
+
     def _live_rates(self, host: str | None = None) -> Iterator[float]:
         if host is None:
             return (e.rate for e in self._entries.values() if not e.barren and e.rate)

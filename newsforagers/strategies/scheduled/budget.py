@@ -123,19 +123,20 @@ class BudgetRules:
         return now + 2.0 * pending * spacing >= deadline
 
 
-    def _visit_budget(self, now: float | None = None, host: str | None = None) -> float | None:
+    def _visit_budget(self, now: float | None = None, host: str | None = None,
+                      novelty: float | None = None) -> float | None:
         """The listing visits per simulated hour the budget allows (``poll_rate``; with
         ``host``, that host's, ``poll_rates``), at most as many as expect
         ``FORAGERS_SCHEDULE_POLL_YIELD`` novel documents each on average
         (``HubSchedule.novelty`` over that yield, at ``now``'s rates with the rhythm; of the
-        host's listings): a larger budget buys polls only while they still pay."""
+        host's listings, ``novelty`` when the caller has it): a larger budget buys polls only
+        while they still pay."""
         rate = self.poll_rate if host is None else (self.poll_rates or {}).get(host)
-        if rate is not None and host is not None and self.config.schedule_poll_spare:
-            rate = max(rate, self._spare_rate(now, host, rate))
         floor = self.config.schedule_poll_yield
         if rate is None or floor <= 0:
             return rate
-        novelty = self.schedule.novelty(now, host)
+        if novelty is None:
+            novelty = self.schedule.novelty(now, host)
         if self.config.topic.strip():
             # The topical mode credits listings for on-topic documents only, so their rates
             # are the topic's share of the news. The bound counts every story the forager meets
@@ -146,24 +147,16 @@ class BudgetRules:
             novelty = max(novelty, self._stories_per_hour(now, host))
         return min(rate, novelty / floor) or None
 
-    def _spare_rate(self, now: float | None, host: str, rate: float) -> float:
-        """``FORAGERS_SCHEDULE_POLL_SPARE``: the visits per simulated hour ``host``'s budget
-        leaves this forager once its stories there and exploration's share are paid:
-        ``B_h·(1 − explore share) − Λ_h``, ``B_h`` its requests per hour on the host (``rate``,
-        its poll rate there, over ``FORAGERS_SCHEDULE_POLL_SHARE``), ``Λ_h`` the stories per
-        hour it meets there (:meth:`_stories_per_hour`)."""
-        share = self.config.schedule_poll_share
-        if share <= 0:
-            return rate
-        budget = rate / share
-        return budget * (1.0 - self.config.explore_share) - self._stories_per_hour(now, host)
-
     def _host_budgets(self, now: float | None) -> dict[str, tuple[float | None, float | None]] | None:
         """``host -> (visit budget, scarce rate)`` of each host the driver gave a poll rate
-        (``poll_rates``: the budget per host), or None (one budget for all the listings)."""
+        (``poll_rates``: the budget per host), or None (one budget for all the listings). Each
+        host's listings' rates are summed in one pass over the schedule, not one a host."""
         if self.poll_rates is None:
             return None
-        return {host: (self._visit_budget(now, host), self._scarce_rate(now, host)) for host in self.poll_rates}
+        novelties, levels = self.schedule.novelties(now), self.schedule.novelties()
+        return {host: (self._visit_budget(now, host, novelties.get(host, 0.0)),
+                       self._scarce_rate(now, host, levels.get(host, 0.0)))
+                for host in self.poll_rates}
 
     def _visit_yield(self) -> float:
         """The novel documents a listing's visit must expect (``HubSchedule.next_due``'s
@@ -206,21 +199,27 @@ class BudgetRules:
     def _stories_per_hour(self, now: float | None, host: str | None = None) -> float:
         """The site's stories per simulated hour as this forager meets them (on ``host``
         only, when given): the distinct stories (a listing dated them, or fetched) published
-        in the last ``STORY_SPAN``, over it; computed at most once a simulated minute."""
+        in the last ``STORY_SPAN``, over it; computed at most once a simulated minute (for
+        every host in one pass)."""
         if now is None or not self._story_dates:
             return 0.0
-        computed = self._story_rate.get(host)
-        if computed is not None and 0.0 <= now - computed[0] < 60.0:
-            return computed[1]
-        since = now - STORY_SPAN
-        stories = sum(1 for t, h in self._story_dates if since <= t <= now and (host is None or h == host))
-        rate = stories * HOUR_SECONDS / STORY_SPAN
-        if len(self._story_rate) >= 4096:
-            self._story_rate.clear()
-        self._story_rate[host] = (now, rate)
-        return rate
+        key = None if host is None else "hosts"
+        computed = self._story_rate.get(key)
+        if computed is None or not 0.0 <= now - computed[0] < 60.0:
+            since = now - STORY_SPAN
+            if host is None:
+                rate = sum(1 for t, _ in self._story_dates if since <= t <= now) * HOUR_SECONDS / STORY_SPAN
+            else:
+                counts: dict[str, int] = {}
+                for t, h in self._story_dates:
+                    if since <= t <= now:
+                        counts[h] = counts.get(h, 0) + 1
+                rate = {h: n * HOUR_SECONDS / STORY_SPAN for h, n in counts.items()}
+            computed = self._story_rate[key] = (now, rate)
+        return computed[1] if host is None else computed[1].get(host, 0.0)
 
-    def _scarce_rate(self, now: float | None = None, host: str | None = None) -> float | None:
+    def _scarce_rate(self, now: float | None = None, host: str | None = None,
+                     novelty: float | None = None) -> float | None:
         """Listing visits per simulated hour the budget leaves once the stories the listings
         are expected to show are fetched (crawl against recrawl, by what each request is
         expected to bring): ``B·(1 − explore share) − Λ``, ``Λ`` the stories per hour to
@@ -233,7 +232,8 @@ class BudgetRules:
         above what the threshold asks and changes nothing; where it is scarce the threshold
         rises until visits fit in it: fewer visits, each showing more stories, so the budget
         goes to stories rather than to looking for them. With ``host``: that host's budget
-        (``poll_rates``), stories and listings. None without a budget."""
+        (``poll_rates``), stories and listings (``novelty``: its listings' levels, when the
+        caller has them). None without a budget."""
         share, floor = self.config.schedule_poll_share, self.config.schedule_scarce_floor
         rate = self.poll_rate if host is None else (self.poll_rates or {}).get(host)
         if rate is None or share <= 0 or floor <= 0:
@@ -241,6 +241,7 @@ class BudgetRules:
         budget = rate / share
         # levels, not the rates of this hour: a peak's stories are fetched over the quiet
         # hours after it too, so the budget is shared out over the day
-        stories = max(self.schedule.novelty(host=host), self._stories_per_hour(now, host))
+        listed = self.schedule.novelty(host=host) if novelty is None else novelty
+        stories = max(listed, self._stories_per_hour(now, host))
         spare = budget * (1.0 - self.config.explore_share) - stories
         return max(spare, floor * budget)

@@ -87,7 +87,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._dated: Bounded[str, None] = Bounded(max(1, memory_size))  # stories met (a listing dated them, or fetched)
         # publication times of the stories met, as met: the site's stories per hour
         self._story_dates: deque[tuple[float, str]] = deque(maxlen=STORY_DATES)  # (published, host)
-        self._story_rate: dict[str | None, tuple[float, float]] = {}  # host -> (computed at, stories per hour)
+        # None -> (computed at, stories per hour); "hosts" -> (computed at, {host: stories per hour})
+        self._story_rate: dict[str | None, tuple] = {}
         # requests begun per host, and exploration's among them: exploration's share holds on
         # each host (a busy host's links must not spend its own budget on exploring)
         self._host_made: dict[str, int] = {}
