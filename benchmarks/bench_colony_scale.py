@@ -12,16 +12,25 @@ child Python that reports its own resource usage when Scrapy exits:
 
 - **peak RSS** of the crawl process (``ru_maxrss``; target: < 1 GiB at 1,000 sites);
 - **CPU per request**: the crawl process's user + system CPU seconds over the requests the
-  replay received (target: within ±20 % from 10 to 1,000 sites: the scheduling does not grow
-  with the number of hosts);
+  replay received, and of it the *scheduling* CPU (``newsforagers/scheduled/decide_cpu``, summed
+  over the foragers: the CPU seconds spent deciding the next request) per request (target:
+  within ±20 % from 10 to 1,000 sites: the scheduling does not grow with the number of hosts);
 - **start-up**: wall seconds from the crawl's launch to the first request at the replay (target:
-  < 30 s with 10,000 seeds).
+  < 30 s with 10,000 seeds);
+- **busiest host-second**: the most requests one host received in any one-second window, against
+  its politeness ⌊``--host-rate``⌋.
+
+``--redis N``: the colony's store is a real ``redis-server`` on a free loopback port and its
+population N foragers, each a process of its own (``FORAGERS_SPAWNER=process``): the hosts'
+budgets are kept in Redis for all of them (peak RSS and CPU are then the root process's and
+the children it waited for).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,9 +42,11 @@ sys.path.insert(0, str(REPO))
 
 from crawl_usage import read_usage, scrapy_argv  # noqa: E402  (benchmarks/crawl_usage.py)
 
-from newsforagers.replay.log import read_log  # noqa: E402
+from newsforagers.replay.log import busiest_second, read_log  # noqa: E402
 from newsforagers.replay.process import ReplayProcess  # noqa: E402
 from newsforagers.replay.synth import synth_corpus  # noqa: E402
+
+DECIDE_CPU = re.compile(r"'newsforagers/scheduled/decide_cpu': ([0-9.e-]+)")
 
 
 def seeds_of(home_pages: list[str], sections: list[str], per_site: int) -> list[str]:
@@ -47,7 +58,8 @@ def seeds_of(home_pages: list[str], sections: list[str], per_site: int) -> list[
     return seeds
 
 
-def run_once(corpus: Path, sites: int, sections: list[str], args: argparse.Namespace, work: Path) -> dict:
+def run_once(corpus: Path, sites: int, sections: list[str], args: argparse.Namespace, work: Path,
+             store: str) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     log, homes, seeds = work / "requests.jsonl", work / "homes.txt", work / "seeds.txt"
     usage = work / "usage.json"
@@ -58,9 +70,12 @@ def run_once(corpus: Path, sites: int, sections: list[str], args: argparse.Names
         argv = scrapy_argv(usage, "crawl", "forager", "-a", f"seeds=@{seeds}",
                            "-a", f"speed={args.speed}", "-s", f"CLOSESPIDER_TIMEOUT={args.seconds}",
                            "-s", f"LOG_FILE={work / 'crawl.log'}", "-s", "LOG_LEVEL=INFO",
-                           "-s", "TELNETCONSOLE_ENABLED=False", "-s", f"FORAGERS_STORE=sqlite:///{work}/colony.db",
+                           "-s", "TELNETCONSOLE_ENABLED=False", "-s", f"FORAGERS_STORE={store}",
                            "-s", f"FORAGERS_RUN_DIR={work}/run", "-s", f"FORAGERS_HOST_RATE={args.host_rate}",
                            "-s", f"CONCURRENT_REQUESTS={args.concurrency}", "-O", str(work / "items.jsonl"))
+        if args.redis:
+            argv += ["-s", "FORAGERS_SPAWNER=process", "-s", f"FORAGERS_MIN={args.redis}",
+                     "-s", f"FORAGERS_MAX={args.redis}", "-s", f"FORAGERS_REDIS_PREFIX=scale{sites}:"]
         for setting in args.set:
             argv += ["-s", setting]
         launched = time.time()
@@ -69,14 +84,23 @@ def run_once(corpus: Path, sites: int, sections: list[str], args: argparse.Names
         wall = time.time() - launched
     records = list(read_log(log))
     times = sorted(r["wall_time"] for r in records)
+    by_host: dict[str, list[float]] = {}
+    for record in records:
+        by_host.setdefault(record["host"], []).append(record["wall_time"])
     used = read_usage(usage)
     cpu = used.get("cpu_s")
+    logs = [work / "crawl.log", *(work / "run").rglob("*.log")]
+    texts = [path.read_text(errors="replace") for path in logs if path.exists()]
+    decide = sum(float(m) for text in texts for m in DECIDE_CPU.findall(text))
     return {
         "sites": sites, "seeds": len(seeds.read_text().split()), "seconds": args.seconds,
         "requests": len(records), "hosts_read": len({r["host"] for r in records}), "wall": round(wall, 1),
         "startup_s": round(times[0] - launched, 2) if times else None,
         "peak_rss_mib": used.get("peak_rss_mib"), "cpu_s": cpu,
         "cpu_ms_per_request": round(1000 * cpu / len(records), 2) if cpu and records else None,
+        "decide_ms_per_request": round(1000 * decide / len(records), 3) if records else None,
+        "busiest_host_second": max((busiest_second(t) for t in by_host.values()), default=0),
+        "processes": len({r["forager"] for r in records if r.get("forager")}) if args.redis else 1,
     }
 
 
@@ -92,6 +116,8 @@ def main() -> int:
     parser.add_argument("--per-day", type=int, default=4000)
     parser.add_argument("--sections", type=int, default=20)
     parser.add_argument("--start", default="2024-01-01T12:00:00+00:00")
+    parser.add_argument("--redis", type=int, default=0, metavar="N",
+                        help="a Redis store and N foragers, each a process (0: SQLite, one process)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--json", default=None, help="write the results here")
     args = parser.parse_args()
@@ -100,10 +126,21 @@ def main() -> int:
                               sections=args.sections, seed=12)
         sections = _section_names(corpus)
         results = []
-        for sites in [int(n) for n in args.sites.split(",")]:
-            result = run_once(corpus, sites, sections, args, Path(tmp) / f"n{sites}")
-            results.append(result)
-            print(json.dumps(result), flush=True)
+        redis = None
+        if args.redis:
+            from tests.redis_server import RedisServer
+
+            redis = RedisServer(Path(tmp) / "redis").start()
+        try:
+            for sites in [int(n) for n in args.sites.split(",")]:
+                work = Path(tmp) / f"n{sites}"
+                store = redis.url if redis else f"sqlite:///{work}/colony.db"
+                result = run_once(corpus, sites, sections, args, work, store)
+                results.append(result)
+                print(json.dumps(result), flush=True)
+        finally:
+            if redis is not None:
+                redis.stop()
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0
