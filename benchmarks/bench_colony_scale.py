@@ -87,6 +87,12 @@ def run_once(corpus: Path, sites: int, sections: list[str], args: argparse.Names
     by_host: dict[str, list[float]] = {}
     for record in records:
         by_host.setdefault(record["host"], []).append(record["wall_time"])
+    # the two requests one host received closest together (what a busiest second of 2 is made of)
+    closest = None
+    for host_records in _by_host(records).values():
+        for a, b in zip(host_records, host_records[1:]):
+            if closest is None or b["wall_time"] - a["wall_time"] < closest[0]:
+                closest = (b["wall_time"] - a["wall_time"], a, b)
     used = read_usage(usage)
     cpu = used.get("cpu_s")
     logs = [work / "crawl.log", *(work / "run").rglob("*.log")]
@@ -101,7 +107,17 @@ def run_once(corpus: Path, sites: int, sections: list[str], args: argparse.Names
         "decide_ms_per_request": round(1000 * decide / len(records), 3) if records else None,
         "busiest_host_second": max((busiest_second(t) for t in by_host.values()), default=0),
         "processes": len({r["forager"] for r in records if r.get("forager")}) if args.redis else 1,
+        "closest": None if closest is None else {
+            "seconds": round(closest[0], 3),
+            "requests": [[r["path"], r.get("forager"), r["status"]] for r in closest[1:]]},
     }
+
+
+def _by_host(records: list[dict]) -> dict[str, list[dict]]:
+    hosts: dict[str, list[dict]] = {}
+    for record in sorted(records, key=lambda r: r["wall_time"]):
+        hosts.setdefault(record["host"], []).append(record)
+    return hosts
 
 
 def main() -> int:
