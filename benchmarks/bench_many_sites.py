@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -42,19 +43,15 @@ from newsforagers.replay.synth import synth_corpus  # noqa: E402
 
 
 def stats_of(log_text: str) -> dict:
-    """The crawl's final stats dump (Scrapy logs it as a dict literal)."""
-    import ast
-
-    marker = "Dumping Scrapy stats:"
-    at = log_text.rfind(marker)
-    if at < 0:
-        return {}
-    body = log_text[at + len(marker):]
-    end = body.find("}\n")
-    try:
-        return ast.literal_eval(body[: end + 1].strip())
-    except (ValueError, SyntaxError):
-        return {}
+    """The colony's numeric ``newsforagers/...`` stats from every forager's final dump in the
+    crawl's log: ``sum`` of each over the foragers, ``max``, and how many ``crawlers`` dumped."""
+    total: dict[str, float] = {}
+    most: dict[str, float] = {}
+    for key, value in re.findall(r"'(newsforagers/[^']+)': ([0-9][0-9.e+-]*)[,}]", log_text):
+        number = float(value)
+        total[key] = total.get(key, 0.0) + number
+        most[key] = max(most.get(key, number), number)
+    return {"sum": total, "max": most, "crawlers": log_text.count("Dumping Scrapy stats")}
 
 
 def run_once(corpus: Path, rate: float, args: argparse.Namespace, work: Path) -> dict:
@@ -96,10 +93,11 @@ def run_once(corpus: Path, rate: float, args: argparse.Namespace, work: Path) ->
         "share_of_budget": round(len(steady) / span / rate, 3) if span else 0.0,
         "busiest_host_second": max((busiest_second(t) for t in by_host.values()), default=0),
         "hosts_read": len(by_host), "documents": items,
-        "in_flight_cap": stats.get("newsforagers/scheduled/in_flight_cap"),
-        "host_busy": stats.get("newsforagers/scheduled/host_busy", 0),
+        "in_flight_cap": stats["max"].get("newsforagers/scheduled/in_flight_cap"),
+        "host_busy": stats["sum"].get("newsforagers/scheduled/host_busy", 0),
+        "decide_cpu_s": round(stats["sum"].get("newsforagers/scheduled/decide_cpu", 0.0), 2),
         **read_usage(work / "usage.json"),  # the crawl process's peak RSS and CPU seconds
-        "foragers": stats.get("newsforagers/colony/foragers_max") or stats.get("newsforagers/population/max"),
+        "foragers": stats["crawlers"],  # the crawlers that dumped their stats: the colony's foragers
     }
 
 

@@ -55,6 +55,7 @@ class ScheduledDriver(Driver):
         self.in_flight_cap = forager.config.schedule_in_flight  # the least; see _cap()
         self.concurrency = crawler.settings.getint("CONCURRENT_REQUESTS", 16)
         self._issued: dict[int, tuple[Any, float]] = {}  # id(fetch) -> (fetch, when, the stall clock)
+        self._issued_hosts: dict[int, str] = {}  # id(fetch) -> its host
         self._latencies: deque[float] = deque(maxlen=LATENCY_SAMPLES)  # Scrapy's download_latency
         # their mean (Little's law) and the age of a stalled request, worked out once an answer
         # comes, not at every request decided
@@ -108,6 +109,7 @@ class ScheduledDriver(Driver):
             return None
         self.stall.restart(self.mind.in_flight)
         self._issued[id(fetch)] = (fetch, self.stall.clock())
+        self._issued_hosts[id(fetch)] = host_of(fetch.url)
         return self.fetch_request(fetch)
 
     def _busy_hosts(self) -> "_BusyHosts":
@@ -115,9 +117,9 @@ class ScheduledDriver(Driver):
         out) as their own cap allows (:func:`in_flight_cap` on each host's rate)."""
         now = self.stall.clock()
         counts: dict[str, int] = {}
-        for fetch, issued in self._issued.values():
+        for key, (_, issued) in self._issued.items():
             if now - issued <= self._stall_after:
-                host = host_of(fetch.url)
+                host = self._issued_hosts.get(key, "")
                 counts[host] = counts.get(host, 0) + 1
         return _BusyHosts(counts, lambda host: in_flight_cap(self.in_flight_cap, self._rate_of(host),
                                                                self._latency, self.concurrency))
@@ -151,6 +153,7 @@ class ScheduledDriver(Driver):
         ``latency`` wall seconds of download (``download_latency``: from sending the request
         to the response's headers, the downloader's queue left out)."""
         self._issued.pop(id(fetch), None)
+        self._issued_hosts.pop(id(fetch), None)
         if latency is not None and latency >= 0:
             self._latencies.append(float(latency))
             self._latency, self._stall_after = typical_latency(self._latencies), stall_after(self._latencies)
@@ -252,24 +255,28 @@ class ScheduledDriver(Driver):
         if not cap:
             return False
         if in_flight <= 0:
-            self._issued.clear()  # every one answered, as the mind counts
+            self._forget_issued()  # every one answered, as the mind counts
         now = self.stall.clock()
         ages = [now - issued for _, issued in self._issued.values()]
         if in_flight - stalled(ages, self._stall_after) < cap:
             return False
         outcome, recheck = self.stall.check(in_flight)
         if outcome == "dropped":
-            self._issued.clear()
+            self._forget_issued()
             lost = self.mind.requests_lost()
             self.crawler.stats.inc_value("newsforagers/scheduled/dropped", lost)
             return False
         if outcome == "timeout":
             # unanswered too long: they keep their requests (Scrapy ends them), not a turn
-            self._issued.clear()
+            self._forget_issued()
             self.crawler.stats.inc_value("newsforagers/scheduled/unanswered")
             return False
         self._wake_in(max(0.05, min(self._recheck, recheck)))
         return True
+
+    def _forget_issued(self) -> None:
+        self._issued.clear()
+        self._issued_hosts.clear()
 
     def _cap(self) -> int:
         """The forager's in-flight cap over all its hosts

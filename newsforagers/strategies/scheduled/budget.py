@@ -14,6 +14,8 @@ import statistics
 from datetime import datetime
 from typing import Callable, Iterable, Mapping
 
+from newsforagers.learning.schedule import host_of
+
 HOUR_SECONDS = 3600.0
 BACKLOG = 3  # the harvest queue's last tier, stories dated before the forager began: see _push
 # A story of the backlog older than this (simulated seconds) waits while a listing is due.
@@ -183,7 +185,7 @@ class BudgetRules:
         (see :meth:`~newsforagers.learning.rhythm.RhythmProfile.observe_listing`)."""
         if not dates:
             return
-        first = [(d.timestamp(), self.schedule.host(u)) for u, d in dates.items() if u not in self._dated]
+        first = [(d.timestamp(), host_of(u)) for u, d in dates.items() if u not in self._dated]
         for url in dates:
             self._dated.add(url)
         self._story_dates.extend(first)

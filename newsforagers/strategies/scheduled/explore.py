@@ -9,7 +9,6 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from newsforagers.learning.schedule import host_of
 from newsforagers.pages import is_candidate
 from newsforagers.strategies.common import guarded_td_step
 from newsforagers.strategies.scheduled.fetch import Fetch
@@ -41,7 +40,7 @@ class Exploration:
             if url in self.schedule or url in self._fetched or url in self._articles:
                 stale.append(url)
                 continue
-            if may is not None and not may(host_of(url)):
+            if may is not None and not may(self._host(url)):
                 continue
             if not self.claim(url):
                 stale.append(url)
@@ -102,7 +101,7 @@ class Exploration:
         those), nor fetched before, nor on the path (and on a host that ``may`` explore)."""
         options = [u for u in links if u not in self._explore and u not in self._articles
                    and u not in self.schedule and u not in self._fetched
-                   and (may is None or may(host_of(u)))]
+                   and (may is None or may(self._host(u)))]
         if not options:
             return None
         parent = self._value(state)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
+from typing import Callable, Iterator
 
 from newsforagers.strategies.common import ForagerCounters
 
@@ -41,3 +43,43 @@ class ScheduledCounters(ForagerCounters):
     feeds_added: int = 0  # feeds and sitemaps the site announced, added to the schedule (add_feeds)
     old_feeds: int = 0  # announced sitemaps last updated beyond the novelty window: not added
     off_topic: int = 0  # novel documents below the topic's relevance threshold: not credited
+
+
+class HostQueues:
+    """The harvest queue, one heap per host: the head of the whole queue is the best of the
+    hosts' heads, and a host that has its share in flight is passed over by looking at its head
+    alone (its entries stay where they are). Entries are tuples compared as the mind orders
+    them (``(tier, key, order, ...)``, ``order`` unique)."""
+
+    def __init__(self) -> None:
+        self._heaps: dict[str, list[tuple]] = {}
+        self._size = 0
+
+    def push(self, host: str, entry: tuple) -> None:
+        heapq.heappush(self._heaps.setdefault(host, []), entry)
+        self._size += 1
+
+    def head(self, busy: Callable[[str], bool] | None = None) -> tuple[str, tuple] | None:
+        """``(host, entry)`` of the first entry of a host that is not ``busy``, or None."""
+        best: tuple[str, tuple] | None = None
+        for host, heap in self._heaps.items():
+            if (best is None or heap[0] < best[1]) and (busy is None or not busy(host)):
+                best = (host, heap[0])
+        return best
+
+    def pop(self, host: str) -> tuple:
+        """Remove and return ``host``'s first entry."""
+        heap = self._heaps[host]
+        entry = heapq.heappop(heap)
+        if not heap:
+            del self._heaps[host]
+        self._size -= 1
+        return entry
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[tuple]:
+        """Every entry, in no order."""
+        for heap in self._heaps.values():
+            yield from heap

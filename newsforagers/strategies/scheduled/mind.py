@@ -23,16 +23,13 @@ from newsforagers.pages import SentMemory
 from newsforagers.strategies.common import Encoder, EncoderBootstrap, Mind
 from newsforagers.strategies.scheduled.budget import BACKLOG, BACKLOG_AGE, STORY_DATES, BudgetRules, listed_rate
 from newsforagers.strategies.scheduled.explore import PAGE_LINKS, Exploration
-from newsforagers.strategies.scheduled.fetch import NEWS_PRIORITY, Fetch, ScheduledCounters
+from newsforagers.strategies.scheduled.fetch import NEWS_PRIORITY, Fetch, HostQueues, ScheduledCounters
 
 logger = logging.getLogger(__name__)
 
 # feeds and sitemaps added from one announcement at most (a sitemap index may list thousands;
 # the rest wait for its next visit)
 _FEEDS_PER_PAGE = 20
-# harvest entries passed over in one next_fetch() because their host is busy, at most (the
-# rest wait for the next call)
-MAX_PASSED = 512
 # hosts whose requests a forager counts for exploration's share per host, at most
 _HOSTS_COUNTED = 10_000
 # A story whose request failed for a while (its host unreachable, a 429 or a 5xx, after Scrapy's
@@ -73,7 +70,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self.colony_entry: Callable[[str], Entry | None] = lambda url: None
         self.in_flight = 0
         # heap of (tier, key, order, fetch, value, published): see _push
-        self._harvest: list[tuple[int, float, int, Fetch, float, float | None]] = []
+        self._harvest = HostQueues()  # per host: (tier, key, order, fetch, value, published)
         # (published, url) of the dated backlog in the harvest queue, the oldest first: when it
         # must go (_backlog_urgent)
         self._backlog_dates: list[tuple[float, str]] = []
@@ -99,6 +96,11 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._tries: Bounded[str, int] = Bounded(max(1, memory_size))
         self._harvest_meta: Bounded[str, tuple[float, float | None]] = Bounded(max(1, memory_size))
         self._now: float | None = None  # simulated time of the last next_fetch()
+        self._hosts: Bounded[str, str] = Bounded(max(1, memory_size))  # url -> its host (a memo)
+        # exploration found nothing it may do at this many requests begun and answered: it is
+        # not looked for again until one more is (no host's share or room changed meanwhile)
+        self._explore_futile: int | None = None
+        self._moves = 0  # requests begun and answered so far
         self._fetched: Bounded[str, None] = Bounded(max(1, memory_size))  # URLs requested outside listing visits
         self._states: Bounded[str, np.ndarray] = Bounded(max(1, config.state_cache_size))  # states of read pages
         self._visits: Bounded[int, tuple[str, bool]] = Bounded(10_000)  # visit -> (listing, all new)
@@ -158,15 +160,10 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         while self._later and self._later[0][0] <= now:
             _, _, fetch, value, published = heapq.heappop(self._later)
             self._push(fetch, value, published)
-        passed: list = []
-        try:
-            fetch = self._next_harvest(now, busy, passed)
-        finally:
-            for entry in passed:
-                heapq.heappush(self._harvest, entry)
+        fetch = self._next_harvest(now, busy)
         if fetch is not None:
             return fetch
-        if self._explore_due():
+        if self._explore_due() and self._explore_futile != self._moves:
             def may_explore(host: str) -> bool:
                 return (busy is None or not busy(host)) and self._explore_due_on(host)
 
@@ -174,7 +171,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             if fetch is None:
                 step = self._explore_next
                 if step is not None and step.url not in self._articles:
-                    if may_explore(host_of(step.url)):
+                    if may_explore(self._host(step.url)):
                         fetch, self._explore_next = step, None
                     # (else the path's next step waits until its host may explore)
                 else:
@@ -182,6 +179,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                     fetch = self._explore_step(now, may_explore)
             if fetch is not None:
                 return self._begin(fetch)
+            self._explore_futile = self._moves
         url, wait = self._next_listing(now, busy)
         if url is None:
             self.wait = wait
@@ -189,19 +187,14 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             return None
         return self._visit(url, now)
 
-    def _next_harvest(self, now: float, busy: Callable[[str], bool] | None, passed: list) -> Fetch | None:
+    def _next_harvest(self, now: float, busy: Callable[[str], bool] | None) -> Fetch | None:
         """The next fetch of the harvest queue (or a listing due before an old backlog), or
-        None; entries of busy hosts are moved to ``passed`` (the caller puts them back)."""
-        while self._harvest:
-            tier, fetch, published = self._harvest[0][0], self._harvest[0][3], self._harvest[0][5]
+        None; the entries of a busy host stay queued."""
+        while (head := self._harvest.head(busy)) is not None:
+            host, (tier, _, _, fetch, value, published) = head
             if self._done_with(fetch.url):
-                heapq.heappop(self._harvest)
+                self._harvest.pop(host)
                 continue  # an article (or a page in flight) is never fetched twice
-            if busy is not None and busy(host_of(fetch.url)):
-                passed.append(heapq.heappop(self._harvest))
-                if len(passed) >= MAX_PASSED:
-                    return None
-                continue
             if tier == BACKLOG and now - published > BACKLOG_AGE and not self._backlog_urgent(now):
                 # a story of the backlog hours old waits while a listing is due: what a visit
                 # shows now is news
@@ -209,7 +202,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                 if url is not None:
                     self.counters.deferred += 1
                     return self._visit(url, now)
-            _, _, _, _, value, published = heapq.heappop(self._harvest)
+            self._harvest.pop(host)
             if fetch.kind == "harvest":
                 self._harvest_meta.put(fetch.url, (value, published))
             return self._begin(fetch)
@@ -219,6 +212,13 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         """The schedule's next due listing under the budget (each host's, when known)."""
         return self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now), self._visit_yield(),
                                       budgets=self._host_budgets(now), skip=busy)
+
+    def _host(self, url: str) -> str:
+        host = self._hosts.get(url)
+        if host is None:
+            host = host_of(url)
+            self._hosts.put(url, host)
+        return host
 
     def _done_with(self, url: str) -> bool:
         return url in self._articles or (url in self._fetched and url not in self.schedule)
@@ -233,7 +233,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
 
     def _begin(self, fetch: Fetch) -> Fetch:
         self.in_flight += 1
-        host = host_of(fetch.url)
+        self._moves += 1
+        host = self._host(fetch.url)
         if host not in self._host_made and len(self._host_made) >= _HOSTS_COUNTED:
             self._host_made.clear()
             self._host_explored.clear()
@@ -253,6 +254,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                 published: datetime | None, listed: Mapping[str, datetime] | None = None) -> None:
         """The page of ``fetch`` arrived: harvest, schedule, explore (see the package docstring)."""
         self.in_flight = max(0, self.in_flight - 1)
+        self._moves += 1
         self._flying.pop(fetch.url, None)
         self.counters.downloaded += 1
         if self._began is None or self._began > now:
@@ -323,6 +325,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         no new link. A visit, not a failure; nothing is read again (the listed rate comes from
         the dates the listing showed at its last read, at ``now``)."""
         self.in_flight = max(0, self.in_flight - 1)
+        self._moves += 1
         self._flying.pop(fetch.url, None)
         if self._began is None or self._began > now:
             self._began = now
@@ -338,6 +341,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         429 or a 5xx, after Scrapy's own retries), so a story is asked for again later
         (:data:`LATER_TRIES`) instead of being lost."""
         self.in_flight = max(0, self.in_flight - 1)
+        self._moves += 1
         self._flying.pop(fetch.url, None)
         if transient and fetch.kind == "harvest":
             self._try_later(fetch)
@@ -526,7 +530,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         else:
             tier, key = BACKLOG, -value
             heapq.heappush(self._backlog_dates, (published, fetch.url))
-        heapq.heappush(self._harvest, (tier, key, next(self._order), fetch, value, published))
+        self._harvest.push(self._host(fetch.url), (tier, key, next(self._order), fetch, value, published))
 
     def _value(self, state: np.ndarray | None, default: float = 0.0) -> float:
         if state is None:
