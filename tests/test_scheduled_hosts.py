@@ -123,3 +123,24 @@ def test_the_stories_met_are_counted_per_host():
     assert forager._stories_per_hour(at(0), "b.example") == pytest.approx(1 / 6)
     assert forager._stories_per_hour(at(0), "c.example") == 0.0
     assert forager._stories_per_hour(at(0)) == pytest.approx(13 / 6)
+
+
+def test_the_harvest_queue_is_one_heap_per_host_and_its_head_the_best_of_the_free_hosts():
+    from newsforagers.strategies.scheduled.fetch import HostQueues
+
+    queue = HostQueues()
+    for host, entry in [("a", (1, 5.0, 1)), ("b", (1, 3.0, 2)), ("a", (0, 0.0, 3)), ("b", (2, 0.0, 4))]:
+        queue.push(host, entry)
+    assert len(queue) == 4 and sorted(queue) == [(0, 0.0, 3), (1, 3.0, 2), (1, 5.0, 1), (2, 0.0, 4)]
+    assert queue.head() == ("a", (0, 0.0, 3))  # the first of all, whatever its host
+    asked = []
+
+    def busy(host):
+        asked.append(host)
+        return host == "a"
+
+    assert queue.head(busy) == ("b", (1, 3.0, 2))  # a has its share in flight: b's first
+    assert "a" in asked and len(queue) == 4  # passed over, nothing moved
+    assert queue.pop("a") == (0, 0.0, 3) and queue.pop("a") == (1, 5.0, 1)
+    assert queue.head(busy) == ("b", (1, 3.0, 2)) and len(queue) == 2  # a's heap is gone
+    assert queue.head(lambda host: True) is None
