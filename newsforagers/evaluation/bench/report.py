@@ -129,12 +129,14 @@ def _sites_markdown(results: Mapping[str, Any]) -> list[str]:
              + (f"Sites with a down window: {', '.join(map(str, down))}. " if down else "")
              + "Recall over all sites' stories and over the stories of the sites never down in "
              "the run's window (mean ± std); per site, min / median / max over the sites of each "
-             "run's recall, median lag (simulated minutes) and requests (the mean over the "
-             "repeats of each).", "",
+             "run's recall, median lag (simulated minutes) and requests, and how a colony "
+             "divided them: the foragers that read a site, and the busiest one's share of its "
+             "requests (the mean over the repeats of each).", "",
              "| crawler | runs | recall, all sites | recall, sites never down | sites down | "
              "site recall min / median / max | site lag median min / median / max | "
-             "site requests min / median / max |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+             "site requests min / median / max | foragers a site min / median / max | "
+             "busiest forager's share, median |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, summary in results["crawlers"].items():
         entry = summary.get("sites") or {}
         runs = summary.get("runs", {})
@@ -142,7 +144,8 @@ def _sites_markdown(results: Mapping[str, Any]) -> list[str]:
                  _mean_std(entry.get("recall_all"), 3), _mean_std(entry.get("recall_live"), 3),
                  _number((entry.get("down_sites") or {}).get("mean"), 1),
                  _three(entry, "recall", 3), _three(entry, "lag_median", 1),
-                 _three(entry, "requests", 0)]
+                 _three(entry, "requests", 0), _three(entry, "foragers", 1),
+                 _number((entry.get("main_share_median") or {}).get("mean"), 2)]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 

@@ -38,7 +38,8 @@ from newsforagers.evaluation.metrics import (
 #: to their mean ± std over its runs), in order.
 SPREAD_KEYS = ("recall_all", "recall_live", "recall_min", "recall_median", "recall_max",
                "lag_median_min", "lag_median_median", "lag_median_max",
-               "requests_min", "requests_median", "requests_max", "sites", "down_sites")
+               "requests_min", "requests_median", "requests_max",
+               "foragers_min", "foragers_median", "foragers_max", "main_share_median", "sites", "down_sites")
 
 
 def site_path(host: str, path: str) -> str:
@@ -146,7 +147,10 @@ def site_measures(truth: Sequence[Mapping], log: Sequence[Mapping], items: Seque
                   window: tuple[datetime, datetime] | None, *, down: Collection[str] = ()
                   ) -> dict[str, dict[str, Any]]:
     """Each site's measures over the run's ``window`` (host → ``site``, ``recall``,
-    ``lag_median``, ``lag_p90``, ``requests``, ``window_articles``, ``found``, ``down``), from
+    ``lag_median``, ``lag_p90``, ``requests``, ``window_articles``, ``found``, ``down``, and how
+    a colony divided it: ``foragers``, the foragers that requested its pages, and
+    ``main_share``, the share of its requests the busiest of them made; None without a
+    request), from
     the run's raw files (its truth records carry ``host`` and ``site``): the definitions of
     :func:`~newsforagers.evaluation.metrics.run_metrics` (an item is matched to a story by its
     full URL; recall is the share of the site's stories published in the window output as
@@ -161,7 +165,8 @@ def site_measures(truth: Sequence[Mapping], log: Sequence[Mapping], items: Seque
     sites: dict[str, dict[str, Any]] = {}
     for number, host in hosts.items():
         sites[host] = {"site": number, "recall": None, "lag_median": None, "lag_p90": None,
-                       "requests": 0, "window_articles": 0, "found": 0, "down": host in down}
+                       "requests": 0, "window_articles": 0, "found": 0, "down": host in down,
+                       "foragers": None, "main_share": None}
     if window is None:
         return sites
     start, end = window
@@ -174,15 +179,20 @@ def site_measures(truth: Sequence[Mapping], log: Sequence[Mapping], items: Seque
         if path in found:
             sites[host]["found"] += 1
             lags[host].append(max(0.0, (found[path][1] - found[path][0]).total_seconds() / 60.0))
-    for when, path, _, _ in requests:
+    by_forager: dict[str, dict[Any, int]] = {host: {} for host in sites}
+    for when, path, _, forager in requests:
         host, _ = split_site_path(path)
         if host in sites and start <= when <= end:
             sites[host]["requests"] += 1
+            by_forager[host][forager] = by_forager[host].get(forager, 0) + 1
     for host, entry in sites.items():
         if entry["window_articles"]:
             entry["recall"] = entry["found"] / entry["window_articles"]
         entry["lag_median"] = percentile(lags[host], 50)
         entry["lag_p90"] = percentile(lags[host], 90)
+        if entry["requests"]:
+            entry["foragers"] = len(by_forager[host])
+            entry["main_share"] = max(by_forager[host].values()) / entry["requests"]
     return sites
 
 
@@ -198,8 +208,9 @@ def site_spread(sites: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
     (``recall_all``) and over the stories of the sites never down in the window
     (``recall_live``; None when every site was down), and the min, median and max over the
     sites of their recall, median lag and requests (a site with no story in the window has no
-    recall, one with no story found no lag: they are left out of those), with the numbers of
-    sites and of sites down."""
+    recall, one with no story found no lag: they are left out of those), of the foragers that
+    read each site, the median of the busiest one's share of a site's requests (sites never
+    read left out), and the numbers of sites and of sites down."""
     entries = list(sites.values())
     live = [e for e in entries if not e.get("down")]
 
@@ -208,9 +219,10 @@ def site_spread(sites: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
         return sum(e.get("found") or 0 for e in group) / total if total else None
 
     spread: dict[str, Any] = {"recall_all": recall(entries), "recall_live": recall(live)}
-    for key in ("recall", "lag_median", "requests"):
+    for key in ("recall", "lag_median", "requests", "foragers"):
         low, middle, high = _spread(e.get(key) for e in entries)
         spread.update({f"{key}_min": low, f"{key}_median": middle, f"{key}_max": high})
+    spread["main_share_median"] = _spread(e.get("main_share") for e in entries)[1]
     spread["sites"] = len(entries)
     spread["down_sites"] = len(entries) - len(live)
     return {key: spread[key] for key in SPREAD_KEYS}

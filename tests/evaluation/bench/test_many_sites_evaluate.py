@@ -52,15 +52,15 @@ TRUTH = [
 ]
 
 
-def request(host: str, path: str, hhmm: str, status: int = 200) -> dict:
+def request(host: str, path: str, hhmm: str, status: int = 200, forager: str = "bfs") -> dict:
     return {"sim_time": at(hhmm), "wall_time": 0.0, "method": "GET", "path": path,
-            "status": status, "bytes": 100, "forager": "bfs", "host": host}
+            "status": status, "bytes": 100, "forager": forager, "host": host}
 
 
 LOG = [
     request(A, "/", "10:00"), request(A, "/same/", "10:07"), request(A, "/a1/", "10:14"),
     request(B, "/", "10:30"), request(B, "/b1/", "10:36"),
-    request(A, "/b1/", "10:50", status=404), request(B, "/", "11:00"),
+    request(A, "/b1/", "10:50", status=404, forager="f2"), request(B, "/", "11:00"),
 ]
 
 
@@ -81,17 +81,22 @@ WINDOW = (when("10:00"), when("11:00"))
 
 def test_each_sites_measures_by_hand():
     sites = site_measures(TRUTH, LOG, ITEMS, WINDOW, down={C})
+    # A was read by two foragers (one request of four by the second), B by one, C by none
     assert sites[A] == {"site": 0, "recall": 2 / 3, "lag_median": 3.0, "lag_p90": 3.8,
-                        "requests": 4, "window_articles": 3, "found": 2, "down": False}
+                        "requests": 4, "window_articles": 3, "found": 2, "down": False,
+                        "foragers": 2, "main_share": 0.75}
     assert sites[B] == {"site": 1, "recall": 0.5, "lag_median": 6.0, "lag_p90": 6.0,
-                        "requests": 3, "window_articles": 2, "found": 1, "down": False}
+                        "requests": 3, "window_articles": 2, "found": 1, "down": False,
+                        "foragers": 1, "main_share": 1.0}
     assert sites[C] == {"site": 2, "recall": 0.0, "lag_median": None, "lag_p90": None,
-                        "requests": 0, "window_articles": 1, "found": 0, "down": True}
+                        "requests": 0, "window_articles": 1, "found": 0, "down": True,
+                        "foragers": None, "main_share": None}
     spread = site_spread(sites)
     assert spread == {"recall_all": 0.5, "recall_live": 0.6, "recall_min": 0.0, "recall_median": 0.5,
                       "recall_max": 2 / 3, "lag_median_min": 3.0, "lag_median_median": 4.5,
                       "lag_median_max": 6.0, "requests_min": 0.0, "requests_median": 3.0,
-                      "requests_max": 4.0, "sites": 3, "down_sites": 1}
+                      "requests_max": 4.0, "foragers_min": 1.0, "foragers_median": 1.5, "foragers_max": 2.0,
+                      "main_share_median": 0.875, "sites": 3, "down_sites": 1}
 
 
 def test_paths_get_their_host_first():
