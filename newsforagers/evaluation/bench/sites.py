@@ -149,8 +149,8 @@ def site_measures(truth: Sequence[Mapping], log: Sequence[Mapping], items: Seque
     """Each site's measures over the run's ``window`` (host → ``site``, ``recall``,
     ``lag_median``, ``lag_p90``, ``requests``, ``window_articles``, ``found``, ``down``, and how
     a colony divided it: ``foragers``, the foragers that requested its pages, and
-    ``main_share``, the share of its requests the busiest of them made; None without a
-    request), from
+    ``main_share``, the share of their requests the busiest of them made; None without one;
+    requests of no forager, Scrapy's robots.txt fetches, left out), from
     the run's raw files (its truth records carry ``host`` and ``site``): the definitions of
     :func:`~newsforagers.evaluation.metrics.run_metrics` (an item is matched to a story by its
     full URL; recall is the share of the site's stories published in the window output as
@@ -184,15 +184,16 @@ def site_measures(truth: Sequence[Mapping], log: Sequence[Mapping], items: Seque
         host, _ = split_site_path(path)
         if host in sites and start <= when <= end:
             sites[host]["requests"] += 1
-            by_forager[host][forager] = by_forager[host].get(forager, 0) + 1
+            if forager is not None:  # (None: Scrapy's robots.txt middleware, no forager's)
+                by_forager[host][forager] = by_forager[host].get(forager, 0) + 1
     for host, entry in sites.items():
         if entry["window_articles"]:
             entry["recall"] = entry["found"] / entry["window_articles"]
         entry["lag_median"] = percentile(lags[host], 50)
         entry["lag_p90"] = percentile(lags[host], 90)
-        if entry["requests"]:
+        if by_forager[host]:
             entry["foragers"] = len(by_forager[host])
-            entry["main_share"] = max(by_forager[host].values()) / entry["requests"]
+            entry["main_share"] = max(by_forager[host].values()) / sum(by_forager[host].values())
     return sites
 
 
