@@ -40,7 +40,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from crawl_usage import read_usage, scrapy_argv  # noqa: E402  (benchmarks/crawl_usage.py)
+from crawl_usage import forager_argv, read_usage  # noqa: E402  (benchmarks/crawl_usage.py)
 
 from newsforagers.replay.log import busiest_second, read_log  # noqa: E402
 from newsforagers.replay.process import ReplayProcess  # noqa: E402
@@ -67,29 +67,22 @@ def run_once(corpus: Path, sites: int, sections: list[str], args: argparse.Names
                        extra_args=["--sites", str(sites), "--split", "hash", "--seeds", str(homes)]):
         home_pages = [line.strip() for line in homes.read_text().splitlines() if line.strip()]
         seeds.write_text("\n".join(seeds_of(home_pages, sections, args.seeds_per_site)) + "\n")
-        argv = scrapy_argv(usage, "crawl", "forager", "-a", f"seeds=@{seeds}",
-                           "-a", f"speed={args.speed}", "-s", f"CLOSESPIDER_TIMEOUT={args.seconds}",
-                           "-s", f"LOG_FILE={work / 'crawl.log'}", "-s", "LOG_LEVEL=INFO",
-                           "-s", "TELNETCONSOLE_ENABLED=False", "-s", f"FORAGERS_STORE={store}",
-                           "-s", f"FORAGERS_RUN_DIR={work}/run", "-s", f"FORAGERS_HOST_RATE={args.host_rate}",
-                           "-s", f"CONCURRENT_REQUESTS={args.concurrency}", "-O", str(work / "items.jsonl"))
+        settings = {"FORAGERS_STORE": store, "FORAGERS_HOST_RATE": args.host_rate,
+                    "CONCURRENT_REQUESTS": args.concurrency}
         if args.redis:
-            argv += ["-s", "FORAGERS_SPAWNER=process", "-s", f"FORAGERS_MIN={args.redis}",
-                     "-s", f"FORAGERS_MAX={args.redis}", "-s", f"FORAGERS_REDIS_PREFIX=scale{sites}:"]
-        for setting in args.set:
-            argv += ["-s", setting]
+            settings.update(FORAGERS_SPAWNER="process", FORAGERS_MIN=args.redis, FORAGERS_MAX=args.redis,
+                            FORAGERS_REDIS_PREFIX=f"scale{sites}:")
+        argv = forager_argv(work, seeds, args.speed, args.seconds, settings, args.set)
         launched = time.time()
         subprocess.run(argv, cwd=REPO, check=False, timeout=args.seconds + 300,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wall = time.time() - launched
     records = list(read_log(log))
     times = sorted(r["wall_time"] for r in records)
-    by_host: dict[str, list[float]] = {}
-    for record in records:
-        by_host.setdefault(record["host"], []).append(record["wall_time"])
+    by_host = _by_host(records)
     # the two requests one host received closest together (what a busiest second of 2 is made of)
     closest = None
-    for host_records in _by_host(records).values():
+    for host_records in by_host.values():
         for a, b in zip(host_records, host_records[1:]):
             if closest is None or b["wall_time"] - a["wall_time"] < closest[0]:
                 closest = (b["wall_time"] - a["wall_time"], a, b)
@@ -105,7 +98,8 @@ def run_once(corpus: Path, sites: int, sections: list[str], args: argparse.Names
         "peak_rss_mib": used.get("peak_rss_mib"), "cpu_s": cpu,
         "cpu_ms_per_request": round(1000 * cpu / len(records), 2) if cpu and records else None,
         "decide_ms_per_request": round(1000 * decide / len(records), 3) if records else None,
-        "busiest_host_second": max((busiest_second(t) for t in by_host.values()), default=0),
+        "busiest_host_second": max((busiest_second(r["wall_time"] for r in rs) for rs in by_host.values()),
+                                   default=0),
         "processes": len({r["forager"] for r in records if r.get("forager")}) if args.redis else 1,
         "closest": None if closest is None else {
             "seconds": round(closest[0], 3),

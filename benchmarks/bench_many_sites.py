@@ -35,7 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from crawl_usage import read_usage, scrapy_argv  # noqa: E402  (benchmarks/crawl_usage.py)
+from crawl_usage import forager_argv, read_usage  # noqa: E402  (benchmarks/crawl_usage.py)
 
 from newsforagers.replay.log import busiest_second, read_log  # noqa: E402
 from newsforagers.replay.process import ReplayProcess  # noqa: E402
@@ -63,15 +63,9 @@ def run_once(corpus: Path, rate: float, args: argparse.Namespace, work: Path) ->
     with ReplayProcess(corpus, speed=args.speed, start=args.start, log_path=log,
                        extra_args=["--sites", str(args.sites), "--site-profiles", str(profiles),
                                    "--seeds", str(seeds)]):
-        argv = scrapy_argv(work / "usage.json", "crawl", "forager", "-a", f"seeds=@{seeds}",
-                           "-a", f"speed={args.speed}", "-s", f"CLOSESPIDER_TIMEOUT={args.seconds}",
-                           "-s", f"LOG_FILE={crawl_log}", "-s", "LOG_LEVEL=INFO",
-                           "-s", "TELNETCONSOLE_ENABLED=False",
-                           "-s", f"FORAGERS_STORE=sqlite:///{work}/colony.db", "-s", f"FORAGERS_RUN_DIR={work}/run",
-                           "-s", f"FORAGERS_HOST_RATE={per_host}", "-s", f"CONCURRENT_REQUESTS={args.concurrency}",
-                           "-s", "FORAGERS_FETCH_TTL=0.1", "-O", str(work / "items.jsonl"))
-        for setting in args.set:
-            argv += ["-s", setting]
+        argv = forager_argv(work, seeds, args.speed, args.seconds,
+                            {"FORAGERS_STORE": f"sqlite:///{work}/colony.db", "FORAGERS_HOST_RATE": per_host,
+                             "CONCURRENT_REQUESTS": args.concurrency, "FORAGERS_FETCH_TTL": 0.1}, args.set)
         began = time.monotonic()
         subprocess.run(argv, cwd=REPO, check=False, timeout=args.seconds + 120,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -25,6 +25,22 @@ def scrapy_argv(usage: Path, *scrapy_args: str) -> list[str]:
     return [sys.executable, "-c", _CHILD, str(usage), *scrapy_args]
 
 
+def forager_argv(work: Path, seeds: Path, speed: float, seconds: float, settings: dict,
+                 extra: list[str] = ()) -> list[str]:
+    """``scrapy crawl forager`` of ``seeds`` (a file) against a replay at ``speed`` for
+    ``seconds``, its log, run record, items and usage (:func:`read_usage`) in ``work``, with
+    ``settings`` and the ``KEY=VALUE`` strings of ``extra`` (a benchmark's ``--set``)."""
+    argv = scrapy_argv(work / "usage.json", "crawl", "forager", "-a", f"seeds=@{seeds}", "-a", f"speed={speed}",
+                       "-O", str(work / "items.jsonl"))
+    common = {"CLOSESPIDER_TIMEOUT": seconds, "LOG_FILE": work / "crawl.log", "LOG_LEVEL": "INFO",
+              "TELNETCONSOLE_ENABLED": False, "FORAGERS_RUN_DIR": work / "run"}
+    for key, value in {**common, **settings}.items():
+        argv += ["-s", f"{key}={value}"]
+    for setting in extra:
+        argv += ["-s", setting]
+    return argv
+
+
 def read_usage(usage: Path) -> dict:
     """``{"peak_rss_mib", "cpu_s"}`` of the finished crawl (empty if it left none)."""
     if not usage.exists():

@@ -11,7 +11,6 @@ from collections import deque
 from dataclasses import asdict
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
-from urllib.parse import urlsplit
 
 from scrapy import Request
 
@@ -60,7 +59,7 @@ class ScheduledDriver(Driver):
         # their mean (Little's law) and the age of a stalled request, worked out once an answer
         # comes, not at every request decided
         self._latency, self._stall_after = 0.0, stall_after(())
-        self._hosts = (1, float("-inf"))  # (hosts of the listings, when counted)
+        self._hosts: tuple[list[str], float] = ([""], float("-inf"))  # (hosts of the listings, when found)
         # An unanswered request holds the forager no longer than Scrapy itself waits for one
         # download: a response that stalls after its headers is Scrapy's to time out, and the
         # forager's next request is decided meanwhile (its retry comes back as any answer)
@@ -241,7 +240,7 @@ class ScheduledDriver(Driver):
         seeds = self.seeds
         if budget is None or not seeds:
             return self.mind.config.host_rate
-        return budget.rate_of((urlsplit(seeds[0]).hostname or "").lower())
+        return budget.rate_of(host_of(seeds[0]))
 
     def _held(self) -> bool:
         """True while the forager has ``FORAGERS_SCHEDULE_IN_FLIGHT`` requests unanswered: its
@@ -281,11 +280,12 @@ class ScheduledDriver(Driver):
     def _cap(self) -> int:
         """The forager's in-flight cap over all its hosts
         (:func:`~newsforagers.strategies.scheduled.budget.in_flight_cap`): the rate the budget
-        allows it — its host rate on each host its listings are on — times the mean latency
+        allows it — the sum of the host rates of the hosts its listings are on — times the mean latency
         of its recent answers, at least ``FORAGERS_SCHEDULE_IN_FLIGHT`` a host, at most
         ``CONCURRENT_REQUESTS``. Each host has its own cap too (:meth:`_busy_hosts`)."""
-        hosts = self._host_count()
-        cap = in_flight_cap(self.in_flight_cap * hosts, self._host_rate() * hosts, self._latency, self.concurrency)
+        hosts = self._listing_hosts()
+        cap = in_flight_cap(self.in_flight_cap * len(hosts), sum(self._rate_of(host) for host in hosts),
+                            self._latency, self.concurrency)
         self.crawler.stats.set_value("newsforagers/scheduled/in_flight_cap", cap)
         return cap
 
@@ -293,15 +293,15 @@ class ScheduledDriver(Driver):
         budget = getattr(self.colony, "budget", None)
         return budget.rate_of(host) if budget is not None else self.mind.config.host_rate
 
-    def _host_count(self) -> int:
-        """Hosts the forager's listings (and seeds) are on, counted every few seconds."""
-        count, at = self._hosts
+    def _listing_hosts(self) -> list[str]:
+        """Hosts the forager's listings (and seeds) are on, found again every few seconds."""
+        hosts, at = self._hosts
         now = time.monotonic()
         if now - at >= _HOSTS_EVERY:
-            urls = list(self.mind.schedule.urls()) + self.seeds
-            count = max(1, len({(urlsplit(url).hostname or "").lower() for url in urls}))
-            self._hosts = (count, now)
-        return count
+            found = self.mind.schedule.hosts() | {host_of(url) for url in self.seeds}
+            hosts = sorted(found) or [""]
+            self._hosts = (hosts, now)
+        return hosts
 
     def _walk_summary(self) -> str:
         return f"harvest queue of {self.mind.queued} URLs"

@@ -336,10 +336,14 @@ class HubSchedule:
         at ``now`` with the rhythm."""
         return sum(self._live_rates(host)) * self._scale(now)
 
-    def novelties(self, now: float | None = None) -> dict[str, float]:
-        """:meth:`novelty` of each host that has a live listing with a rate, in one pass."""
-        scale = self._scale(now)
-        return {host: sum(rates) * scale for host, rates in self._rate_groups().items()}
+    def novelties(self) -> dict[str, float]:
+        """:meth:`novelty`'s levels (without ``now``) of each host that has a live listing with
+        a rate, in one pass; times :meth:`rate_scale` they are the rates at a time."""
+        return {host: sum(rates) for host, rates in self._rate_groups().items()}
+
+    def rate_scale(self, now: float | None) -> float:
+        """What a level is multiplied by at ``now``: the rhythm's ``p(now)`` (1 without one)."""
+        return self._scale(now)
 
     def _live_rates(self, host: str | None = None) -> Iterator[float]:
         if host is None:
@@ -489,12 +493,14 @@ class HubSchedule:
                          now: float) -> dict[str, float]:
         """Each host's threshold under its own budget (its budget's threshold in
         ``_thresholds``, its floor's stretch in ``_stretches``)."""
-        groups = self._rate_groups()
-        counts: dict[str, int] = {}
+        groups: dict[str, list[float]] = {}  # host -> the rates of its live listings that have one
+        counts: dict[str, int] = {}  # host -> its live listings
         for entry in self._entries.values():
             if not entry.barren:
                 host = self.host(entry.url)
                 counts[host] = counts.get(host, 0) + 1
+                if entry.rate:
+                    groups.setdefault(host, []).append(entry.rate)
         thresholds: dict[str, float] = {}
         self._thresholds = {}
         for host, (poll, scarce) in budgets.items():

@@ -480,10 +480,10 @@ class ForagerSpider(scrapy.Spider):
             settings = self.crawler.settings
             self._transient_types = tuple(load_object(name) if isinstance(name, str) else name
                                           for name in settings.getlist("RETRY_EXCEPTIONS"))
-            self._transient_codes = frozenset(settings.getlist("RETRY_HTTP_CODES"))
+            self._transient_codes = frozenset(int(code) for code in settings.getlist("RETRY_HTTP_CODES"))
         response = getattr(failure.value, "response", None)
         if response is not None:
-            return int(response.status) in {int(code) for code in self._transient_codes}
+            return int(response.status) in self._transient_codes
         return bool(self._transient_types) and failure.check(*self._transient_types) is not None
 
     def step_failed(self, failure):

@@ -155,8 +155,8 @@ class BudgetRules:
         host's listings' rates are summed in one pass over the schedule, not one a host."""
         if self.poll_rates is None:
             return None
-        novelties, levels = self.schedule.novelties(now), self.schedule.novelties()
-        return {host: (self._visit_budget(now, host, novelties.get(host, 0.0)),
+        levels, scale = self.schedule.novelties(), self.schedule.rate_scale(now)
+        return {host: (self._visit_budget(now, host, levels.get(host, 0.0) * scale),
                        self._scarce_rate(now, host, levels.get(host, 0.0)))
                 for host in self.poll_rates}
 
