@@ -267,14 +267,24 @@ def test_the_poll_rate_the_driver_sets_lowers_the_threshold():
     assert forager.next_fetch(at(15)).url == HOME + "sec/"
 
 
-def test_the_budget_buys_only_visits_that_expect_the_yield():
-    # one document an hour and a yield of 0.5 a visit: at most 2 visits an hour, whatever the
-    # budget (threshold 1/(2·2²) = 0.125 document-hours: due after 30 minutes)
-    forager = _one_listing(FORAGERS_SCHEDULE_POLL_YIELD=0.5)
+def test_the_threshold_buys_only_visits_that_expect_the_yield_and_the_rest_is_spare():
+    # one document an hour and a yield of 0.5 a visit: the threshold gets 2 visits an hour,
+    # whatever the budget (threshold 1/(2·2²) = 0.125 document-hours: due after 30 minutes)
+    forager = _one_listing(FORAGERS_SCHEDULE_POLL_YIELD=0.5, FORAGERS_SCHEDULE_MIN_INTERVAL=0.0)
     forager.poll_rate = 60.0
-    assert forager.next_fetch(at(15)) is None
-    assert forager.next_fetch(at(31)).url == HOME + "sec/"
     assert forager.schedule.novelty() == pytest.approx(1.0)
+    assert forager._visit_budget(at(0)) == pytest.approx(2.0)
+    # the other 58 are spare: the one listing (spare rate max(1, one per 24-h floor) = 1) is
+    # due by them after 1/58 h (62.1 s), not 30 minutes
+    assert forager._spare(at(0), None) == pytest.approx(58.0)
+    assert forager.next_fetch(at(1.0)) is None
+    assert forager.next_fetch(at(1.05)).url == HOME + "sec/"
+    # a budget of 2 an hour has nothing spare: the threshold alone, due after 30 minutes
+    forager = _one_listing(FORAGERS_SCHEDULE_POLL_YIELD=0.5)
+    forager.poll_rate = 2.0
+    assert forager._spare(at(0), None) is None
+    assert forager.next_fetch(at(29)) is None
+    assert forager.next_fetch(at(31)).url == HOME + "sec/"
 
 
 def test_a_topic_s_listings_get_the_visits_the_site_s_news_would_buy():
@@ -285,18 +295,24 @@ def test_a_topic_s_listings_get_the_visits_the_site_s_news_would_buy():
     # 1/(2·60²) document-hours, due after a minute.
     now = at(0)
     stories = {f"{HOME}s{i}/": dated(i * 6 / 360 * 60, now) for i in range(360)}
-    for topic, due in (("", 31), ("solar energy", 1.01)):
+    # (Without a topic the 58 visits beyond the bound are spare, spent at the listing's spare
+    # rate: due after 1/58 h; with one, all 60 are the threshold's: due after 1/60 h.)
+    for topic, budget, due in (("", 2.0, 31), ("solar energy", 60.0, 1.01)):
         forager = _one_listing(FORAGERS_SCHEDULE_POLL_YIELD=0.5, FORAGERS_TOPIC=topic,
                                FORAGERS_SCHEDULE_MIN_INTERVAL=0.0)
         forager._observe_dates(stories, now, listing=True)
         forager.counters.off_topic = 59 if topic else 0
         forager.poll_rate = 60.0
+        assert forager._visit_budget(at(0)) == pytest.approx(budget), topic
+        assert (forager._spare(at(0), None) or 0.0) == pytest.approx(60.0 - budget), topic
+        forager.poll_rate = budget  # the threshold's share alone
         assert forager.next_fetch(at(due * 0.9)) is None, topic
         assert forager.next_fetch(at(due)).url == HOME + "sec/", topic
 
 
 def _paid_due(forager, minutes: float) -> bool:
-    forager.poll_rate = 60.0
+    # the budget FORAGERS_SCHEDULE_POLL_YIELD's 0.3 a visit allows one document an hour: none spare
+    forager.poll_rate = 1.0 / 0.3
     fetch = forager.next_fetch(at(minutes))
     return fetch is not None and fetch.url == HOME + "sec/"
 
@@ -304,7 +320,7 @@ def _paid_due(forager, minutes: float) -> bool:
 def test_the_yield_a_visit_must_expect_follows_the_budget_and_the_topic_s_share():
     forager = _one_listing(FORAGERS_SCHEDULE_VISIT_YIELD=0.5)
     assert forager._visit_yield() == 0.0  # no budget: the threshold alone
-    forager.poll_rate = 60.0
+    forager.poll_rate = 1.0 / 0.3
     assert forager._visit_yield() == 0.5
     # one document an hour: due when it expects half a document, after 30 minutes, though
     # the budget's threshold would call it after 18 (FORAGERS_SCHEDULE_POLL_YIELD's 0.3 a

@@ -49,7 +49,8 @@ class ScheduledDriver(Driver):
                  store: ColonyStore, **where: Any):
         super().__init__(crawler, spider, forager, step_timeout, store, **where)
         self.clock = clock
-        self._demand: dict[str, float] | None = None  # the listing demand last shared in the store, per host
+        # the listing demand and priors last shared in the store, per host
+        self._demand: tuple[dict[str, float], dict[str, float]] | None = None
         self._demand_at = float("-inf")  # time.monotonic() when it was
         self.in_flight_cap = forager.config.schedule_in_flight  # the least; see _cap()
         self.concurrency = crawler.settings.getint("CONCURRENT_REQUESTS", 16)
@@ -195,14 +196,14 @@ class ScheduledDriver(Driver):
                 self.crawler.stats.inc_value("newsforagers/store/url_records_evicted",
                                              self.store.evicted_urls - evicted)
 
-    def _share_demand(self, own: dict[str, float]) -> None:
+    def _share_demand(self, own: dict[str, float], priors: dict[str, float]) -> None:
         # when it changes, and now and then (a member that joins again after its lease ran
         # out has no fields left); ``demand``: the forager's in all (what a reader of the
-        # population wants), ``demands``: per host
+        # population wants), ``demands``: per host; ``priors``: its listings' priors per host
         now = time.monotonic()
-        if own != self._demand or now - self._demand_at >= _SHARE_DEMAND_EVERY:
-            self._demand, self._demand_at = dict(own), now
-            self.store.update_member(self.name, {"demand": sum(own.values()), "demands": own})
+        if (own, priors) != self._demand or now - self._demand_at >= _SHARE_DEMAND_EVERY:
+            self._demand, self._demand_at = (dict(own), dict(priors)), now
+            self.store.update_member(self.name, {"demand": sum(own.values()), "demands": own, "priors": priors})
 
     def _set_poll_rates(self) -> None:
         """The mind's listing visits per simulated hour, per host (``poll_rates``) and in
@@ -212,26 +213,46 @@ class ScheduledDriver(Driver):
         listing demand on that host (``HubSchedule.demand``: one threshold per host for the
         whole colony, so a forager holding quiet listings does not spend as much as one holding
         the day's busiest; each forager shares its own, per host, in the store). None (and no
-        rates) without a budget, or while none of its listings has paid."""
+        rates) without a budget, or while none of its listings has paid.
+
+        ``spare_rates``: per host, the same share of the host's budget in proportion to this
+        forager's demand *and* its listings' priors there (``HubSchedule.prior_demands``:
+        listings visited that have not paid yet, at one story per floor), against the
+        colony's: what a forager may spend on the host's listings in all, the threshold's
+        visits and the spare ones (a host none of whose listings has paid yet included)."""
         share = self.mind.config.schedule_poll_share
         own = self.mind.schedule.demands()
-        self._share_demand(own)
+        priors = self.mind.schedule.prior_demands()
+        self._share_demand(own, priors)
         rates: dict[str, float] = {}
-        if share > 0 and own:
+        spares: dict[str, float] = {}
+        if share > 0 and (own or priors):
             members = self.store.members(time.time())
             others: dict[str, float] = {}
+            others_prior: dict[str, float] = {}
             for name, member in members.items():
-                theirs = member.fields.get("demands") if name != self.name else None
-                if isinstance(theirs, dict):
-                    for host, demand in theirs.items():
-                        if host in own:
-                            others[host] = others.get(host, 0.0) + float(demand or 0.0)
-            for host, demand in own.items():
-                rate = poll_rate(share, self._rate_of(host), self.clock.speed, demand, demand + others.get(host, 0.0))
-                if rate is not None:
-                    rates[host] = rate
+                if name == self.name:
+                    continue
+                for field, sums in (("demands", others), ("priors", others_prior)):
+                    theirs = member.fields.get(field)
+                    if isinstance(theirs, dict):
+                        for host, demand in theirs.items():
+                            if host in own or host in priors:
+                                sums[host] = sums.get(host, 0.0) + float(demand or 0.0)
+            for host in own.keys() | priors.keys():
+                demand, host_rate = own.get(host, 0.0), self._rate_of(host)
+                if demand > 0:
+                    rate = poll_rate(share, host_rate, self.clock.speed, demand, demand + others.get(host, 0.0))
+                    if rate is not None:
+                        rates[host] = rate
+                mine = demand + priors.get(host, 0.0)
+                spare = poll_rate(share, host_rate, self.clock.speed, mine,
+                                  mine + others.get(host, 0.0) + others_prior.get(host, 0.0))
+                if spare is not None:
+                    spares[host] = spare
         self.mind.poll_rates = rates or None
         self.mind.poll_rate = sum(rates.values()) if rates else None
+        self.mind.spare_rates = spares or None
 
     def _host_rate(self) -> float:
         """Requests per wall second the colony's budget allows the site (its first seed's

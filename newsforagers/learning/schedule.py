@@ -99,6 +99,7 @@ class Entry:
     credited: int = 0  # novel documents credited to the last visit
     listed_rate: float | None = None  # stories per hour its own dates showed at the last visit
     failures: int = 0  # visits in a row that could not be made
+    covered: bool = False  # the fresh links of its last visit were all another forager's
 
     def expected(self, now: float) -> float:
         """Novel documents expected on it at ``now`` (infinite before the first visit)."""
@@ -400,7 +401,8 @@ class HubSchedule:
     def next_due(self, now: float, poll_rate: float | None = None,
                  scarce_rate: float | None = None, min_yield: float = 0.0,
                  budgets: Mapping[str, tuple[float | None, float | None]] | None = None,
-                 skip: Callable[[str], bool] | None = None) -> tuple[str | None, float]:
+                 skip: Callable[[str], bool] | None = None,
+                 spare: float | Mapping[str, float] | None = None) -> tuple[str | None, float]:
         """``(url, 0)`` of the entry to visit now, or ``(None, seconds)`` until one is due
         (``math.inf`` when the schedule is empty). ``poll_rate``: visits per simulated hour
         the budget allows, which may lower the threshold (:meth:`budget_threshold`);
@@ -414,7 +416,14 @@ class HubSchedule:
         used): one threshold and one floor stretch per host, as above over that host's
         listings (a host missing from it: the configured threshold alone). ``skip``: hosts
         whose listings are not to be visited now (their host has its share in flight):
-        passed over, and their due times not counted in the wait."""
+        passed over, and their due times not counted in the wait.
+
+        ``spare``: listing visits per simulated hour the budget has beyond what the threshold
+        is given to spend (what the yield bound withheld; a host none of whose listings has
+        paid yet has all of its budget spare), for all the listings or per host: spent on the
+        visited listings at their spare rates (:meth:`spare_rate`: their rate, or their prior
+        when it is larger), in the proportions that minimise the mean lag, after every listing
+        due by the threshold or its floor."""
         if min_yield < 0:
             raise ValueError(f"min_yield ({min_yield!r}) must be >= 0.")
         threshold = self.threshold
@@ -433,15 +442,20 @@ class HubSchedule:
         best_key: tuple = (-1,)
         wait = math.inf
         curve = self._curve(now)
+        per_host = isinstance(spare, Mapping)
+        spares = self._spare_factors(spare, now) if spare else {}
+        factor = spares.get("") if spares and not per_host else None
         for entry in self._entries.values():
             if entry.barren or entry.in_flight:
                 continue
-            if budgets is not None or skip is not None:
+            if budgets is not None or skip is not None or per_host:
                 host = self.host(entry.url)
                 if skip is not None and skip(host):
                     continue
                 if budgets is not None:
                     threshold = thresholds.get(host, self.threshold)
+                if per_host:
+                    factor = spares.get(host)
             if entry.last is None:
                 key = (2, -entry.visits)  # the optimistic prior: never visited goes first
             else:
@@ -457,9 +471,15 @@ class HubSchedule:
                     key = (0, elapsed)  # the floor: overdue, whatever it is expected to hold
                 else:
                     key = None
+                spare_in = math.inf
+                if key is None and factor is not None:
+                    spare_in = self._spare_interval(entry, factor, now)
+                    if elapsed >= spare_in:
+                        key = (-0.5, elapsed / spare_in)  # the spare budget's: after all the others
                 if key is None and best is not None and curve is not None:
                     continue  # something is due: (with the rhythm, costly) due times are not needed
-                due_in = 0.0 if key is not None else self._until_due(entry, now, threshold)
+                due_in = 0.0 if key is not None else min(self._until_due(entry, now, threshold),
+                                                         spare_in - elapsed)
                 if entry.rate is not None or not entry.failures:  # (a failed first visit: at once)
                     due_in = max(due_in, self.min_interval - elapsed)  # never polled faster
                 if due_in > 0:
@@ -471,6 +491,69 @@ class HubSchedule:
         if best is not None:
             return best.url, 0.0
         return None, wait
+
+    def prior_rate(self, entry: Entry) -> float:
+        """The *prior* of a listing that has been visited and has not paid yet: one story per
+        its floor (:meth:`_floor`: as long as its own dates say one new story takes on it, or
+        the floor doubled after each visit that showed none), in novel documents per simulated
+        hour — what the schedule already trusts it to hold at its floor's visits; the spare
+        budget (:meth:`next_due`'s ``spare``) counts it (:meth:`spare_rate`). 0 for
+        a listing never visited (it goes first anyway), that has a rate (it paid, or was
+        given one: the threshold and the yield bound see to it), or whose fresh links another
+        forager of the colony claimed first at its last visit (``covered``: that one reads it)."""
+        if entry.rate or entry.rate is None or entry.last is None or entry.paid or entry.barren \
+                or entry.covered:
+            return 0.0
+        return HOUR / max(self._floor(entry), 1.0)
+
+    def spare_rate(self, entry: Entry, now: float | None = None) -> float:
+        """Novel documents per simulated hour the spare budget (:meth:`next_due`'s ``spare``)
+        expects of a visited listing: the larger of its rate (at ``now``, with the rhythm)
+        and one story per its floor (its prior, :meth:`prior_rate`; for a listing that has
+        paid, the floor it is trusted to hold at); for a listing another forager of the
+        colony reads first (``covered``), its rate alone. 0 for one never visited."""
+        if entry.rate is None or entry.last is None or entry.barren:
+            return 0.0
+        if entry.covered:  # another forager reads it first: its own rate, no prior
+            return entry.rate * self._scale(now)
+        return max(entry.rate * self._scale(now), HOUR / max(self._floor(entry), 1.0))
+
+    def prior_demands(self) -> dict[str, float]:
+        """Per host, :meth:`demand`'s sum over the listings that have a prior
+        (:meth:`prior_rate`): the share of a host's budget a forager claims for them (the
+        colony's foragers share it per host as they share the demand)."""
+        priors: dict[str, float] = {}
+        for entry in self._entries.values():
+            rate = self.prior_rate(entry)
+            if rate > 0:
+                host = self.host(entry.url)
+                priors[host] = priors.get(host, 0.0) + (math.sqrt(rate) if self.priority == "lag" else rate)
+        return priors
+
+    def _spare_factors(self, spare: float | Mapping[str, float], now: float) -> dict[str, float]:
+        """Per host ("" for all, when ``spare`` is one number), the spare budget's factor
+        ``c``: a listing of prior ``ρ`` is due by it after ``c/√ρ`` hours (``lag``:
+        ``ρ·Δ²/2`` reaching the threshold ``(Σ√ρ)²/(2S²)`` at which the visits use ``S``
+        an hour, as :meth:`budget_threshold`) or ``c/ρ`` (``return``: ``Σρ/S``)."""
+        per_host = isinstance(spare, Mapping)
+        sums: dict[str, float] = {}
+        for entry in self._entries.values():
+            if entry.barren or entry.rate is None or entry.last is None:
+                continue
+            key = self.host(entry.url) if per_host else ""
+            if per_host and spare.get(key, 0.0) <= 0:
+                continue
+            rate = self.spare_rate(entry, now)
+            sums[key] = sums.get(key, 0.0) + (math.sqrt(rate) if self.priority == "lag" else rate)
+        budget = (lambda key: spare.get(key, 0.0)) if per_host else (lambda key: float(spare))
+        return {key: total / budget(key) for key, total in sums.items() if total > 0 and budget(key) > 0}
+
+    def _spare_interval(self, entry: Entry, factor: float, now: float) -> float:
+        """Seconds after its last visit at which the spare budget makes ``entry`` due."""
+        rate = self.spare_rate(entry, now)
+        if rate <= 0:
+            return math.inf
+        return factor / (math.sqrt(rate) if self.priority == "lag" else rate) * HOUR
 
     def _threshold(self, poll_rate: float | None, scarce_rate: float | None, rates: list[float],
                    listings: int, now: float) -> tuple[float, float | None, float]:
@@ -614,7 +697,7 @@ class HubSchedule:
         entry.last = now
 
     def visited(self, url: str, new_links: int, listed_rate: float | None = None,
-                now: float | None = None, overflowed: bool = False) -> None:
+                now: float | None = None, overflowed: bool = False, covered: bool = False) -> None:
         """The page of the visit begun earlier arrived (at ``now``) and showed ``new_links``
         links not seen before; novel documents among them come later, through :meth:`credit`.
         ``listed_rate``: stories per hour the page's own dates show (None: it dates none). A
@@ -623,7 +706,10 @@ class HubSchedule:
         came since the last visit than the page shows: what the credits will count is a lower
         bound, and the rate is raised to at least ``listed_rate`` (a busy front polled too
         rarely would otherwise learn a rate from what fits on one page, be polled more rarely
-        still, and lose more)."""
+        still, and lose more). ``covered``: the page's fresh links were all claimed by other
+        foragers of the colony first: the visit is no evidence of a barren listing (another
+        forager reads it), and the listing gets no spare visits (:meth:`prior_rate`) until a
+        visit shows a link of its own."""
         entry = self._entries.get(url)
         if entry is None:
             return
@@ -635,7 +721,8 @@ class HubSchedule:
         entry.visits += 1
         entry.failures = 0
         entry.credited = 0
-        entry.evidence += 1 if new_links else 0
+        entry.covered = covered
+        entry.evidence += 1 if new_links and not covered else 0
         if listed_rate is not None:
             if listed_rate < 0:
                 raise ValueError(f"listed_rate ({listed_rate!r}) must be >= 0.")

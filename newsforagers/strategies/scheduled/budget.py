@@ -160,6 +160,33 @@ class BudgetRules:
                        self._scarce_rate(now, host, levels.get(host, 0.0)))
                 for host in self.poll_rates}
 
+    def _spare(self, now: float | None,
+               budgets: Mapping[str, tuple[float | None, float | None]] | None) -> float | dict[str, float] | None:
+        """The listing visits per simulated hour the budget allows beyond what the threshold
+        is given (``HubSchedule.next_due``'s ``spare``): per host, what ``spare_rates`` allows
+        this forager on it (at most what a scarce budget leaves after the stories) less the
+        host's visit budget (:meth:`_visit_budget`, which the poll yield bounds); with one
+        budget for all the listings, ``poll_rate`` less :meth:`_visit_budget`. A budget that
+        stories and paying listings would not use goes to the listings by their spare rates
+        (a quiet front, a home page that showed nothing new at night), instead of idling: the
+        yield bound holds back visits only where the budget is short. None: nothing spare."""
+        if self.spare_rates is not None:
+            spare: dict[str, float] = {}
+            for host, allowed in self.spare_rates.items():
+                spent, scarce = (budgets or {}).get(host, (None, None))
+                if budgets is None or host not in budgets:
+                    scarce = self._scarce_rate(now, host, 0.0, rate=allowed)
+                left = (allowed if scarce is None else min(allowed, scarce)) - (spent or 0.0)
+                if left > 0:
+                    spare[host] = left
+            return spare or None
+        if self.poll_rate is None or self.poll_rates is not None:
+            return None
+        scarce = self._scarce_rate(now)
+        allowed = self.poll_rate if scarce is None else min(self.poll_rate, scarce)
+        left = allowed - (self._visit_budget(now) or 0.0)
+        return left if left > 0 else None
+
     def _visit_yield(self) -> float:
         """The novel documents a listing's visit must expect (``HubSchedule.next_due``'s
         ``min_yield``): ``FORAGERS_SCHEDULE_VISIT_YIELD`` while the budget sets the poll rate,
@@ -221,7 +248,7 @@ class BudgetRules:
         return computed[1] if host is None else computed[1].get(host, 0.0)
 
     def _scarce_rate(self, now: float | None = None, host: str | None = None,
-                     novelty: float | None = None) -> float | None:
+                     novelty: float | None = None, rate: float | None = None) -> float | None:
         """Listing visits per simulated hour the budget leaves once the stories the listings
         are expected to show are fetched (crawl against recrawl, by what each request is
         expected to bring): ``B·(1 − explore share) − Λ``, ``Λ`` the stories per hour to
@@ -235,9 +262,11 @@ class BudgetRules:
         rises until visits fit in it: fewer visits, each showing more stories, so the budget
         goes to stories rather than to looking for them. With ``host``: that host's budget
         (``poll_rates``), stories and listings (``novelty``: its listings' levels, when the
-        caller has them). None without a budget."""
+        caller has them; ``rate``: the host's listing visits per hour, when not its
+        ``poll_rates``). None without a budget."""
         share, floor = self.config.schedule_poll_share, self.config.schedule_scarce_floor
-        rate = self.poll_rate if host is None else (self.poll_rates or {}).get(host)
+        if rate is None:
+            rate = self.poll_rate if host is None else (self.poll_rates or {}).get(host)
         if rate is None or share <= 0 or floor <= 0:
             return None
         budget = rate / share

@@ -65,6 +65,10 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         # ... per host (host -> visits per simulated hour), when the driver knows each host's
         # budget: each host's listings are scheduled under their own (None: one for all)
         self.poll_rates: dict[str, float] | None = None
+        # ... and the listing visits per simulated hour each host's budget allows this forager
+        # in all, its listings that have not paid yet included (host -> visits; None: not known
+        # per host): what the threshold does not spend of it is spare (BudgetRules._spare)
+        self.spare_rates: dict[str, float] | None = None
         # the weblog entry another forager of the colony holds for a URL (None: none does);
         # the driver sets it
         self.colony_entry: Callable[[str], Entry | None] = lambda url: None
@@ -210,8 +214,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
 
     def _next_listing(self, now: float, busy: Callable[[str], bool] | None = None) -> tuple[str | None, float]:
         """The schedule's next due listing under the budget (each host's, when known)."""
+        budgets = self._host_budgets(now)
         return self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now), self._visit_yield(),
-                                      budgets=self._host_budgets(now), skip=busy)
+                                      budgets=budgets, skip=busy, spare=self._spare(now, budgets))
 
     def _host(self, url: str) -> str:
         host = self._hosts.get(url)
@@ -445,7 +450,10 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             else:
                 self._candidate(url, fetch.visit)
         value = self._value(state)
-        for url in self._claim_all(items):
+        claimed = self._claim_all(items)
+        # every fresh link it showed was another forager's first: that one reads this listing
+        covered = bool(items) and not claimed
+        for url in claimed:
             self._seen.add(url)
             published = listed[url].timestamp() if url in listed else None
             self._push(Fetch(url, "harvest", fetch.visit), self._value(self._states.get(url), value),
@@ -454,7 +462,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._visits[fetch.visit] = (listing, all_new or (not listed and bool(new) and len(new) == len(links)))
         self._listed.put(fetch.url, tuple(listed.values()))
         self.schedule.visited(fetch.url, len(new), listed_rate(listed.values(), now, self._hours()), now=now,
-                              overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0)
+                              overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0,
+                              covered=covered)
 
     def _claim_all(self, urls: list[str]) -> list[str]:
         """The URLs of ``urls`` this forager may queue (claimed now, for the whole colony), in
