@@ -54,6 +54,13 @@ goes to the listings that pay, in the proportions that minimise the mean lag, in
 idling; a scarce budget keeps the configured threshold. Foragers sharing one budget split it in
 proportion to their :meth:`HubSchedule.demand`, which gives all of them the same threshold.
 
+The spare budget (docs/algorithms.md, "Quiet listings: the spare budget"): the visits a budget
+allows beyond what the threshold is given (``next_due``'s ``spare``; the caller's yield bound
+withheld them, or no listing has paid yet) are spent after everything due, on the visited
+listings at their *spare rate* ``max(rate, one story per floor)`` (:meth:`HubSchedule.spare_rate`),
+each due after ``Σ√ρ_i / (S·√ρ)`` hours: a quiet listing waits minutes, not its floor's hours,
+when its host has the budget.
+
 Daily and weekly rhythms (``rhythm``; :mod:`newsforagers.learning.rhythm`): the
 schedule keeps the site's hour-of-week publication profile ``p`` (:attr:`HubSchedule.profile`,
 fed by the forager with the dates it sees) and ``rate`` is a *level*: stories per average hour,
@@ -501,7 +508,7 @@ class HubSchedule:
         a listing never visited (it goes first anyway), that has a rate (it paid, or was
         given one: the threshold and the yield bound see to it), or whose fresh links another
         forager of the colony claimed first at its last visit (``covered``: that one reads it)."""
-        if entry.rate or entry.rate is None or entry.last is None or entry.paid or entry.barren \
+        if entry.rate is None or entry.rate > 0 or entry.last is None or entry.paid or entry.barren \
                 or entry.covered:
             return 0.0
         return HOUR / max(self._floor(entry), 1.0)
@@ -532,7 +539,7 @@ class HubSchedule:
 
     def _spare_factors(self, spare: float | Mapping[str, float], now: float) -> dict[str, float]:
         """Per host ("" for all, when ``spare`` is one number), the spare budget's factor
-        ``c``: a listing of prior ``ρ`` is due by it after ``c/√ρ`` hours (``lag``:
+        ``c``: a listing of spare rate ``ρ`` is due by it after ``c/√ρ`` hours (``lag``:
         ``ρ·Δ²/2`` reaching the threshold ``(Σ√ρ)²/(2S²)`` at which the visits use ``S``
         an hour, as :meth:`budget_threshold`) or ``c/ρ`` (``return``: ``Σρ/S``)."""
         per_host = isinstance(spare, Mapping)
