@@ -272,7 +272,8 @@ FORAGERS_SCHEDULE_POLL_SHARE = 0.3
 # and goes, after everything the threshold and the floors make due, to the visited listings
 # by their rate or, when larger, one story per floor (a listing that has not paid yet: a quiet
 # front, a home page that showed nothing new at night). Measured on 20 digital.gov sections
-# and 50 synthetic sites, one repeat each (docs/benchmarks.md, issue 31, "Quiet listings").
+# (3 repeats), 50 synthetic sites, one digital.gov site, a quiet synthetic site and the
+# simulator's 90 fronts (docs/benchmarks.md, issue 31, "Quiet listings").
 # 0: no bound.
 FORAGERS_SCHEDULE_POLL_YIELD = 0.3
 # When the budget is scarce (the host budget leaves fewer requests than the stories and the
