@@ -54,6 +54,7 @@ def test_the_spare_budget_visits_quiet_listings_in_proportion_to_the_root_of_the
     assert schedule.next_due(T0 + 44 * 60) == (None, pytest.approx(3 * HOUR - 44 * 60))
     assert schedule.next_due(T0 + 44 * 60, spare=2.0) == (None, pytest.approx(60.0))
     assert schedule.next_due(T0 + 45 * 60 + 1, spare=2.0) == (A + "front/", 0.0)
+    assert schedule.spare_due  # due by the spare budget alone
     schedule.begin(A + "front/", T0 + 45 * 60 + 1)
     schedule.visited(A + "front/", 0, now=T0 + 45 * 60 + 1)
     assert schedule.next_due(T0 + 89 * 60, spare=2.0)[0] is None
@@ -71,6 +72,7 @@ def test_what_the_threshold_or_floor_makes_due_goes_before_the_spare_budget_s_vi
     # threshold: the threshold's due time stands, and what it makes due goes first
     assert schedule.next_due(T0 + due - 1, spare=4.0)[0] is None
     assert schedule.next_due(T0 + due + 1, spare=4.0) == (A + "paid/", 0.0)
+    assert not schedule.spare_due  # due by the threshold
     # the fronts are due by the spare budget after c/√(1/3) = 1.49 h (a's and b's alike)
     c = (2 + 2 * math.sqrt(1 / 3) + math.sqrt(1 / 12)) / 4
     front = c / math.sqrt(1 / 3) * HOUR
@@ -161,3 +163,17 @@ def test_a_listing_another_forager_reads_first_is_no_evidence_and_gets_no_spare_
     forager.on_page(Fetch(HOME, "listing", 200), at(40), text="c1", links=[*stories, HOME + "mine/"],
                     published=None, listed={u: dated(5, at(40)) for u in [*stories, HOME + "mine/"]})
     assert not entry.covered and forager.schedule.prior_rate(entry) > 0
+
+
+def test_the_forager_counts_the_visits_the_spare_budget_made():
+    # the seed read once at T0 (showing nothing); 60 visits an hour for listings and nothing
+    # earned by rates: all spare, the home page (prior one story per 3-h floor) due after 1 min
+    forager = make()
+    visit = forager.next_fetch(at(0))
+    forager.on_page(visit, at(0), text="c1", links=[], published=None)
+    assert forager.next_fetch(at(0.5)) is None
+    forager.poll_rate = 60.0
+    assert forager._spare(at(1.5), None) == pytest.approx(60.0)
+    fetch = forager.next_fetch(at(1.5))
+    assert fetch.url == HOME and fetch.kind == "listing"
+    assert forager.counters.listings == 2 and forager.counters.spare_visits == 1

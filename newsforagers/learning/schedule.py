@@ -90,6 +90,7 @@ from newsforagers.learning.rhythm import Rhythm, RhythmProfile
 
 HOUR = 3600.0
 PRIORITIES = ("return", "lag")
+_SPARE = -0.5  # the first item of a due key set by the spare budget: below the floor's 0
 
 
 @dataclass
@@ -178,6 +179,8 @@ class HubSchedule:
         # the site's publication profile: rates are levels × p(t); None: constant
         self.profile: RhythmProfile | None = RhythmProfile() if rhythm else None
         self._floors: dict[str, tuple[tuple, float]] = {}  # url -> (what its floor was computed from, floor)
+        # whether the listing the last next_due returned was due by the spare budget alone
+        self.spare_due = False
 
     def _parameters(self) -> dict:
         return dict(capacity=self.capacity, beta=self.beta, min_interval=self.min_interval,
@@ -482,7 +485,7 @@ class HubSchedule:
                 if key is None and factor is not None:
                     spare_in = self._spare_interval(entry, factor, now)
                     if elapsed >= spare_in:
-                        key = (-0.5, elapsed / spare_in)  # the spare budget's: after all the others
+                        key = (_SPARE, elapsed / spare_in)  # the spare budget's: after all the others
                 if key is None and best is not None and curve is not None:
                     continue  # something is due: (with the rhythm, costly) due times are not needed
                 due_in = 0.0 if key is not None else min(self._until_due(entry, now, threshold),
@@ -495,6 +498,7 @@ class HubSchedule:
                 key = key if key is not None else (0, elapsed)  # due to the second
             if key > best_key:
                 best, best_key = entry, key
+        self.spare_due = best is not None and best_key[0] == _SPARE
         if best is not None:
             return best.url, 0.0
         return None, wait

@@ -31,6 +31,7 @@ class Fetch:
 @dataclass
 class ScheduledCounters(ForagerCounters):
     listings: int = 0  # scheduled listing visits made
+    spare_visits: int = 0  # ... of them, due by the spare budget alone (quiet listings)
     harvested: int = 0  # pages fetched from the harvest queue
     explored: int = 0  # exploration steps
     listings_found: int = 0  # listings added to the schedule after the seeds

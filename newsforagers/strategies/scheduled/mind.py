@@ -234,6 +234,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         visit = next(self._visit_ids)
         self._visits[visit] = (url, False)
         self.counters.listings += 1
+        self.counters.spare_visits += self.schedule.spare_due
         return self._begin(Fetch(url, "listing", visit))
 
     def _begin(self, fetch: Fetch) -> Fetch:
