@@ -453,7 +453,7 @@ class HubSchedule:
         wait = math.inf
         curve = self._curve(now)
         per_host = isinstance(spare, Mapping)
-        spares = self._spare_factors(spare, now) if spare else {}
+        spares, spare_rates = self._spare_factors(spare, now) if spare else ({}, {})
         factor = spares.get("") if spares and not per_host else None
         for entry in self._entries.values():
             if entry.barren or entry.in_flight:
@@ -483,7 +483,7 @@ class HubSchedule:
                     key = None
                 spare_in = math.inf
                 if key is None and factor is not None:
-                    spare_in = self._spare_interval(entry, factor, now)
+                    spare_in = self._spare_interval(spare_rates.get(entry.url, 0.0), factor)
                     if elapsed >= spare_in:
                         key = (_SPARE, elapsed / spare_in)  # the spare budget's: after all the others
                 if key is None and best is not None and curve is not None:
@@ -541,27 +541,31 @@ class HubSchedule:
                 priors[host] = priors.get(host, 0.0) + (math.sqrt(rate) if self.priority == "lag" else rate)
         return priors
 
-    def _spare_factors(self, spare: float | Mapping[str, float], now: float) -> dict[str, float]:
+    def _spare_factors(self, spare: float | Mapping[str, float],
+                       now: float) -> tuple[dict[str, float], dict[str, float]]:
         """Per host ("" for all, when ``spare`` is one number), the spare budget's factor
         ``c``: a listing of spare rate ``ρ`` is due by it after ``c/√ρ`` hours (``lag``:
         ``ρ·Δ²/2`` reaching the threshold ``(Σ√ρ)²/(2S²)`` at which the visits use ``S``
-        an hour, as :meth:`budget_threshold`) or ``c/ρ`` (``return``: ``Σρ/S``)."""
+        an hour, as :meth:`budget_threshold`) or ``c/ρ`` (``return``: ``Σρ/S``); and each
+        listing's spare rate, worked out once a call (``url -> ρ``)."""
         per_host = isinstance(spare, Mapping)
         sums: dict[str, float] = {}
+        rates: dict[str, float] = {}
         for entry in self._entries.values():
             if entry.barren or entry.rate is None or entry.last is None:
                 continue
             key = self.host(entry.url) if per_host else ""
             if per_host and spare.get(key, 0.0) <= 0:
                 continue
-            rate = self.spare_rate(entry, now)
+            rate = rates[entry.url] = self.spare_rate(entry, now)
             sums[key] = sums.get(key, 0.0) + (math.sqrt(rate) if self.priority == "lag" else rate)
         budget = (lambda key: spare.get(key, 0.0)) if per_host else (lambda key: float(spare))
-        return {key: total / budget(key) for key, total in sums.items() if total > 0 and budget(key) > 0}
+        factors = {key: total / budget(key) for key, total in sums.items() if total > 0 and budget(key) > 0}
+        return factors, rates
 
-    def _spare_interval(self, entry: Entry, factor: float, now: float) -> float:
-        """Seconds after its last visit at which the spare budget makes ``entry`` due."""
-        rate = self.spare_rate(entry, now)
+    def _spare_interval(self, rate: float, factor: float) -> float:
+        """Seconds after its last visit at which the spare budget makes a listing of spare
+        rate ``rate`` due."""
         if rate <= 0:
             return math.inf
         return factor / (math.sqrt(rate) if self.priority == "lag" else rate) * HOUR
