@@ -29,6 +29,7 @@ the children it waited for).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import subprocess
@@ -130,8 +131,10 @@ def main() -> int:
                         help="a Redis store and N foragers, each a process (0: SQLite, one process)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--json", default=None, help="write the results here")
+    parser.add_argument("--keep", default=None, metavar="DIR",
+                        help="work in DIR and keep it (the replay's request log, the crawl's logs)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+    with _work_dir(args.keep) as tmp:
         corpus = synth_corpus(Path(tmp) / "synth.jsonl.gz", days=args.days, rate=args.per_day,
                               sections=args.sections, seed=12)
         sections = _section_names(corpus)
@@ -154,6 +157,16 @@ def main() -> int:
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
     return 0
+
+
+@contextlib.contextmanager
+def _work_dir(keep: str | None):
+    if keep is None:
+        with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
+            yield tmp
+        return
+    Path(keep).mkdir(parents=True, exist_ok=True)
+    yield keep
 
 
 def _section_names(corpus: Path) -> list[str]:

@@ -863,3 +863,15 @@ def test_with_the_rhythm_every_dated_story_feeds_the_profile_once():
     restored.restore(forager.to_state())
     assert restored.schedule.profile.stories == 4
     assert np.array_equal(restored.schedule.profile.estimate(at(5)).hourly, profile.estimate(at(5)).hourly)
+
+
+def test_every_seed_is_a_listing_however_many_there_are():
+    """FORAGERS_SCHEDULE_SIZE bounds the listings a forager finds, not the seeds its user
+    gave: 1,000 sites' home pages with a weblog of 500 were 500 sites never read."""
+    config = ForagersConfig.from_settings({"FORAGERS_SCHEDULE_SIZE": 3})
+    seeds = [f"http://127.1.0.{i}:8000/" for i in range(1, 8)] + ["http://127.1.0.1:8000/"]
+    schedule = schedule_from_config(config, seeds)
+    assert sorted(schedule.urls()) == sorted(set(seeds)) and schedule.capacity == 7
+    assert schedule_from_config(config, seeds[:2]).capacity == 3  # the setting, when the seeds fit
+    # one listing found later makes room by the usual rule (the barren, then the least paid)
+    assert not schedule.add("http://127.1.0.1:8000/section/a/")

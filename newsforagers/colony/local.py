@@ -365,6 +365,8 @@ class Colony:
                                    # downloads that reached a host (shared copies and Scrapy's
                                    # HTTP cache never do)
                                    "requests_sent": dict(sorted(self.budget.sent.items())),
+                                   # starts moved later: the event loop sent their requests late
+                                   "starts_settled_late": self.budget.settled_late,
                                    "documents": self.store.document_count(),
                                    "host": self.membership.host_number,
                                    "feed_items": self.root.stats.get_value("newsforagers/colony/feed_items", 0),

@@ -354,6 +354,13 @@ class ColonyStore(ABC):
         ``capacity`` is 0: no window cap)."""
 
     @abstractmethod
+    def settle_start(self, host: str) -> None:
+        """A request of ``host`` may have left only now, later than :meth:`reserve_start`
+        recorded its start (its process's event loop was busy): the newest start of ``host``
+        moves to the store's ``now`` if that is later, so the next one keeps its spacing from
+        when the request left (nothing if ``host`` has no start)."""
+
+    @abstractmethod
     def pause_host(self, host: str, seconds: float) -> None:
         """No start for ``host`` during the next ``seconds`` (a 429's ``Retry-After``): the pause
         ends at ``max(its current end, now + seconds)``, so a shorter pause never cuts a longer
@@ -398,6 +405,15 @@ def start_wait(starts: Sequence[float], pause_until: float, now: float, capacity
     if spacing > 0 and starts:
         wait = max(wait, starts[-1] + spacing - now)
     return wait
+
+
+def with_settled_start(starts: Sequence[float], now: float) -> list[float]:
+    """``starts`` (oldest first) with the newest moved to ``now`` if that is later
+    (:meth:`ColonyStore.settle_start`)."""
+    moved = list(starts)
+    if moved:
+        moved[-1] = max(moved[-1], now)
+    return moved
 
 
 def with_start(starts: Sequence[float], now: float, capacity: int, window: float) -> list[float]:

@@ -15,7 +15,15 @@ from typing import Callable, Iterator, Sequence
 
 from newsforagers.learning.bounded import Bounded
 from newsforagers.store import records
-from newsforagers.store.base import ColonyStore, DocumentRecord, Member, Output, start_wait, with_start
+from newsforagers.store.base import (
+    ColonyStore,
+    DocumentRecord,
+    Member,
+    Output,
+    start_wait,
+    with_settled_start,
+    with_start,
+)
 
 
 class MemoryStore(ColonyStore):
@@ -128,6 +136,10 @@ class MemoryStore(ColonyStore):
         self._pauses.pop(host, None)  # over, if there was one
         self._starts[host] = with_start(starts, now, capacity, window)
         return 0.0
+
+    def settle_start(self, host: str) -> None:
+        if host in self._starts:
+            self._starts[host] = with_settled_start(self._starts[host], self.clock())
 
     def pause_host(self, host: str, seconds: float) -> None:
         self._pauses[host] = max(self._pauses.get(host, 0.0), self.clock() + float(seconds))

@@ -295,6 +295,17 @@ redis.call('PEXPIRE', KEYS[1], math.ceil(3000 * math.max(window, spacing, 1)))
 return remember('0')
 """
 
+# KEYS: starts. ARGV: the clock (tests). The newest start moved to now if that is later (none:
+# nothing); run twice, the same.
+_SETTLE_START = _NOW + """
+local now = clock(ARGV[1])
+local newest = redis.call('LINDEX', KEYS[1], -1)
+if newest and tonumber(newest) < now then
+  redis.call('LSET', KEYS[1], -1, string.format('%.17g', now))
+end
+return 1
+"""
+
 # KEYS: outputs, memo. ARGV: id, ttl, the output (JSON). Returns the output's position.
 _ADD_OUTPUT = _MEMO + """
 return remember(redis.call('RPUSH', KEYS[1], ARGV[3]))
@@ -377,7 +388,7 @@ class RedisStore(ColonyStore):
             ("write_url_records", _WRITE_URL_RECORDS),
             ("add_score", _ADD_SCORE), ("join", _JOIN), ("leave", _LEAVE), ("renew", _RENEW),
             ("update_member", _UPDATE_MEMBER), ("members", _MEMBERS),
-            ("reserve_start", _RESERVE_START), ("pause_host", _PAUSE_HOST),
+            ("reserve_start", _RESERVE_START), ("settle_start", _SETTLE_START), ("pause_host", _PAUSE_HOST),
             ("add_output", _ADD_OUTPUT), ("swap_value", _SWAP_VALUE))}
 
     # -- calls, retried --------------------------------------------------------------------------
@@ -667,6 +678,9 @@ class RedisStore(ColonyStore):
                          [int(capacity), repr(float(window)), repr(float(spacing)), self._now_arg()],
                          memo=True)
         return max(0.0, float(wait))
+
+    def settle_start(self, host: str) -> None:
+        self._run("settle_start", [f"{self.prefix}starts:{host}"], [self._now_arg()])
 
     def pause_host(self, host: str, seconds: float) -> None:
         self._run("pause_host", [f"{self.prefix}pause:{host}"], [repr(float(seconds)), self._now_arg()])

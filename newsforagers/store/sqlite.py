@@ -27,7 +27,15 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
 from newsforagers.store import readonly, records
-from newsforagers.store.base import ColonyStore, DocumentRecord, Member, Output, start_wait, with_start
+from newsforagers.store.base import (
+    ColonyStore,
+    DocumentRecord,
+    Member,
+    Output,
+    start_wait,
+    with_settled_start,
+    with_start,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS documents (
@@ -291,6 +299,21 @@ class SQLiteStore(ColonyStore):
                        (host, json.dumps(with_start(starts, now, capacity, window))))
             db.execute("COMMIT")
             return 0.0
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    @_writes
+    def settle_start(self, host: str) -> None:
+        db = self._db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            now = self.clock()
+            row = db.execute("SELECT starts FROM host_budget WHERE host = ?", (host,)).fetchone()
+            if row is not None:
+                db.execute("UPDATE host_budget SET starts = ? WHERE host = ?",
+                           (json.dumps(with_settled_start(json.loads(row[0]), now)), host))
+            db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise

@@ -5,11 +5,12 @@ and a pause (429 Retry-After) is honoured."""
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime
 
 import pytest
 
-from newsforagers.colony.throttle import HostBudget, retry_after_seconds
+from newsforagers.colony.throttle import SETTLE_TURNS, HostBudget, retry_after_seconds
 from newsforagers.replay.log import busiest_second
 
 
@@ -299,6 +300,8 @@ def test_the_highest_priority_waiting_goes_next_and_equal_ones_in_their_order():
     async def main() -> None:
         await budget.acquire("site")  # the last start: everyone below waits 0.105 s
         budget.release("site")
+        for _ in range(SETTLE_TURNS):  # it settles (an idle loop: where it was made)
+            await asyncio.sleep(0)
         waiting = [asyncio.ensure_future(request(f"listing{i}", 0)) for i in range(5)]
         await asyncio.sleep(0)  # they line up; listing0 is the head
         waiting.append(asyncio.ensure_future(request("story", 1)))
@@ -392,3 +395,61 @@ def test_an_unreachable_host_backs_off_doubling_up_to_the_cap_and_its_first_answ
     assert waited >= 4.0
     budget.observe("down", 0.01, 200)  # it answered: the series starts again
     assert budget.unreachable("down", cap=6.0) == 1.0
+
+
+def _block_then_acquire(budget: HostBudget, blocked: float, host: str = "site") -> tuple[float, float]:
+    """Two starts of ``host``, the event loop held ``blocked`` seconds by other work (a page
+    being read) in the turns right after the first; returns the two starts' times."""
+
+    async def main() -> tuple[float, float]:
+        await budget.acquire(host)
+        first = time.monotonic()
+        budget.release(host)
+        if blocked:
+            asyncio.get_running_loop().call_soon(time.sleep, blocked)
+        await budget.acquire(host)
+        second = time.monotonic()
+        budget.release(host)
+        return first, second
+
+    return asyncio.run(main())
+
+
+def test_a_start_whose_request_may_have_left_late_moves_the_next_one_later():
+    """The budget lets a request go; its bytes leave a few turns of the event loop later. A
+    loop held by other work in those turns may send it late, and the next request of its host
+    on time: the spacing then counts from the late one (it settles, SETTLE_TURNS)."""
+    rate, blocked = 10.0, 0.2
+    spacing = 1.05 / rate
+    budget = HostBudget(rate, 0)
+    first, second = _block_then_acquire(budget, 0.0)
+    assert spacing - 0.01 <= second - first < spacing + blocked  # an idle loop: the spacing
+    assert budget.settled_late == 0
+    first, second = _block_then_acquire(budget, blocked)
+    assert second - first >= blocked + spacing - 0.01
+    assert budget.settled_late == 1 and budget.settled_seconds >= blocked
+
+
+def test_a_late_start_is_moved_in_the_store_for_every_process():
+    """With the starts kept in the store (foragers in several processes), a start that left
+    late is moved there, so another process's next start keeps its spacing from it."""
+    from newsforagers.store import MemoryStore
+
+    store = MemoryStore(clock=time.monotonic)
+    rate, blocked = 2.0, 0.3
+    one, other = (HostBudget(rate, 0, shared=store) for _ in range(2))
+
+    async def main() -> tuple[float, float]:
+        await one.acquire("site")
+        first = time.monotonic()
+        one.release("site")
+        asyncio.get_running_loop().call_soon(time.sleep, blocked)
+        await other.acquire("site")
+        second = time.monotonic()
+        other.release("site")
+        return first, second
+
+    first, second = asyncio.run(main())
+    assert second - first >= blocked + 1.05 / rate - 0.01
+    assert one.settled_late == 1 and other.settled_late == 0
+

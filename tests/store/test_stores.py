@@ -483,6 +483,24 @@ def test_a_pause_holds_every_start_and_a_shorter_one_never_cuts_it_short(timed):
     assert reserve() == 0.0
 
 
+def test_a_start_that_left_late_is_moved_and_the_spacing_counts_from_it(timed):
+    clock, reserve = timed.clock, lambda: timed.reserve_start("h", 2, 1.0, 0.25)
+    assert reserve() == 0.0  # a start at 0 ...
+    clock.at(0.2)
+    timed.settle_start("h")  # ... whose request left at 0.2
+    clock.at(0.3)
+    assert reserve() == pytest.approx(0.15)  # 0.2 + 0.25 - 0.3, not 0
+    clock.at(0.45)
+    assert reserve() == 0.0  # a start at 0.45
+    clock.at(0.5)
+    timed.settle_start("h")  # the newest moves (0.5); the one before stays at 0.2
+    timed.settle_start("h")  # twice: the same
+    clock.at(1.1)
+    assert reserve() == pytest.approx(0.1)  # the window: 0.2 + 1.0 - 1.1
+    timed.settle_start("nowhere")  # a host without a start: nothing to move
+    assert timed.reserve_start("nowhere", 2, 1.0, 0.25) == 0.0
+
+
 def test_a_long_run_of_starts_keeps_to_the_window(timed):
     clock = timed.clock
     for i in range(50):

@@ -619,8 +619,11 @@ def continues(listing: str, url: str) -> bool:
 
 def schedule_from_config(config: ForagersConfig, seeds: Iterable[str] = (),
                          saved: dict | None = None) -> HubSchedule:
-    """The weblog of a scheduled forager, with the ``FORAGERS_SCHEDULE_*`` settings."""
-    parameters = dict(capacity=config.schedule_size, beta=config.weblog_beta,
+    """The weblog of a scheduled forager, with the ``FORAGERS_SCHEDULE_*`` settings. It holds
+    at least every seed: ``FORAGERS_SCHEDULE_SIZE`` bounds the listings a forager finds, not the
+    ones its user gave (1,000 sites' home pages are 1,000 listings)."""
+    seeds = list(dict.fromkeys(seeds))
+    parameters = dict(capacity=max(config.schedule_size, len(seeds)), beta=config.weblog_beta,
                       min_interval=config.schedule_min_interval, max_interval=config.schedule_max_interval,
                       threshold=config.schedule_threshold, barren_after=config.schedule_barren_after,
                       window=config.novelty_window, priority=config.schedule_priority,
