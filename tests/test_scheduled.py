@@ -518,6 +518,24 @@ def test_a_stalled_request_keeps_its_own_request_not_the_forager_s_turn():
     assert driver.next_step_request() is None  # the second holds the turn as any request does
 
 
+def test_a_download_is_given_ten_usual_answers_then_asked_again():
+    """Each request of a scheduled forager carries Scrapy's ``download_timeout``: ten times the
+    median answer, 10 s at least, never above the user's DOWNLOAD_TIMEOUT; a stalled answer is
+    then given up and retried (Scrapy's RetryMiddleware) instead of holding its listing."""
+    from newsforagers.strategies.scheduled.budget import answer_deadline
+
+    assert answer_deadline([]) == 10.0  # no answer yet: the floor
+    assert answer_deadline([0.3, 0.2, 0.4]) == 10.0  # 10 × 0.3 s = 3 s: the floor
+    assert answer_deadline([1.5, 2.0, 2.5]) == pytest.approx(20.0)  # 10 × the median
+    assert answer_deadline([1.5, 2.0, 2.5], download_timeout=15.0) == 15.0  # the user's bound
+    driver, _ = _driver({"DOWNLOAD_TIMEOUT": 60})
+    assert driver.next_step_request().meta["download_timeout"] == 10.0
+    driver, _ = _driver({"DOWNLOAD_TIMEOUT": 25})
+    for _ in range(5):
+        driver.answered(object(), 3.0)  # a slow site: 3 s an answer
+    assert driver.next_step_request().meta["download_timeout"] == 25.0  # 30 s, bounded by the user
+
+
 def test_a_busy_host_holds_back_its_own_fetches_while_another_host_s_go():
     from newsforagers.learning.schedule import HubSchedule
 

@@ -19,7 +19,13 @@ from newsforagers.driver.base import Driver
 from newsforagers.learning.schedule import ENTRY_FIELDS, Entry, host_of
 from newsforagers.store import ColonyStore
 from newsforagers.strategies.scheduled import poll_rate
-from newsforagers.strategies.scheduled.budget import in_flight_cap, stall_after, stalled, typical_latency
+from newsforagers.strategies.scheduled.budget import (
+    answer_deadline,
+    in_flight_cap,
+    stall_after,
+    stalled,
+    typical_latency,
+)
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -66,6 +72,8 @@ class ScheduledDriver(Driver):
         # forager's next request is decided meanwhile (its retry comes back as any answer)
         download_timeout = crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 0.0)
         self.stall.limit = min(step_timeout, download_timeout) if download_timeout > 0 else step_timeout
+        self.download_timeout = download_timeout
+        self._deadline = answer_deadline((), download_timeout)  # a download's time, each request
         rate = self._host_rate()
         # while a cap holds, look again about when the host budget lets the next request go
         self._recheck = 1.0 / rate if rate > 0 else 0.05
@@ -128,7 +136,11 @@ class ScheduledDriver(Driver):
         """The Scrapy request of ``fetch`` (the spider builds it); ``revisit``: a listing
         visited before, which may be asked whether it changed (a conditional request)."""
         entry = self.mind.schedule.entry(fetch.url) if fetch.kind == "listing" else None
-        return self.spider.make_fetch_request(fetch, revisit=entry is not None and bool(entry.visits))
+        request = self.spider.make_fetch_request(fetch, revisit=entry is not None and bool(entry.visits))
+        # a stalled answer is given up after ten usual ones and asked again (Scrapy's retry),
+        # instead of holding what it would show for DOWNLOAD_TIMEOUT
+        request.meta.setdefault("download_timeout", self._deadline)
+        return request
 
     # -- the door: what the spider hands over ------------------------------------------------
 
@@ -157,6 +169,7 @@ class ScheduledDriver(Driver):
         if latency is not None and latency >= 0:
             self._latencies.append(float(latency))
             self._latency, self._stall_after = typical_latency(self._latencies), stall_after(self._latencies)
+            self._deadline = answer_deadline(self._latencies, self.download_timeout)
 
     def add_feeds(self, urls: list[str], now: float, updated: dict[str, datetime] | None = None) -> int:
         """Feeds and sitemaps the site announces join the weblog as listings (how many did)."""
