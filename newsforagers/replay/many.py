@@ -151,16 +151,25 @@ class ProfiledResource(resource.Resource):
         request.replay_stalled = stall
         gone: list[bool] = []
         calls = []
-        request.notifyFinish().addErrback(lambda _: self._gone(gone, calls))
+        request.notifyFinish().addErrback(lambda _: self._gone(request, gone, calls))
         calls.append(self.reactor.callLater(delay, self._answer, request, stall, gone, calls))
         return server.NOT_DONE_YET
 
     @staticmethod
-    def _gone(gone: list[bool], calls: list) -> None:
+    def _gone(request: server.Request, gone: list[bool], calls: list) -> None:
+        """The client closed the connection before the answer was done (it gave up on a stall):
+        the request is logged all the same (``abandoned``; status 499, nginx's "client closed
+        request", when not even the headers had gone), so the log counts every request."""
         gone.append(True)
         for call in calls:
             if call.active():
                 call.cancel()
+        request.replay_abandoned = True
+        if not request.startedWriting:
+            request.code = 499
+        site = getattr(request, "site", None)
+        if site is not None and hasattr(site, "request_log"):
+            site.log(request)
 
     def _answer(self, request: server.Request, stall: bool, gone: list[bool], calls: list) -> None:
         if gone:

@@ -605,4 +605,6 @@ class ReplayHTTPSite(server.Site):
         if held is not None:  # a site profile's latency (replay/many.py): wall seconds held back
             record["held"] = held
             record["stalled"] = bool(getattr(request, "replay_stalled", False))
+        if getattr(request, "replay_abandoned", False):  # the client went before the answer ended
+            record["abandoned"] = True
         self.request_log.write(record)

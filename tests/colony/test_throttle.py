@@ -453,3 +453,30 @@ def test_a_late_start_is_moved_in_the_store_for_every_process():
     assert second - first >= blocked + 1.05 / rate - 0.01
     assert one.settled_late == 1 and other.settled_late == 0
 
+
+
+@pytest.mark.parametrize("shared", [False, True], ids=["one process", "starts in the store"])
+def test_a_host_s_first_start_counts_from_its_first_answer(shared):
+    """A host's first request opens a connection the site may accept late; the next one, on the
+    open connection, arrives on time: the spacing after the first counts from its answer."""
+    from newsforagers.store import MemoryStore
+
+    clock = LateClock(0.0)
+    budget = HostBudget(1.0, 0, clock=clock, sleep=clock.sleep,
+                        shared=MemoryStore(clock=clock) if shared else None)
+    starts: list[float] = []
+
+    async def main() -> None:
+        for answered_after in (0.4, 0.4, 0.0):
+            await budget.acquire("site")
+            starts.append(clock())
+            for _ in range(SETTLE_TURNS):  # the request leaves at once
+                await asyncio.sleep(0)
+            clock.t += answered_after  # the answer's headers come this much later
+            budget.observe("site", answered_after, 200)
+            budget.release("site")
+
+    asyncio.run(main())
+    assert starts[1] - starts[0] == pytest.approx(0.4 + 1.05)  # from the first answer
+    assert starts[2] - starts[1] == pytest.approx(1.05)  # the connection is open: the spacing
+    assert budget.settled_late == 1

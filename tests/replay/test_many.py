@@ -192,6 +192,32 @@ def test_a_stalled_answer_sends_its_headers_then_nothing_then_its_body(many):
     assert _timed(served.sites.sites[0].url)[0] < 0.3
 
 
+def test_a_request_its_client_gave_up_is_logged_all_the_same(many, tmp_path):
+    """A client that closes the connection during a stall (after the headers) or during the
+    latency (before them) leaves a record: the log counts every request a site received."""
+    served = many(2, {"sites": {"0": {"stall_share": 1.0, "stall_seconds": 5.0},
+                                "1": {"latency": 5.0, "spread": 0.0}}})
+    for site, wait_for_headers in zip(served.sites.sites, (True, False)):
+        with socket.create_connection((site.address, site.port_number), timeout=5) as conn:
+            conn.sendall(f"GET / HTTP/1.1\r\nHost: {site.host}\r\n\r\n".encode())
+            if wait_for_headers:
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    head += conn.recv(4096)
+            else:
+                time.sleep(0.3)
+    deadline = time.monotonic() + 5
+    records: list[dict] = []
+    while time.monotonic() < deadline and len(records) < 2:
+        time.sleep(0.05)
+        path = tmp_path / "requests.jsonl"
+        records = [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    by_host = {r["host"]: r for r in records}
+    stalled, held = (by_host[site.host] for site in served.sites.sites)
+    assert stalled["abandoned"] and stalled["stalled"] and stalled["status"] == 200  # the headers went
+    assert held["abandoned"] and not held["stalled"] and held["status"] == 499  # nothing went
+
+
 def test_an_error_burst_answers_its_status_with_retry_after_for_its_window_only(many):
     served = many(2, {"sites": {"0": {"errors": [{"from": 600, "to": 1200, "status": 429, "retry_after": 60}]}}})
     site = served.sites.sites[0]
