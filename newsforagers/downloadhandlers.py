@@ -86,6 +86,7 @@ class ColonyBudgetMixin:
         handler.forager_context = context_of(crawler)
         handler.closes_at = None
         handler.closing_since = None  # when this crawler was first seen closing
+        handler.answered_hosts = set()  # hosts this crawler's connections have had an answer from
         crawler.signals.connect(handler._spider_opened, signal=signals.spider_opened)
         return handler
 
@@ -171,6 +172,9 @@ class ColonyBudgetMixin:
         # Scrapy's handlers record the time to the response's headers, as AutoThrottle reads it
         latency = request.meta.get("download_latency", time.monotonic() - began)
         colony.budget.observe(host, latency, response.status)
+        if host not in self.answered_hosts:  # a new connection: the site had it by now
+            self.answered_hosts.add(host)
+            colony.budget.first_answer(host)
         if response.status in PAUSE_STATUSES:
             self._pause(colony, host, response)
         return response

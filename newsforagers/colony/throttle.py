@@ -29,8 +29,9 @@ counts :data:`SETTLE_TURNS` turns of the loop after it, and a start whose turns 
 moved later by as much (and the next start of its host waits for it), so the spacing holds
 between the requests as they leave, not as they were let go. The first request to a host opens
 its first connection, which the site may accept late (1,000 new hosts at once: it accepts them
-in batches) while the next request, on the open connection, arrives on time: a host's first
-start counts from its first answer.
+in batches) while the next request, on the open connection, arrives on time: a crawler's first
+start on a host (every forager is a crawler, with connections of its own) counts from its first
+answer (:meth:`HostBudget.first_answer`, called by the download handler).
 
 A colony whose foragers run in several processes or on several machines
 (``FORAGERS_SPAWNER=process`` or ``scrapyd``) keeps the starts and the pauses of each host in
@@ -264,7 +265,6 @@ class HostBudget:
         self.waited = 0.0  # seconds requests spent waiting for the budget
         self.displaced = 0  # heads of a line that a request of a higher priority went before
         self.settled_late = 0  # starts moved later: their turns of the event loop came late
-        self._answered: set[str] = set()  # hosts that have answered (a first connection is open)
         self.settled_seconds = 0.0  # ... by this many seconds in all
 
     @classmethod
@@ -473,18 +473,16 @@ class HostBudget:
         """A response from ``host`` came back after ``latency`` seconds (AutoThrottle); it
         ends the host's back-off series (:meth:`unreachable`)."""
         self._unreachable.pop(host, None)
-        if host not in self._answered:
-            self._answered.add(host)
-            self._first_answer(host)
         if self.autothrottle is None or latency is None or latency < 0:
             return
         current = self._delay_of.get(host, self.autothrottle.start_delay)
         self._delay_of[host] = self.autothrottle.next_delay(current, latency, status)
 
-    def _first_answer(self, host: str) -> None:
-        """``host`` answered for the first time: its first request (or the one since) reached it
-        by now, however late the site accepted the new connection, so the newest start counts
-        from now (the store's now, when the colony spans processes)."""
+    def first_answer(self, host: str) -> None:
+        """``host`` answered a crawler for the first time (each forager is a crawler with its own
+        connections): that request, on a new connection, reached the site by now however late
+        the site accepted the connection, so the host's newest start counts from now (the
+        store's now, when the colony spans processes)."""
         limits = self._hosts.get(host)
         if limits is None or not (limits.capacity or self.autothrottle is not None):
             return

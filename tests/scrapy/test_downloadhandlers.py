@@ -14,7 +14,7 @@ from scrapy.http import Response
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
-from newsforagers.colony.throttle import HostBudget
+from newsforagers.colony.throttle import SETTLE_TURNS, HostBudget
 from newsforagers.config import ForagersConfig
 from newsforagers.downloadhandlers import ClosingIgnoreRequest, ColonyBudgetMixin
 
@@ -186,3 +186,50 @@ def test_a_refused_host_backs_off_only_when_a_request_has_failed_its_retries():
     assert clock[0] == pytest.approx(101.0)
     assert crawler.stats.get_value("newsforagers/host/unreachable") == 2
     assert budget._pause_until["down.example"] == pytest.approx(103.0)  # 2 s now
+
+
+def test_each_crawler_s_first_answer_from_a_host_moves_the_host_s_start_there():
+    """Every forager is a crawler with connections of its own: its first request to a host opens
+    one, which the site may accept late; its first answer from that host moves the host's
+    newest start to then (HostBudget.first_answer), its later answers do not."""
+    clock = [100.0]
+
+    async def sleep(seconds):
+        clock[0] += seconds
+
+    budget = HostBudget(1.0, 0, clock=lambda: clock[0], sleep=sleep)
+
+    class Answering:
+        def __init__(self, crawler):
+            self.crawler = crawler
+
+        @classmethod
+        def from_crawler(cls, crawler):
+            return cls(crawler)
+
+        async def download_request(self, request):
+            for _ in range(SETTLE_TURNS):  # the request leaves at once ...
+                await asyncio.sleep(0)
+            clock[0] += 0.5  # ... and its answer comes half a second after the start
+            return Response(request.url, status=200)
+
+    class AnsweringHandler(ColonyBudgetMixin, Answering):
+        pass
+
+    handlers = []
+    for _ in range(2):  # two foragers of one colony
+        crawler = colony_crawler(1.0, budget)
+        handler = AnsweringHandler.from_crawler(crawler)
+        handler.forager_context = crawler.test_context
+        handlers.append(handler)
+
+    def download(handler) -> float:
+        async def one():
+            await handler.download_request(Request("http://site.example/"))
+        asyncio.run(one())
+        return budget._hosts["site.example"].starts[-1]
+
+    assert download(handlers[0]) == pytest.approx(100.5)  # started at 100, answered at 100.5
+    assert download(handlers[0]) == pytest.approx(101.55)  # 100.5 + 1.05; its connection is open
+    assert download(handlers[1]) == pytest.approx(103.1)  # the other crawler's first: its answer
+    assert budget.settled_late == 2
