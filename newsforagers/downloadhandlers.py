@@ -154,8 +154,11 @@ class ColonyBudgetMixin:
         if colony is None:
             return await super().download_request(request)
         host = urlparse_cached(request).hostname or ""
+        # until this crawler has an answer from the host, its requests open new connections
+        opening = host not in self.answered_hosts
         try:
-            await colony.budget.acquire(host, self._closing, request.meta.get(BUDGET_PRIORITY, 0))
+            await colony.budget.acquire(host, self._closing, request.meta.get(BUDGET_PRIORITY, 0),
+                                        opening=opening)
         except BudgetWaitAbandoned:
             self.colony_crawler.stats.inc_value("newsforagers/host/abandoned_on_close")
             raise ClosingIgnoreRequest(f"{request.url}: the crawler is closing") from None
@@ -163,8 +166,10 @@ class ColonyBudgetMixin:
         try:
             response = await self._download_within_grace(super().download_request(request), request,
                                                          colony.config.close_grace)
-        except UNREACHABLE:
-            if self._last_try(request):
+        except BaseException as exc:
+            if opening:
+                colony.budget.opened(host, answered=False)
+            if isinstance(exc, UNREACHABLE) and self._last_try(request):
                 self._back_off(colony, host)
             raise
         finally:
@@ -172,9 +177,9 @@ class ColonyBudgetMixin:
         # Scrapy's handlers record the time to the response's headers, as AutoThrottle reads it
         latency = request.meta.get("download_latency", time.monotonic() - began)
         colony.budget.observe(host, latency, response.status)
-        if host not in self.answered_hosts:  # a new connection: the site had it by now
+        if opening:  # a new connection: the site had it by now
             self.answered_hosts.add(host)
-            colony.budget.first_answer(host)
+            colony.budget.opened(host, answered=True)
         if response.status in PAUSE_STATUSES:
             self._pause(colony, host, response)
         return response

@@ -31,7 +31,8 @@ between the requests as they leave, not as they were let go. The first request t
 its first connection, which the site may accept late (1,000 new hosts at once: it accepts them
 in batches) while the next request, on the open connection, arrives on time: a crawler's first
 start on a host (every forager is a crawler, with connections of its own) counts from its first
-answer (:meth:`HostBudget.first_answer`, called by the download handler).
+answer, and the host's other requests wait for it (``acquire(opening=True)``,
+:meth:`HostBudget.opened`: the download handler knows which requests open a connection).
 
 A colony whose foragers run in several processes or on several machines
 (``FORAGERS_SPAWNER=process`` or ``scrapyd``) keeps the starts and the pauses of each host in
@@ -207,7 +208,7 @@ class _HostLimits:
     the line of requests waiting for it."""
 
     __slots__ = ("capacity", "window", "spacing", "semaphore", "starts", "line", "moved", "arrivals",
-                 "unsettled", "settled", "settling_loop")
+                 "unsettled", "settled", "settling_loop", "opening", "answered")
 
     def __init__(self, rate: float, concurrency: int):
         self.capacity = max(1, math.floor(rate)) if rate > 0 else 0
@@ -226,6 +227,8 @@ class _HostLimits:
         self.unsettled = 0
         self.settled = asyncio.Event()
         self.settling_loop: asyncio.AbstractEventLoop | None = None
+        self.opening = 0  # requests on a new connection not answered yet (HostBudget.opened)
+        self.answered = asyncio.Event()  # set (and replaced) when the last of them has ended
 
 
 class SharedStarts(Protocol):
@@ -284,7 +287,7 @@ class HostBudget:
         return limits
 
     async def acquire(self, host: str, gone: Callable[[], bool] | None = None,
-                      priority: int = 0) -> None:
+                      priority: int = 0, opening: bool = False) -> None:
         """Wait until ``host`` may receive one more request from the colony.
 
         Among the requests waiting for ``host`` (in this process), the one of the highest
@@ -296,7 +299,11 @@ class HostBudget:
 
         ``gone``: asked at least every :data:`GONE_CHECK` seconds while waiting; once it says
         True (the request's crawler is closing), the wait ends with :class:`BudgetWaitAbandoned`
-        instead of holding the crawler's close for as long as the queue before it."""
+        instead of holding the crawler's close for as long as the queue before it.
+
+        ``opening``: the request opens a new connection (its crawler has had no answer from
+        ``host`` yet): the host's next start waits for :meth:`opened` (its answer, or its
+        failure), since the site may accept the connection late."""
         began = self.clock()
         limits = self._limits(host)
         place = [-float(priority), float(next(limits.arrivals))]
@@ -329,6 +336,8 @@ class HostBudget:
             limits.starts.append(start)
         if limits.capacity or self.autothrottle is not None:
             self._settle(host, limits, start)
+            if opening:
+                limits.opening += 1
         self.sent[host] += 1
         self.waited += self.clock() - began
 
@@ -417,6 +426,13 @@ class HostBudget:
                 # started in an event loop that has ended: its turns will never come
                 limits.unsettled = 0
                 limits.settled = asyncio.Event()
+            if limits.opening:
+                # a request on a new connection may reach the site late: wait for its answer
+                try:
+                    await asyncio.wait_for(limits.answered.wait(), GONE_CHECK)
+                except asyncio.TimeoutError:
+                    pass
+                continue
             delay = self._delay(host, limits)
             if delay <= 0:
                 return True
@@ -478,13 +494,18 @@ class HostBudget:
         current = self._delay_of.get(host, self.autothrottle.start_delay)
         self._delay_of[host] = self.autothrottle.next_delay(current, latency, status)
 
-    def first_answer(self, host: str) -> None:
-        """``host`` answered a crawler for the first time (each forager is a crawler with its own
-        connections): that request, on a new connection, reached the site by now however late
-        the site accepted the connection, so the host's newest start counts from now (the
-        store's now, when the colony spans processes)."""
+    def opened(self, host: str, answered: bool) -> None:
+        """A request :meth:`acquire` was told was ``opening`` a connection has ended: ``answered``
+        (the site had it by now, however late it accepted the connection: the host's newest start
+        counts from now, the store's now when the colony spans processes), or failed."""
         limits = self._hosts.get(host)
         if limits is None or not (limits.capacity or self.autothrottle is not None):
+            return
+        limits.opening = max(0, limits.opening - 1)
+        if not limits.opening:
+            limits.answered.set()
+            limits.answered = asyncio.Event()
+        if not answered:
             return
         if self.shared is not None:
             self.shared.settle_start(host)

@@ -468,17 +468,42 @@ def test_a_host_s_first_start_counts_from_its_first_answer(shared):
 
     async def main() -> None:
         for answered_after in (0.4, 0.4, 0.0):
-            await budget.acquire("site")
+            opening = not starts  # the first request opens the connection
+            await budget.acquire("site", opening=opening)
             starts.append(clock())
             for _ in range(SETTLE_TURNS):  # the request leaves at once
                 await asyncio.sleep(0)
             clock.t += answered_after  # the answer's headers come this much later
             budget.observe("site", answered_after, 200)
-            if not starts[1:]:
-                budget.first_answer("site")  # the download handler's first answer from the site
+            if opening:
+                budget.opened("site", answered=True)  # the download handler's first answer
             budget.release("site")
 
     asyncio.run(main())
     assert starts[1] - starts[0] == pytest.approx(0.4 + 1.05)  # from the first answer
     assert starts[2] - starts[1] == pytest.approx(1.05)  # the connection is open: the spacing
     assert budget.settled_late == 1
+
+
+def test_a_request_opening_a_connection_holds_its_host_s_next_start_until_it_is_answered():
+    """Another forager's request, on a connection already open, would reach the site before a
+    request whose new connection the site has not accepted yet: it waits for that answer."""
+    clock = LateClock(0.0)
+    budget = HostBudget(1.0, 0, clock=clock, sleep=clock.sleep)
+
+    async def main() -> tuple[float, bool]:
+        await budget.acquire("site", opening=True)
+        first = clock()
+        for _ in range(SETTLE_TURNS):
+            await asyncio.sleep(0)
+        second = asyncio.ensure_future(budget.acquire("site"))
+        clock.t += 3.0  # no answer after 3 s
+        for _ in range(20):
+            await asyncio.sleep(0)
+        waited = not second.done()
+        budget.opened("site", answered=True)
+        await second
+        return clock() - first, waited
+
+    gap, waited = asyncio.run(main())
+    assert waited and gap == pytest.approx(3.0 + 1.05)

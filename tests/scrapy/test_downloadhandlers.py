@@ -191,7 +191,7 @@ def test_a_refused_host_backs_off_only_when_a_request_has_failed_its_retries():
 def test_each_crawler_s_first_answer_from_a_host_moves_the_host_s_start_there():
     """Every forager is a crawler with connections of its own: its first request to a host opens
     one, which the site may accept late; its first answer from that host moves the host's
-    newest start to then (HostBudget.first_answer), its later answers do not."""
+    newest start to then (HostBudget.opened), its later answers do not."""
     clock = [100.0]
 
     async def sleep(seconds):
