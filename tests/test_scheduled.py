@@ -522,12 +522,12 @@ def test_a_download_is_given_ten_usual_answers_then_asked_again():
     """Each request of a scheduled forager carries Scrapy's ``download_timeout``: ten times the
     median answer, 10 s at least, never above the user's DOWNLOAD_TIMEOUT; a stalled answer is
     then given up and retried (Scrapy's RetryMiddleware) instead of holding its listing."""
-    from newsforagers.strategies.scheduled.budget import answer_deadline
+    from newsforagers.strategies.scheduled.budget import answer_deadline, stall_after
 
-    assert answer_deadline([]) == 10.0  # no answer yet: the floor
-    assert answer_deadline([0.3, 0.2, 0.4]) == 10.0  # 10 × 0.3 s = 3 s: the floor
-    assert answer_deadline([1.5, 2.0, 2.5]) == pytest.approx(20.0)  # 10 × the median
-    assert answer_deadline([1.5, 2.0, 2.5], download_timeout=15.0) == 15.0  # the user's bound
+    assert answer_deadline(stall_after([])) == 10.0  # no answer yet: the floor
+    assert answer_deadline(stall_after([0.3, 0.2, 0.4])) == 10.0  # 10 × 0.3 s = 3 s: the floor
+    assert answer_deadline(stall_after([1.5, 2.0, 2.5])) == pytest.approx(20.0)  # 10 × the median
+    assert answer_deadline(stall_after([1.5, 2.0, 2.5]), download_timeout=15.0) == 15.0  # the user's bound
     driver, _ = _driver({"DOWNLOAD_TIMEOUT": 60})
     assert driver.next_step_request().meta["download_timeout"] == 10.0
     driver, _ = _driver({"DOWNLOAD_TIMEOUT": 25})

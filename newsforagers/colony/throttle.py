@@ -358,7 +358,8 @@ class HostBudget:
             try:
                 late = self.clock() - start
                 if late > limits.spacing * (_MARGIN - 1.0) / _MARGIN:  # what the margin does not cover
-                    self._delay_start(host, limits, start, late)
+                    self.settled_seconds += late
+                    self._count_from_now(host, limits)
             except Exception:  # a shared store that failed: its own log says why; the line goes on
                 logger.exception("host %s: a start that left late could not be moved in the store", host)
             finally:
@@ -369,18 +370,17 @@ class HostBudget:
 
         loop.call_soon(turn)
 
-    def _delay_start(self, host: str, limits: _HostLimits, start: float, late: float) -> None:
-        self.settled_late += 1
-        self.settled_seconds += late
+    def _count_from_now(self, host: str, limits: _HostLimits) -> None:
+        """The host's newest start moves to now (the store's now, when the colony spans
+        processes): the start being settled or answered is the newest, since no other start of
+        the host is made before it settles."""
         if self.shared is not None:
-            self.shared.settle_start(host)  # the store's clock: the newest start is now
+            self.shared.settle_start(host)
+        elif limits.starts:
+            limits.starts[-1] = max(limits.starts[-1], self.clock())
+        else:
             return
-        starts = limits.starts
-        for i in range(len(starts) - 1, -1, -1):
-            if starts[i] == start:
-                # later by ``late``, never past a start made after it (the line stays in order)
-                starts[i] = min(start + late, starts[i + 1]) if i + 1 < len(starts) else start + late
-                return
+        self.settled_late += 1
 
     @staticmethod
     async def _wait_for_head(limits: _HostLimits, place: list[float],
@@ -505,15 +505,8 @@ class HostBudget:
         if not limits.opening:
             limits.answered.set()
             limits.answered = asyncio.Event()
-        if not answered:
-            return
-        if self.shared is not None:
-            self.shared.settle_start(host)
-        elif limits.starts:
-            limits.starts[-1] = max(limits.starts[-1], self.clock())
-        else:
-            return
-        self.settled_late += 1
+        if answered:
+            self._count_from_now(host, limits)
 
     def delay_of(self, host: str) -> float | None:
         """AutoThrottle's current delay for ``host`` (None when it is off)."""

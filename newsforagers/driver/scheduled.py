@@ -73,7 +73,7 @@ class ScheduledDriver(Driver):
         download_timeout = crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 0.0)
         self.stall.limit = min(step_timeout, download_timeout) if download_timeout > 0 else step_timeout
         self.download_timeout = download_timeout
-        self._deadline = answer_deadline((), download_timeout)  # a download's time, each request
+        self._deadline = answer_deadline(self._stall_after, download_timeout)  # a download's time
         rate = self._host_rate()
         # while a cap holds, look again about when the host budget lets the next request go
         self._recheck = 1.0 / rate if rate > 0 else 0.05
@@ -169,7 +169,7 @@ class ScheduledDriver(Driver):
         if latency is not None and latency >= 0:
             self._latencies.append(float(latency))
             self._latency, self._stall_after = typical_latency(self._latencies), stall_after(self._latencies)
-            self._deadline = answer_deadline(self._latencies, self.download_timeout)
+            self._deadline = answer_deadline(self._stall_after, self.download_timeout)
 
     def add_feeds(self, urls: list[str], now: float, updated: dict[str, datetime] | None = None) -> int:
         """Feeds and sitemaps the site announces join the weblog as listings (how many did)."""

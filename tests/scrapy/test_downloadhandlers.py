@@ -139,8 +139,8 @@ def test_a_child_forager_closes_with_its_colony():
     assert handler.cancelled == 1
 
 
-class Refusing:
-    """A wrapped handler whose every download is a refused connection."""
+class Wrapped:
+    """A handler the colony's mixin wraps: built from its crawler, as Scrapy builds one."""
 
     def __init__(self, crawler):
         self.crawler = crawler
@@ -148,6 +148,10 @@ class Refusing:
     @classmethod
     def from_crawler(cls, crawler):
         return cls(crawler)
+
+
+class Refusing(Wrapped):
+    """A wrapped handler whose every download is a refused connection."""
 
     async def download_request(self, request):
         from twisted.internet.error import ConnectionRefusedError
@@ -199,14 +203,7 @@ def test_each_crawler_s_first_answer_from_a_host_moves_the_host_s_start_there():
 
     budget = HostBudget(1.0, 0, clock=lambda: clock[0], sleep=sleep)
 
-    class Answering:
-        def __init__(self, crawler):
-            self.crawler = crawler
-
-        @classmethod
-        def from_crawler(cls, crawler):
-            return cls(crawler)
-
+    class Answering(Wrapped):
         async def download_request(self, request):
             for _ in range(SETTLE_TURNS):  # the request leaves at once ...
                 await asyncio.sleep(0)

@@ -84,16 +84,16 @@ def stall_after(latencies: Iterable[float]) -> float:
     return max(STALL_FLOOR, STALL_FACTOR * statistics.median(recent)) if recent else STALL_FLOOR
 
 
-def answer_deadline(latencies: Iterable[float], download_timeout: float = 0.0) -> float:
+def answer_deadline(stall: float, download_timeout: float = 0.0) -> float:
     """Wall seconds a scheduled forager's download may take before Scrapy gives it up (its
     ``download_timeout``; the timeout is one of Scrapy's ``RETRY_EXCEPTIONS``, so the request is
-    asked again at once, under the host's budget): ``STALL_FACTOR`` times the median of the
-    recent answers' ``latencies``, :data:`DEADLINE_FLOOR` at least, never more than the user's
-    ``DOWNLOAD_TIMEOUT`` (0: none). A response that stalls after its headers (2 % of answers in
+    asked again at once, under the host's budget): the age at which an unanswered request is
+    stalled (``stall``, :func:`stall_after`: ``STALL_FACTOR`` times the median answer),
+    :data:`DEADLINE_FLOOR` at least, never more than the user's ``DOWNLOAD_TIMEOUT`` (0: none).
+    A response that stalls after its headers (2 % of answers in
     issue 31's profiles, for 30 s) then holds its listing's next visit, and the stories it would
     show, a third as long: on most sites the answer asked again comes at once."""
-    recent = list(latencies)
-    deadline = max(DEADLINE_FLOOR, STALL_FACTOR * statistics.median(recent)) if recent else DEADLINE_FLOOR
+    deadline = max(DEADLINE_FLOOR, stall)
     return min(deadline, download_timeout) if download_timeout > 0 else deadline
 
 
