@@ -366,6 +366,7 @@ class _Forager:
         self.in_flight = 0
         self.asked = 0
         self.done = False
+        self.retired = False
         self.fit_request = None
         self.wait = 0.0
         self.poll_rate = None

@@ -251,9 +251,10 @@ class Colony:
     def spawn(self, name: str, **arguments: Any) -> bool:
         return self.spawning.spawn(name, **arguments)
 
-    def start_population(self, seeds: list[str], mode: str, model: str | None) -> None:
-        """(The root, once its engine has started.) :meth:`Spawning.start_population`."""
-        self.spawning.start_population(seeds, mode, model)
+    def start_population(self, seeds: list[str], mode: str, model: str | None) -> list[str] | None:
+        """(The root, once its engine has started.) :meth:`Spawning.start_population`: the
+        root's share of the seeds when they were dealt by host, else None."""
+        return self.spawning.start_population(seeds, mode, model)
 
     # -- the population --------------------------------------------------------------------------
 

@@ -23,6 +23,7 @@ from newsforagers.colony.keys import handover_key
 from newsforagers.colony.scrapyd import ScrapydSpawner
 from newsforagers.colony.spawner import InProcessSpawner, ProcessSpawner, Spawner
 from newsforagers.config import ForagersConfig
+from newsforagers.learning.schedule import deal, host_of
 from newsforagers.scrapy_access import wake_engine
 
 if TYPE_CHECKING:
@@ -76,25 +77,40 @@ class Spawning:
         self.spawner.start(name, arguments)
         return True
 
-    def start_population(self, seeds: list[str], mode: str, model: str | None) -> None:
+    def start_population(self, seeds: list[str], mode: str, model: str | None) -> list[str] | None:
         """Alg. 9 — the first ``FORAGERS_MIN − 1`` foragers beside the root — or, on a resume,
-        every forager alive at the checkpoint, under its own id. Once per colony."""
+        every forager alive at the checkpoint, under its own id. Once per colony.
+
+        The papers' foragers all start from every seed (Alg. 9). Scheduled ones, in the
+        colony's first process, are dealt the seeds by host (:func:`deal`; every seed to each
+        when the seeds are on fewer hosts than ``FORAGERS_MIN``): one forager polls a host.
+        Returns the root's share of the seeds when they were dealt (the caller keeps the
+        root's weblog to it), else None."""
         if self.population_started:
-            return
+            return None
         self.population_started = True
         colony = self.colony
         membership, checkpoint, minimum = colony.membership, colony.checkpoint, colony.config.min
         saved = (checkpoint.resumed or {}).get("members")
         if saved is None:
-            for _ in range(minimum - 1):
+            joining = bool(membership.host_number and membership.host_number > 1)
+            shares = [list(seeds)] * max(1, minimum)
+            if colony.config.strategy == "scheduled" and not joining and minimum > 1:
+                shares = deal(seeds, minimum)
+            for index in range(1, minimum):
                 name = membership.new_id()
                 # beside another host's foragers the population may be full already: the first
                 # foragers take places within its bound as a split's child does
-                if membership.host_number and membership.host_number > 1 \
-                        and not colony.reserve_place(name, membership.root_name):
+                if joining and not colony.reserve_place(name, membership.root_name):
                     break
-                self.spawn(name, seeds=seeds, mode=mode, model=model)
-            return
+                if not self.spawn(name, seeds=shares[index], mode=mode, model=model):
+                    return None  # the colony ends: no share to keep
+            if shares[0] != list(seeds):
+                hosts = len({host_of(url) for url in seeds})
+                logger.info("colony: %d seed(s) on %d host(s) dealt to %d scheduled forager(s) by host",
+                            len(seeds), hosts, minimum)
+                return shares[0]
+            return None
         # foragers of other processes are not in membership.foragers: counted as started
         elsewhere = 0
         for name, member in saved.items():

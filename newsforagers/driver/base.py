@@ -117,6 +117,12 @@ class Driver(Checkpointing):
         """A finished step's relevance for the energy policy (one draw of the mind's generator)."""
         return self.mind.energy_relevance(profit, value, relevance)
 
+    def hand_back(self) -> list[dict]:
+        """What a retiring forager hands back to the colony (its listings, for others to
+        adopt). The papers' forager hands back nothing: every one of its foragers starts from
+        every seed (Alg. 9), so none is left without a forager when one retires."""
+        return []
+
     def split_child(self) -> dict:
         """What a split's child is born with (Alg. 6; the mind keeps the rest): its
         ``weblog`` (a dictionary), ``weights`` (a list) and ``seeds`` (the weblog's URLs, or

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from scrapy import Request
 
+from newsforagers.colony.handback import ADOPT_EVERY, take_handed_back
 from newsforagers.colony.local import SITE_CLOCK, site_time_now
 from newsforagers.driver.base import Driver
 from newsforagers.learning.schedule import ENTRY_FIELDS, Entry, host_of
@@ -78,6 +79,7 @@ class ScheduledDriver(Driver):
         # while a cap holds, look again about when the host budget lets the next request go
         self._recheck = 1.0 / rate if rate > 0 else 0.05
         forager.colony_entry = self._colony_entry
+        self._adopted_at = float("-inf")  # time.monotonic() of the last look at the hand-back list
 
     def next_step_request(self) -> Request | None:
         # the CPU seconds the forager spends deciding (its scheduling cost, apart from reading
@@ -92,6 +94,7 @@ class ScheduledDriver(Driver):
         if not self._restored:
             self._restore()
         self._start_checkpoints()
+        self._adopt()
         if self._held():
             return None
         if not self.clock.ready and not self._borrow_clock() and self.mind.in_flight:
@@ -119,6 +122,36 @@ class ScheduledDriver(Driver):
         self._issued[id(fetch)] = (fetch, self.stall.clock())
         self._issued_hosts[id(fetch)] = host_of(fetch.url)
         return self.fetch_request(fetch)
+
+    # -- compartments: the hosts this forager polls -------------------------------------------
+
+    def take_share(self, seeds: list[str]) -> None:
+        """The colony dealt this forager ``seeds`` by host (the root: at the population's
+        start): its weblog keeps their hosts' listings only."""
+        gone = self.mind.keep_share(seeds)
+        self.seeds = list(seeds)
+        logger.info("forager %s: polls %d host(s) of the seeds (%d listing(s) left to the others)",
+                    self.name, len({host_of(url) for url in seeds}), gone)
+
+    def hand_back(self) -> list[dict]:
+        """A retiring forager's listings (with what it learnt of them) for the others."""
+        return self.mind.hand_back()
+
+    def _adopt(self) -> None:
+        """Now and then: take over the listings a retiring forager handed back to the colony
+        (:mod:`newsforagers.colony.handback`): their hosts would have no forager left."""
+        now = time.monotonic()
+        if now - self._adopted_at < ADOPT_EVERY or self.mind.retired:
+            return
+        self._adopted_at = now
+        entries, handed_by = take_handed_back(self.store)
+        if not entries:
+            return
+        adopted = self.mind.adopt(entries)
+        self.crawler.stats.inc_value("newsforagers/scheduled/listings_adopted", adopted)
+        logger.info("forager %s: adopted %d listing(s) handed back by %s", self.name, adopted,
+                    ", ".join(str(name) for name in handed_by) or "a retired forager")
+        self._wake_in(0.0)
 
     def _busy_hosts(self) -> "_BusyHosts":
         """Which hosts have as many of this forager's requests in flight (stalled ones left

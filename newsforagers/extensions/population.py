@@ -23,6 +23,7 @@ import logging
 from scrapy.exceptions import NotConfigured
 
 from newsforagers import signals as forager_signals
+from newsforagers.colony.handback import hand_back
 from newsforagers.context import ForagerContext, context_of
 from newsforagers.learning import EnergyPolicy
 
@@ -145,6 +146,11 @@ class PopulationExtension:
             return  # the store says the population is at its minimum: it walks on
         driver.retire()
         colony.event("retire", driver.name, None)
+        # its listings (scheduled: the hosts it polled) go back to the colony, for another
+        # forager to adopt (colony/handback.py); the papers' forager hands back nothing
+        listings = driver.hand_back()
+        if listings and hand_back(colony.store, listings, driver.name):
+            colony.event("handback", driver.name, None, listings=len(listings))
         driver.checkpoint()  # retired for good: not respawned, nor walking again, after a stop
         if not self.is_root:
             asyncio.ensure_future(self.crawler.engine.close_spider_async(reason=RETIRED))

@@ -36,5 +36,7 @@ class ColonyStartExtension:
         if colony is None or context.driver is None or colony.root is not self.crawler:
             return  # no forager (its scheduler did not assemble one), or a child of this process
         if context.is_root:
-            colony.start_population(context.seeds, context.driver.mode, context.model_path)
+            share = colony.start_population(context.seeds, context.driver.mode, context.model_path)
+            if share is not None:  # scheduled foragers dealt the seeds by host: the root's own
+                context.driver.take_share(share)
         colony.root_started()

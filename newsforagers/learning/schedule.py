@@ -790,14 +790,24 @@ class HubSchedule:
 
     def split(self, rng: np.random.Generator) -> "HubSchedule":
         """Alg. 6 for a schedule: a random half of the live entries moves to a new schedule
-        (the child's), the rest stays; barren memories stay with both."""
+        (the child's), the rest stays; barren memories stay with both. Entries on two hosts or
+        more move *by host* (a random half of the hosts, each with all its entries): a host's
+        listings stay in one weblog, polled under one share of its budget (compartments)."""
         live = [u for u, e in self._entries.items() if not e.barren]
-        moved = set(rng.permutation(len(live))[: len(live) // 2].tolist())
+        by_host: dict[str, list[str]] = {}
+        for url in live:
+            by_host.setdefault(self.host(url), []).append(url)
+        if len(by_host) >= 2:
+            hosts = list(by_host)
+            chosen = rng.permutation(len(hosts))[: len(hosts) // 2].tolist()
+            moved_urls = {url for index in chosen for url in by_host[hosts[index]]}
+        else:
+            moved_urls = {live[i] for i in rng.permutation(len(live))[: len(live) // 2].tolist()}
         child = HubSchedule(**self._parameters())
         if self.profile is not None:  # the site is the same: the child starts from a copy
             child.profile = self.profile.copy()
-        for index, url in enumerate(live):
-            if index in moved:
+        for url in live:
+            if url in moved_urls:
                 child._entries[url] = self._entries.pop(url)
         for url, entry in self._entries.items():
             if entry.barren:
@@ -805,6 +815,41 @@ class HubSchedule:
         self._count_shapes()
         child._count_shapes()
         return child
+
+    def keep_hosts(self, hosts: Iterable[str]) -> int:
+        """Forget the live entries whose host is not in ``hosts`` (a deal gave those hosts to
+        other foragers: :func:`deal`); barren memories stay. How many went."""
+        keep = {h.lower() for h in hosts}
+        gone = [u for u, e in self._entries.items() if not e.barren and self.host(u) not in keep]
+        for url in gone:
+            del self._entries[url]
+        self._count_shapes()
+        return len(gone)
+
+    def hand_back(self) -> list[dict]:
+        """The live entries, as :meth:`to_dict` keeps them (a retiring forager's listings, for
+        the colony's other foragers to :meth:`adopt`)."""
+        return [_fields(e) | {"in_flight": False} for e in self._entries.values() if not e.barren]
+
+    def adopt(self, entries: Iterable[Mapping]) -> list[str]:
+        """Take over entries another weblog handed back (:meth:`hand_back`), as they were
+        learnt (rate, last visit, credits): the URLs added. Known URLs are left as they are;
+        malformed entries are skipped. The capacity grows to hold them: a forager's user-given
+        and handed-over listings are never clipped (its own finds still are)."""
+        added = []
+        for fields in entries:
+            try:
+                entry = Entry(**{k: fields[k] for k in _FIELDS if k in fields})
+            except (TypeError, KeyError):
+                continue
+            if not isinstance(entry.url, str) or not entry.url or entry.url in self._entries:
+                continue
+            entry.in_flight = False
+            self._entries[entry.url] = entry
+            added.append(entry.url)
+        self.capacity = max(self.capacity, len(self._entries))
+        self._count_shapes()
+        return added
 
     def _count_shapes(self) -> None:
         self._shapes = {}
@@ -854,6 +899,25 @@ _DIGITS = re.compile(r"[0-9]+")
 def host_of(url: str) -> str:
     """The host of ``url``, lower case ("" when it has none)."""
     return (urlsplit(url).hostname or "").lower()
+
+
+def deal(urls: Iterable[str], n: int) -> list[list[str]]:
+    """``urls`` dealt to ``n`` foragers by host: the hosts, in the order of their first URL,
+    go round (host ``i`` to forager ``i mod n``), each with all its URLs in their order.
+    Fewer hosts than foragers: every forager gets every URL (one site's listings are shared
+    as before; nothing to divide by host). Compartments: one forager polls a host."""
+    urls = list(dict.fromkeys(urls))
+    if n < 1:
+        raise ValueError(f"cannot deal to {n!r} foragers")
+    by_host: dict[str, list[str]] = {}
+    for url in urls:
+        by_host.setdefault(host_of(url), []).append(url)
+    if n == 1 or len(by_host) < n:
+        return [list(urls) for _ in range(n)]
+    shares: list[list[str]] = [[] for _ in range(n)]
+    for index, host_urls in enumerate(by_host.values()):
+        shares[index % n].extend(host_urls)
+    return shares
 
 
 def shape(url: str) -> str:

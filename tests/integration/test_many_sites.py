@@ -89,3 +89,25 @@ def test_a_down_host_backs_off_a_rate_limited_host_pauses_and_the_healthy_one_go
     end = max(r["wall_time"] for r in log)
     gaps = [b - a for a, b in zip(healthy, healthy[1:]) if b < end - 1]
     assert len(healthy) >= 40 and max(gaps) < 2.5, (len(healthy), max(gaps))
+
+
+def test_two_scheduled_foragers_divide_the_sites_by_host(tmp_path):
+    corpus = synth_corpus(tmp_path / "synth.jsonl.gz", days=2, rate=200, sections=6, seed=5)
+    requests, seeds = tmp_path / "requests.jsonl", tmp_path / "seeds.txt"
+    with ReplayProcess(corpus, speed=SPEED, start=START, log_path=requests,
+                       extra_args=["--sites", "4", "--seeds", str(seeds)]):
+        result = crawl_forager(f"@{seeds}", tmp_path, seconds=12, args={"speed": SPEED}, settings={
+            "FORAGERS_STRATEGY": "scheduled", "FORAGERS_MIN": 2, "FORAGERS_MAX": 2,
+            "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_SEED": 3,
+            "FORAGERS_HOST_RATE": 10, "FORAGERS_RUN_DIR": tmp_path / "run"})
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log, result.log[-3000:]
+    assert "dealt to 2 scheduled forager(s) by host" in result.log
+    readers: dict[str, set] = {}
+    for r in read_log(requests):
+        if r["path"] != "/robots.txt" and r.get("forager"):
+            readers.setdefault(r["host"], set()).add(r["forager"])
+    # every site read, each by one forager, and both foragers at work (two sites each)
+    assert len(readers) == 4 and all(len(names) == 1 for names in readers.values()), readers
+    assert sorted(len([h for h, names in readers.items() if name in names]) for name in ("f1", "f2")) == [2, 2]
+    assert len(result.items) > 0

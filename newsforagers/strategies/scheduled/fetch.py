@@ -43,6 +43,7 @@ class ScheduledCounters(ForagerCounters):
     tried_later: int = 0  # stories asked for again later after a transient failure (on_failed)
     feeds_added: int = 0  # feeds and sitemaps the site announced, added to the schedule (add_feeds)
     old_feeds: int = 0  # announced sitemaps last updated beyond the novelty window: not added
+    listings_adopted: int = 0  # listings a retiring forager handed back, taken over (adopt)
     off_topic: int = 0  # novel documents below the topic's relevance threshold: not credited
 
 

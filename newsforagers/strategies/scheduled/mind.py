@@ -150,6 +150,32 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self.schedule.add(url)
         self._push(Fetch(url, "harvest"), math.inf)
 
+    # -- compartments: the hosts this forager polls ------------------------------------------
+
+    def keep_share(self, seeds: Iterable[str]) -> int:
+        """The colony dealt this forager ``seeds`` (its hosts' share of the user's seeds,
+        :func:`~newsforagers.learning.schedule.deal`): the listings of other hosts leave its
+        weblog (their foragers hold them). How many left."""
+        seeds = list(seeds)
+        self.seeds = set(seeds)
+        for url in seeds:
+            if url not in self.schedule and url not in self._articles:
+                self.schedule.add(url)
+            self._seen.add(url)
+        return self.schedule.keep_hosts({host_of(url) for url in seeds})
+
+    def hand_back(self) -> list[dict]:
+        """A retiring forager's listings, as learnt, for the colony's others to adopt."""
+        return self.schedule.hand_back()
+
+    def adopt(self, entries: Iterable[Mapping]) -> int:
+        """Take over listings a retiring forager handed back (:meth:`hand_back`). How many."""
+        added = self.schedule.adopt(entries)
+        for url in added:
+            self._seen.add(url)
+        self.counters.listings_adopted += len(added)
+        return len(added)
+
     # -- the scheduler's side ---------------------------------------------------------------
 
     def next_fetch(self, now: float, busy: Callable[[str], bool] | None = None) -> Fetch | None:
