@@ -3,7 +3,8 @@
 Enabled by the add-on; with a spider that is not part of a colony they change nothing.
 
 - ``ColonyRobotsTxtMiddleware`` (replaces Scrapy's at 100): robots.txt is fetched once per
-  colony and host, and its parser shared.
+  colony and host, and its parser shared; a scheduled forager's robots.txt requests get its
+  download deadline (a stalled robots.txt would hold every request to its host).
 - ``SharedFetchMiddleware`` (950): recent downloads shared between foragers (``FORAGERS_FETCH_TTL``).
 
 The colony's per-host budget is applied by the download handler
@@ -14,8 +15,10 @@ runs before Scrapy's per-slot queue, so requests it let through could still leav
 from __future__ import annotations
 
 import asyncio
+import inspect
 
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.utils.httpobj import urlparse_cached
 
 from newsforagers.context import ForagerContext, context_of
 from newsforagers.scrapy_access import FORAGER_META, share_robots_parsers
@@ -33,6 +36,21 @@ class ColonyRobotsTxtMiddleware(RobotsTxtMiddleware):
         middleware = super().from_crawler(crawler)
         middleware.context = context_of(crawler)
         return middleware
+
+    async def process_request(self, request, spider=None):
+        # A robots.txt request (this middleware's own, or the spider's for sitemaps) holds
+        # every request to its host until it is answered: a stalled one must not hold them for
+        # DOWNLOAD_TIMEOUT. It gets the forager's download deadline (the scheduled driver's:
+        # ten usual answers, 10 s at least), as its other requests do; Scrapy retries it.
+        if request.meta.get("dont_obey_robotstxt") and urlparse_cached(request).path == "/robots.txt":
+            driver = self.context.driver if self.context is not None else None
+            deadline = getattr(driver, "download_deadline", None)
+            if deadline:
+                request.meta.setdefault("download_timeout", deadline)
+        # a later Scrapy passes no spider (and warns when one is passed on); an earlier one's
+        # method may answer a Deferred: awaited alike
+        answer = super().process_request(request) if spider is None else super().process_request(request, spider)
+        return await answer if inspect.isawaitable(answer) else answer
 
     async def robot_parser(self, request):
         colony = _colony(self.context)

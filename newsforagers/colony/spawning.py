@@ -10,7 +10,9 @@ another process (``handover/NAME``, with the host whose share of the colony it i
 handed the colony (its ``colony`` argument); it reads no other forager's objects.
 
 The root's crawler starts the population once its engine has started
-(:class:`~newsforagers.extensions.start.ColonyStartExtension`).
+(:class:`~newsforagers.extensions.start.ColonyStartExtension`). Scheduled foragers are dealt
+the seeds by host there (compartments: :func:`~newsforagers.learning.schedule.deal`); the
+papers' all start from every seed.
 """
 
 from __future__ import annotations

@@ -123,6 +123,13 @@ class ScheduledDriver(Driver):
         self._issued_hosts[id(fetch)] = host_of(fetch.url)
         return self.fetch_request(fetch)
 
+    @property
+    def download_deadline(self) -> float:
+        """Wall seconds a download of this forager may take before Scrapy gives it up and asks
+        again (:func:`~newsforagers.strategies.scheduled.budget.answer_deadline`): its requests'
+        ``download_timeout``, and its host's robots.txt's."""
+        return self._deadline
+
     # -- compartments: the hosts this forager polls -------------------------------------------
 
     def take_share(self, seeds: list[str]) -> None:
