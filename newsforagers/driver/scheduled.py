@@ -17,7 +17,7 @@ from scrapy import Request
 from newsforagers.colony.handback import ADOPT_EVERY, take_handed_back
 from newsforagers.colony.local import SITE_CLOCK, site_time_now
 from newsforagers.driver.base import Driver
-from newsforagers.learning.schedule import ENTRY_FIELDS, Entry, host_of
+from newsforagers.learning.schedule import entry_from, host_of
 from newsforagers.store import ColonyStore
 from newsforagers.strategies.scheduled import poll_rate
 from newsforagers.strategies.scheduled.budget import (
@@ -137,6 +137,7 @@ class ScheduledDriver(Driver):
         start): its weblog keeps their hosts' listings only."""
         gone = self.mind.keep_share(seeds)
         self.seeds = list(seeds)
+        self._hosts = ([""], float("-inf"))  # its hosts changed: counted again at the next request
         logger.info("forager %s: polls %d host(s) of the seeds (%d listing(s) left to the others)",
                     self.name, len({host_of(url) for url in seeds}), gone)
 
@@ -155,6 +156,7 @@ class ScheduledDriver(Driver):
         if not entries:
             return
         adopted = self.mind.adopt(entries)
+        self._hosts = ([""], float("-inf"))  # its hosts changed: counted again at the next request
         self.crawler.stats.inc_value("newsforagers/scheduled/listings_adopted", adopted)
         logger.info("forager %s: adopted %d listing(s) handed back by %s", self.name, adopted,
                     ", ".join(str(name) for name in handed_by) or "a retired forager")
@@ -228,13 +230,7 @@ class ScheduledDriver(Driver):
     def _colony_entry(self, url: str):
         """The colony's weblog entry for ``url`` as its forager last shared it in the store (a
         listing a split gave away), or None."""
-        shared = (self.store.get_url(LISTING_KEY + url) or {}).get(LISTING_FIELD)
-        if not isinstance(shared, dict):
-            return None
-        try:
-            return Entry(**{name: shared[name] for name in ENTRY_FIELDS if name in shared})
-        except TypeError:
-            return None
+        return entry_from((self.store.get_url(LISTING_KEY + url) or {}).get(LISTING_FIELD))
 
     def page_read(self, fetch: Any) -> None:
         """After a listing visit: share its weblog entry with the colony (the store's per-URL

@@ -829,7 +829,7 @@ class HubSchedule:
     def hand_back(self) -> list[dict]:
         """The live entries, as :meth:`to_dict` keeps them (a retiring forager's listings, for
         the colony's other foragers to :meth:`adopt`)."""
-        return [_fields(e) | {"in_flight": False} for e in self._entries.values() if not e.barren]
+        return [saved_entry(e) for e in self._entries.values() if not e.barren]
 
     def adopt(self, entries: Iterable[Mapping]) -> list[str]:
         """Take over entries another weblog handed back (:meth:`hand_back`), as they were
@@ -838,11 +838,8 @@ class HubSchedule:
         and handed-over listings are never clipped (its own finds still are)."""
         added = []
         for fields in entries:
-            try:
-                entry = Entry(**{k: fields[k] for k in _FIELDS if k in fields})
-            except (TypeError, KeyError):
-                continue
-            if not isinstance(entry.url, str) or not entry.url or entry.url in self._entries:
+            entry = entry_from(fields)
+            if entry is None or not isinstance(entry.url, str) or not entry.url or entry.url in self._entries:
                 continue
             entry.in_flight = False
             self._entries[entry.url] = entry
@@ -861,7 +858,7 @@ class HubSchedule:
     # -- persistence -----------------------------------------------------------------------
 
     def to_dict(self) -> dict:
-        data = {"entries": [_fields(e) | {"in_flight": False} for e in self._entries.values()]}
+        data = {"entries": [saved_entry(e) for e in self._entries.values()]}
         if self.profile is not None:
             data["rhythm"] = self.profile.to_dict()
         return data
@@ -872,7 +869,7 @@ class HubSchedule:
         if schedule.profile is not None and data.get("rhythm"):
             schedule.profile = RhythmProfile.from_dict(data["rhythm"], **schedule.profile.parameters())
         for fields in data.get("entries", []):
-            entry = Entry(**{k: fields[k] for k in _FIELDS if k in fields})
+            entry = Entry(**{k: fields[k] for k in _FIELDS if k in fields})  # a bad state file raises
             schedule._entries[entry.url] = entry
         schedule._count_shapes()
         return schedule
@@ -891,6 +888,22 @@ _FIELDS = ENTRY_FIELDS
 
 def _fields(entry: Entry) -> dict:
     return asdict(entry)
+
+
+def saved_entry(entry: Entry) -> dict:
+    """``entry`` as a weblog's state keeps it (and hands it to another weblog): not in flight."""
+    return _fields(entry) | {"in_flight": False}
+
+
+def entry_from(fields: object) -> Entry | None:
+    """The entry another weblog saved or shared (:func:`saved_entry`, or a listing's record in
+    the store), its unknown fields left out; None when it cannot be one."""
+    if not isinstance(fields, Mapping):
+        return None
+    try:
+        return Entry(**{name: fields[name] for name in ENTRY_FIELDS if name in fields})
+    except TypeError:
+        return None
 
 
 _DIGITS = re.compile(r"[0-9]+")

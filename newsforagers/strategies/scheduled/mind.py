@@ -159,8 +159,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         seeds = list(seeds)
         self.seeds = set(seeds)
         for url in seeds:
-            if url not in self.schedule and url not in self._articles:
-                self.schedule.add(url)
+            self.schedule.add(url)  # the root's weblog holds them already: nothing added
             self._seen.add(url)
         return self.schedule.keep_hosts({host_of(url) for url in seeds})
 
