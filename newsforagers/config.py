@@ -113,6 +113,7 @@ class ForagersConfig:
     schedule_scarce_floor: float = _default("schedule_scarce_floor")
     schedule_visit_yield: float = _default("schedule_visit_yield")
     schedule_rhythm: bool = _default("schedule_rhythm")
+    schedule_credit: str = _default("schedule_credit")
     explore_share: float = _default("explore_share")
     explore_steps: int = _default("explore_steps")
     explore_patience: int = _default("explore_patience")
@@ -271,6 +272,8 @@ class ForagersConfig:
              "at least 1")
         need(self.schedule_priority in ("return", "lag"), "schedule_priority", self.schedule_priority,
              "'return' or 'lag'")
+        need(self.schedule_credit in ("listed", "found"), "schedule_credit", self.schedule_credit,
+             "'listed' or 'found'")
         need(self.schedule_in_flight >= 0, "schedule_in_flight", self.schedule_in_flight,
              ">= 0 (0: no limit)")
         need(0 <= self.schedule_poll_share <= 1, "schedule_poll_share", self.schedule_poll_share,

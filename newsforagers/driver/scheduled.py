@@ -386,7 +386,8 @@ class ScheduledDriver(Driver):
         if forager == self.name:
             # the topical mode: a listing is credited for the documents on the topic it led to
             on_topic = relevance is None or relevance >= self.mind.config.topic_min_relevance
-            self.mind.on_reward(origin, profit, rewarded, on_topic)  # origin: the listing visit
+            # origin: the listing visit
+            self.mind.on_reward(origin, profit, rewarded, on_topic, url=kwargs.get("url"))
 
 
 

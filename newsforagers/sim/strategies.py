@@ -169,7 +169,7 @@ def run_scheduled(world: NewsWorld, duration: float, budget: float, rng: np.rand
                         listed=listed if article is None else None)
         if published is not None and forager.should_send(fetch.url, published, _when(crawl.t)):
             profit = (config.reward if novel else 0.0) - config.send_cost
-            forager.on_reward(fetch.visit, profit, novel)
+            forager.on_reward(fetch.visit, profit, novel, url=fetch.url)
     counters = forager.counters
     extra = dict(explored=counters.explored, listings_found=counters.listings_found,
                  schedule=len(forager.schedule), listings=counters.listings,

@@ -118,6 +118,12 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._navigation: Bounded[str, frozenset[str]] = Bounded(schedule.capacity)
         # listing -> the dates of its items at its last read (a 304 shows them again)
         self._listed: Bounded[str, tuple[datetime, ...]] = Bounded(schedule.capacity)
+        # FORAGERS_SCHEDULE_CREDIT = "listed" (see _cover): listing -> the links it showed at
+        # its last read; stories this forager queued, not paid for yet -> the other listings
+        # that showed them since; stories paid for as novel
+        self._shown: Bounded[str, frozenset[str]] = Bounded(schedule.capacity)
+        self._unpaid: Bounded[str, list[str]] = Bounded(max(1, memory_size))
+        self._novel: Bounded[str, None] = Bounded(max(1, memory_size))
         self._explore_previous: np.ndarray | None = None
         self._fruitless = 0
         self.bootstrap = EncoderBootstrap(bootstrap, config.bootstrap_pages)
@@ -415,10 +421,14 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self.in_flight = 0
         return lost
 
-    def on_reward(self, visit: int, profit: float, rewarded: bool, on_topic: bool = True) -> None:
-        """The reinforcing agent paid (or not) for a document found through listing visit
+    def on_reward(self, visit: int, profit: float, rewarded: bool, on_topic: bool = True,
+                  url: str | None = None) -> None:
+        """The reinforcing agent paid (or not) for document ``url`` found through listing visit
         ``visit``. In the topical mode a novel document ``on_topic`` is false for (below
-        ``FORAGERS_TOPIC_MIN_RELEVANCE``) is counted (``off_topic``), not credited."""
+        ``FORAGERS_TOPIC_MIN_RELEVANCE``) is counted (``off_topic``), not credited. With
+        ``FORAGERS_SCHEDULE_CREDIT = "listed"`` the other listings that showed ``url`` while it
+        was on its way are credited too (:meth:`_cover`)."""
+        others = self._unpaid.pop(url, None) if url is not None else None
         if not rewarded:
             return
         if not on_topic:
@@ -430,6 +440,11 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             self.schedule.credit(source[0])
         else:
             self.counters.late_rewards += 1
+        if url is not None and self.config.schedule_credit == "listed":
+            self._novel.add(url)
+            for listing in others or ():
+                self.schedule.credit(listing)
+                self.counters.listed_credits += 1
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -490,6 +505,32 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self.schedule.visited(fetch.url, len(new), listed_rate(listed.values(), now, self._hours()), now=now,
                               overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0,
                               covered=covered)
+        if self.config.schedule_credit == "listed":
+            for url in claimed:
+                self._unpaid.put(url, [])
+            self._cover(fetch.url, links, new)
+
+    def _cover(self, listing: str, links: Sequence[str], new: Sequence[str]) -> None:
+        """Credit ``listing`` with the novel documents it showed that it did not show at its
+        previous read but that this forager had queued already, through another listing (its
+        *coverage*): its rate counts what appears on it, not only what it showed first. The
+        documents still on their way are credited when the reinforcing agent pays for them
+        (:meth:`on_reward`). On a first read every novel document it shows counts, as the
+        first visit's own fresh ones do (n per novelty window)."""
+        before = self._shown.get(listing)
+        self._shown.put(listing, frozenset(links))
+        fresh = set(new)
+        covered = 0
+        for url in dict.fromkeys(links):
+            if url in fresh or (before is not None and url in before):
+                continue
+            if url in self._novel:
+                covered += 1
+            elif (others := self._unpaid.get(url)) is not None and listing not in others:
+                others.append(listing)
+        if covered:
+            self.schedule.credit(listing, covered)
+            self.counters.listed_credits += covered
 
     def _claim_all(self, urls: list[str]) -> list[str]:
         """The URLs of ``urls`` this forager may queue (claimed now, for the whole colony), in
