@@ -894,3 +894,84 @@ def test_every_seed_is_a_listing_however_many_there_are():
     assert schedule_from_config(config, seeds[:2]).capacity == 3  # the setting, when the seeds fit
     # one listing found later makes room by the usual rule (the barren, then the least paid)
     assert not schedule.add("http://127.1.0.1:8000/section/a/")
+
+
+def _two_listings(credit: str) -> ScheduledMind:
+    config = ForagersConfig.from_settings({
+        "FORAGERS_N_CLUSTERS": K, "FORAGERS_BOOTSTRAP_PAGES": K, "FORAGERS_EXPLORE_SHARE": 0.0,
+        "FORAGERS_SCHEDULE_THRESHOLD": 0.0, "FORAGERS_SCHEDULE_PRIORITY": "return",
+        "FORAGERS_SCHEDULE_MIN_INTERVAL": 300.0, "FORAGERS_WEBLOG_BETA": 0.5,
+        "FORAGERS_SCHEDULE_CREDIT": credit})
+    seeds = [HOME, HOME + "archive/"]
+    return ScheduledMind("f1", config, schedule_from_config(config, seeds), np.ones(K),
+                         np.random.default_rng(0), encoder=OneHot(), seeds=seeds)
+
+
+def _listing_visits(forager: ScheduledMind, now: float) -> dict[str, Fetch]:
+    visits = {}
+    while (fetch := forager.next_fetch(now)) is not None:
+        assert fetch.kind == "listing"
+        visits[fetch.url] = fetch
+    return visits
+
+
+def _harvest(forager: ScheduledMind, now: float, novel: bool = True) -> list[str]:
+    urls = []
+    while (fetch := forager.next_fetch(now)) is not None:
+        assert fetch.kind == "harvest"
+        forager.on_page(fetch, now, text="c2", links=[], published=dated(3, now))
+        forager.on_reward(fetch.visit, 99.0, novel, url=fetch.url)
+        urls.append(fetch.url)
+    return urls
+
+
+@pytest.mark.parametrize("credit", ["listed", "found"])
+def test_a_listing_is_credited_with_the_novel_documents_it_lists_not_only_those_it_showed_first(credit):
+    # Hand-computed (β = 0.5, 24 h window, rates in documents an hour). The home page shows a,
+    # b; the archive, read a minute later, shows a, b, c: its first visit counts 3 fresh
+    # documents a window with "listed" (a, b were the home page's first), 1 with "found".
+    forager = _two_listings(credit)
+    home, archive = HOME, HOME + "archive/"
+    visits = _listing_visits(forager, at(0))
+    assert set(visits) == {home, archive}
+    forager.on_page(visits[home], at(0), text="c1", links=[home + "a/", home + "b/"], published=None)
+    assert _harvest(forager, at(0)) == [home + "a/", home + "b/"]
+    forager.on_page(visits[archive], at(1), text="c1", links=[home + "a/", home + "b/", home + "c/"],
+                    published=None)
+    assert _harvest(forager, at(1)) == [home + "c/"]
+    listed = credit == "listed"
+    assert forager.schedule.entry(home).rate == pytest.approx(2 / 24)
+    assert forager.schedule.entry(archive).rate == pytest.approx((3 if listed else 1) / 24)
+    assert forager.counters.listed_credits == (2 if listed else 0)
+    # An hour on (both visits asked for an hour after the last): both read again. The home page
+    # shows d first; the archive shows it too before d is paid for: credited when it is,
+    # ½·3/24 + ½·1/1 ("found": ½·1/24, d is the home page's). a, b, c shown again: nothing.
+    visits = _listing_visits(forager, at(60))
+    forager.on_page(visits[home], at(60), text="c1", links=[home + "d/", home + "a/", home + "b/"],
+                    published=None)
+    forager.on_page(visits[archive], at(60), text="c1",
+                    links=[home + "d/", home + "c/", home + "a/", home + "b/"], published=None)
+    assert forager.schedule.entry(archive).rate == pytest.approx((1.5 if listed else 0.5) / 24)
+    assert _harvest(forager, at(60)) == [home + "d/"]
+    assert forager.schedule.entry(home).rate == pytest.approx(0.5 * 2 / 24 + 0.5 * 1 / 1)
+    expected = 0.5 * 3 / 24 + 0.5 / 1 if listed else 0.5 * 1 / 24
+    assert forager.schedule.entry(archive).rate == pytest.approx(expected)
+    assert forager.counters.listed_credits == (3 if listed else 0)
+
+
+def test_a_listed_document_that_is_not_novel_credits_no_listing():
+    forager = _two_listings("listed")
+    home, archive = HOME, HOME + "archive/"
+    visits = _listing_visits(forager, at(0))
+    forager.on_page(visits[home], at(0), text="c1", links=[home + "a/"], published=None)
+    fetch = forager.next_fetch(at(0))
+    forager.on_page(visits[archive], at(1), text="c1", links=[home + "a/"], published=None)
+    forager.on_page(fetch, at(1), text="c2", links=[], published=dated(3, at(1)))
+    forager.on_reward(fetch.visit, -1.0, False, url=fetch.url)  # another colony's, or old
+    assert forager.schedule.entry(home).rate == 0.0
+    assert forager.schedule.entry(archive).rate == 0.0
+    assert forager.counters.listed_credits == 0
+    # ... and a later listing showing it is not credited either (nothing waits for its pay)
+    visits = _listing_visits(forager, at(60))
+    forager.on_page(visits[archive], at(60), text="c1", links=[home + "a/"], published=None)
+    assert forager.counters.listed_credits == 0

@@ -424,8 +424,12 @@ class ForagerSpider(scrapy.Spider):
             # first: a feed the page also links to is then a listing, not a story to harvest
             self._add_feeds(page.feeds, dict(page.feeds_listed))
         links = [link for link in page.links if self._on_site(link) and self._robots_allow(link)]
+        # A page dated by a guess with no text of its own (an empty day archive, dated by its
+        # URL, early in the day or on a quiet site) is a listing to the mind, not an article: a
+        # date would take it out of the weblog for good, and its stories with it.
         driver.page(fetch, self.site_clock.now(), text=f"{page.title}\n{page.text}",
-                    links=links, published=page.published, listed=dict(page.listed))
+                    links=links, published=page.published if page.document else None,
+                    listed=dict(page.listed))
         self._check_future(fetch.url, page.published, now)
         # a page visited as a listing is read for its links, never paid as a document
         if fetch.kind != "listing" and self._sendable(fetch.url, page) \
