@@ -975,3 +975,20 @@ def test_a_listed_document_that_is_not_novel_credits_no_listing():
     visits = _listing_visits(forager, at(60))
     forager.on_page(visits[archive], at(60), text="c1", links=[home + "a/"], published=None)
     assert forager.counters.listed_credits == 0
+
+
+def test_links_naming_a_day_beyond_the_novelty_window_are_neither_fetched_nor_listings():
+    forager = make()
+    visit = forager.next_fetch(at(0))  # 2024-01-01 12:00
+    links = [HOME + "archive/2023/12/31/", HOME + "archive/2023/12/30/", HOME + "2023/12/29/old-story/",
+             HOME + "2024/01/01/new-story/"]
+    forager.on_page(visit, at(0), text="c1", links=links, published=None)
+    fetched = set()
+    while (fetch := forager.next_fetch(at(0))) is not None:
+        fetched.add(fetch.url)
+    assert fetched == {HOME + "archive/2023/12/31/", HOME + "2024/01/01/new-story/"}
+    assert forager.counters.past_links == 2
+    # a page of the past reached otherwise (an exploration step, say) joins no weblog
+    forager.on_page(Fetch(HOME + "archive/2023/12/30/", "harvest", visit.visit), at(1), text="c1",
+                    links=[], published=None)
+    assert HOME + "archive/2023/12/30/" not in forager.schedule

@@ -80,6 +80,7 @@ import math
 import re
 from dataclasses import asdict, dataclass
 from dataclasses import fields as dataclass_fields
+from datetime import UTC, datetime
 from typing import Callable, Iterable, Iterator, Mapping
 from urllib.parse import urlsplit
 
@@ -907,6 +908,8 @@ def entry_from(fields: object) -> Entry | None:
 
 
 _DIGITS = re.compile(r"[0-9]+")
+# A day in a URL's path: /2024/03/05/, /archive/2024-3-5 (a 4-digit year, then month and day).
+_URL_DAY = re.compile(r"(?<![0-9])([0-9]{4})[/_-]([0-9]{1,2})[/_-]([0-9]{1,2})(?![0-9])")
 
 
 def host_of(url: str) -> str:
@@ -938,3 +941,27 @@ def shape(url: str) -> str:
     pages built from one template and a counter or a date."""
     parts = urlsplit(url)
     return _DIGITS.sub("N", parts.path or "/")
+
+
+def url_day_end(url: str) -> float | None:
+    """The end (UTC, POSIX seconds) of the day a URL's path names (``/archive/2024/03/05/``:
+    2024-03-06 00:00), or None when it names none (or no valid day)."""
+    if not any(ch.isdigit() for ch in url):
+        return None
+    match = _URL_DAY.search(urlsplit(url).path)
+    if match is None:
+        return None
+    try:
+        day = datetime(int(match[1]), int(match[2]), int(match[3]), tzinfo=UTC)
+    except ValueError:
+        return None
+    return day.timestamp() + 86_400.0
+
+
+def of_the_past(url: str, now: float, window: float) -> bool:
+    """Whether ``url`` names a day that ended more than ``window`` seconds before ``now``: a day
+    archive of a past day, a story of a past day. Nothing on it can be novel any more, and a
+    past day gets no new stories: neither a story to fetch nor a listing to poll."""
+    end = url_day_end(url)
+    return end is not None and end < now - window
+

@@ -212,3 +212,25 @@ def test_an_empty_day_archive_is_never_paid_as_a_document(strategy, tmp_path):
     assert archive not in paths  # ... and never sent: no reward for a listing
     assert paths and paths <= set(published)
     assert run.stats.get("newsforagers/pages/not_a_document", 0) >= (1 if strategy == "paper" else 0)
+
+
+@pytest.mark.timeout(60)
+def test_a_scheduled_forager_keeps_polling_an_empty_day_archive(tmp_path):
+    # dated by its URL and heading alone, the archive is no document: to the scheduled forager
+    # it is a listing (its first stories will appear there), not an article read once for good
+    from datetime import UTC, datetime
+
+    day = datetime.now(UTC).date()
+    archive = f"/archive/{day:%Y/%m/%d}/"
+    with TestSite() as site:
+        news_site(site, 3, extra_home_links=[archive])
+        site.html(archive, empty_day_archive(day))
+        # a simulated minute a wall second; a listing that never paid is due again after
+        # FORAGERS_SCHEDULE_MAX_INTERVAL (2 minutes), then 4
+        settings = {"FORAGERS_STRATEGY": "scheduled", "FORAGERS_SCHEDULE_MAX_INTERVAL": 120.0,
+                    "CLOSESPIDER_TIMEOUT": 10}
+        run = crawl_forager(site.url, tmp_path, settings=settings, args={"speed": 60})
+        reads = site.count(archive)
+    assert run.returncode == 0, run.describe()
+    assert reads >= 2, run.describe()
+    assert archive not in {urlsplit(item["url"]).path for item in run.items}

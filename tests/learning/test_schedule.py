@@ -401,3 +401,23 @@ def test_a_front_of_low_rate_waits_for_its_yield_not_for_the_threshold():
         (math.sqrt(32) + 4 * math.sqrt(0.02)) ** 2 / (2 * 0.1 ** 2))
     with pytest.raises(ValueError, match="min_yield"):
         s.next_due(0.0, min_yield=-1.0)
+
+
+def test_a_url_naming_a_day_that_ended_beyond_the_window_is_of_the_past():
+    from datetime import UTC, datetime
+
+    from newsforagers.learning.schedule import of_the_past, url_day_end
+
+    now = datetime(2024, 1, 1, 12, tzinfo=UTC).timestamp()
+    day = 86_400.0
+    assert url_day_end("http://s/archive/2023/12/31/") == datetime(2024, 1, 1, tzinfo=UTC).timestamp()
+    assert url_day_end("http://s/1987-3-5-slug") == datetime(1987, 3, 6, tzinfo=UTC).timestamp()
+    assert url_day_end("http://s/section/world/") is None
+    assert url_day_end("http://s/archive/2023/13/45/") is None  # no such day
+    assert url_day_end("http://2023-12-30.s/") is None  # the host is not asked
+    # 24 h window at Jan 1 12:00: Dec 31 ended 12 h ago (its stories may be novel), Dec 30 36 h
+    assert not of_the_past("http://s/archive/2023/12/31/", now, day)
+    assert of_the_past("http://s/archive/2023/12/30/", now, day)
+    assert of_the_past("http://s/2023/12/30/a-story/", now, day)
+    assert not of_the_past("http://s/2024/01/01/a-story/", now, day)
+    assert not of_the_past("http://s/archive/2023/12/30/", now, 2 * day)

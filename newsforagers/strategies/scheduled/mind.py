@@ -18,7 +18,7 @@ import numpy as np
 
 from newsforagers.config import ForagersConfig
 from newsforagers.learning.bounded import Bounded
-from newsforagers.learning.schedule import Entry, HubSchedule, host_of, shape
+from newsforagers.learning.schedule import Entry, HubSchedule, host_of, of_the_past, shape
 from newsforagers.pages import SentMemory
 from newsforagers.strategies.common import Encoder, EncoderBootstrap, Mind
 from newsforagers.strategies.scheduled.budget import BACKLOG, BACKLOG_AGE, STORY_DATES, BudgetRules, listed_rate
@@ -451,6 +451,14 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
     def _read_listing(self, fetch: Fetch, links: Sequence[str], state: np.ndarray | None,
                       now: float, listed: Mapping[str, datetime] | None) -> None:
         new = [u for u in links if u not in self._seen and u not in self._articles]
+        # a link naming a day that ended beyond the novelty window (yesterday's yesterday's
+        # archive, an old story): nothing on it can be novel, and no story will join it
+        past = [u for u in new if of_the_past(u, now, self.config.novelty_window)]
+        if past:
+            for url in past:
+                self._seen.add(url)
+            self.counters.past_links += len(past)
+            new = [u for u in new if u not in set(past)]
         # an item the listing dates beyond the novelty window cannot be novel: not fetched
         oldest = now - self.config.novelty_window
         listed = listed or {}
@@ -574,7 +582,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._candidates[url] = visit
 
     def _add_listing(self, url: str, source: tuple[str, bool] | None, now: float) -> int:
-        if url in self.schedule:
+        if url in self.schedule or of_the_past(url, now, self.config.novelty_window):
             return 0
         parent = self.schedule.entry(source[0]) if source is not None else None
         trusted = source is None or source[0] in self.seeds or (parent is not None and parent.paid > 0)
