@@ -992,3 +992,18 @@ def test_links_naming_a_day_beyond_the_novelty_window_are_neither_fetched_nor_li
     forager.on_page(Fetch(HOME + "archive/2023/12/30/", "harvest", visit.visit), at(1), text="c1",
                     links=[], published=None)
     assert HOME + "archive/2023/12/30/" not in forager.schedule
+
+
+def test_with_listed_credit_the_yield_bound_buys_visits_for_the_distinct_stories():
+    # The listing is credited with one document an hour; the forager met 0.5 distinct stories
+    # an hour in the last 6 hours (3 dated). "listed" counts a story once per listing showing
+    # it, so the bound (yield 0.5 a visit) buys 0.5/0.5 = 1 visit an hour, not 1/0.5 = 2;
+    # "found" (each story credited once) keeps 2. With no date met, the rates alone: 2.
+    now = at(0)
+    stories = {f"{HOME}s{i}/": dated(60 + i * 120, now) for i in range(3)}
+    for credit, dates, budget in (("listed", stories, 1.0), ("found", stories, 2.0), ("listed", {}, 2.0)):
+        forager = _one_listing(FORAGERS_SCHEDULE_POLL_YIELD=0.5, FORAGERS_SCHEDULE_CREDIT=credit)
+        forager._observe_dates(dates, now, listing=True)
+        forager.poll_rate = 60.0
+        assert forager.schedule.novelty() == pytest.approx(1.0)
+        assert forager._visit_budget(now) == pytest.approx(budget), (credit, dates)

@@ -655,7 +655,9 @@ class HubSchedule:
                 return self.window
             span = min(self.window, max(self.max_interval, HOUR / entry.listed_rate))
             stories = span > self.max_interval  # the time one story takes
-        elif entry.visits <= 1:
+        elif entry.visits <= 1 or self._family_pays(entry):
+            # (a page of a family of which another page paid — today's day archive, still empty
+            # at dawn, beside yesterday's — will list as its siblings do: not stretched)
             span = min(self.window, self.max_interval * stretch)
         else:
             span = min(self.window, self.max_interval * stretch * 2.0 ** (entry.visits - 1))
@@ -676,6 +678,12 @@ class HubSchedule:
             floor = curve.reach(entry.last, 1.0, span / HOUR, self.window, lag=False)
             cached = self._floors[entry.url] = (key, floor)
         return cached[1]
+
+    def _family_pays(self, entry: Entry) -> bool:
+        """Whether ``entry``'s URL belongs to a family of pages built from a counter or a date
+        (its :func:`shape` has a digit run) of which a page has paid."""
+        family = shape(entry.url)
+        return family != (urlsplit(entry.url).path or "/") and self._shapes.get(family, (0, 0))[1] > 0
 
     def _until_due(self, entry: Entry, now: float, threshold: float) -> float:
         elapsed = now - entry.last

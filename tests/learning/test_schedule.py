@@ -421,3 +421,20 @@ def test_a_url_naming_a_day_that_ended_beyond_the_window_is_of_the_past():
     assert of_the_past("http://s/2023/12/30/a-story/", now, day)
     assert not of_the_past("http://s/2024/01/01/a-story/", now, day)
     assert not of_the_past("http://s/archive/2023/12/30/", now, 2 * day)
+
+
+def test_an_empty_page_of_a_paying_family_keeps_the_floor_instead_of_doubling_it():
+    # today's day archive, empty at dawn, beside yesterday's, which paid: it will list as its
+    # sibling does, so its floor stays 3 h; a family with no paying page (and a page with no
+    # digits in its path, /News/) doubles as before: 3, 6, 12 h
+    s = schedule(max_interval=3 * HOUR, barren_after=10)
+    for url in ("http://s/archive/2024/01/01/", "http://s/archive/2023/12/31/", "http://s/News/",
+                "http://t/tag/7/"):
+        s.add(url)
+    visit(s, "http://s/archive/2023/12/31/", 0.0, 2)  # yesterday's paid
+    for hour in (0, 3, 9):
+        for url in ("http://s/archive/2024/01/01/", "http://s/News/", "http://t/tag/7/"):
+            visit(s, url, hour * HOUR, 0, new_links=0)
+    assert s._floor(s.entry("http://s/archive/2024/01/01/")) == 3 * HOUR
+    assert s._floor(s.entry("http://s/News/")) == 12 * HOUR
+    assert s._floor(s.entry("http://t/tag/7/")) == 12 * HOUR

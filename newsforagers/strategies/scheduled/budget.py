@@ -156,6 +156,13 @@ class BudgetRules:
             return rate
         if novelty is None:
             novelty = self.schedule.novelty(now, host)
+        if self.config.schedule_credit == "listed":
+            # rates credited by what each listing lists count a story once per listing that
+            # shows it: the visits a bound buys are for the distinct stories the site publishes
+            # (as the forager meets them; the rates alone when it meets no date)
+            stories = self._stories_per_hour(now, host)
+            if stories > 0:
+                novelty = min(novelty, stories)
         if self.config.topic.strip():
             # The topical mode credits listings for on-topic documents only, so their rates
             # are the topic's share of the news. The bound counts every story the forager meets
