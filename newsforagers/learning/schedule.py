@@ -656,8 +656,8 @@ class HubSchedule:
             span = min(self.window, max(self.max_interval, HOUR / entry.listed_rate))
             stories = span > self.max_interval  # the time one story takes
         elif entry.visits <= 1 or self._family_pays(entry):
-            # (a page of a family of which another page paid — today's day archive, still empty
-            # at dawn, beside yesterday's — will list as its siblings do: not stretched)
+            # (today's page of a day family of which another page paid — today's day archive,
+            # still empty at dawn, beside yesterday's — will list as its siblings do)
             span = min(self.window, self.max_interval * stretch)
         else:
             span = min(self.window, self.max_interval * stretch * 2.0 ** (entry.visits - 1))
@@ -680,10 +680,14 @@ class HubSchedule:
         return cached[1]
 
     def _family_pays(self, entry: Entry) -> bool:
-        """Whether ``entry``'s URL belongs to a family of pages built from a counter or a date
-        (its :func:`shape` has a digit run) of which a page has paid."""
-        family = shape(entry.url)
-        return family != (urlsplit(entry.url).path or "/") and self._shapes.get(family, (0, 0))[1] > 0
+        """Whether ``entry`` is the page of a day (its URL names one, :func:`url_day_end`) that
+        had not ended at its last visit, of a family (:func:`shape`) of which a page has paid:
+        today's day archive beside yesterday's. Families of counters (numbered sections, tags)
+        are not: most of their pages list little of what their siblings list."""
+        end = url_day_end(entry.url)
+        if end is None or (entry.last is not None and entry.last >= end):
+            return False
+        return self._shapes.get(shape(entry.url), (0, 0))[1] > 0
 
     def _until_due(self, entry: Entry, now: float, threshold: float) -> float:
         elapsed = now - entry.last

@@ -425,16 +425,22 @@ def test_a_url_naming_a_day_that_ended_beyond_the_window_is_of_the_past():
 
 def test_an_empty_page_of_a_paying_family_keeps_the_floor_instead_of_doubling_it():
     # today's day archive, empty at dawn, beside yesterday's, which paid: it will list as its
-    # sibling does, so its floor stays 3 h; a family with no paying page (and a page with no
-    # digits in its path, /News/) doubles as before: 3, 6, 12 h
+    # sibling does, so its floor stays 3 h; a family of counters (/tag/7/ beside /tag/8/,
+    # which paid), a page with no digits (/News/) and a day that has ended double as before:
+    # 3, 6, 12 h
+    from datetime import UTC, datetime
+
+    dawn = datetime(2024, 1, 1, 5, tzinfo=UTC).timestamp()
     s = schedule(max_interval=3 * HOUR, barren_after=10)
-    for url in ("http://s/archive/2024/01/01/", "http://s/archive/2023/12/31/", "http://s/News/",
-                "http://t/tag/7/"):
+    today, ended = "http://s/archive/2024/01/01/", "http://s/archive/2023/12/25/"
+    for url in (today, "http://s/archive/2023/12/31/", "http://s/News/", "http://t/tag/7/",
+                "http://t/tag/8/", ended):
         s.add(url)
-    visit(s, "http://s/archive/2023/12/31/", 0.0, 2)  # yesterday's paid
+    visit(s, "http://s/archive/2023/12/31/", dawn, 2)  # yesterday's paid
+    visit(s, "http://t/tag/8/", dawn, 2)
     for hour in (0, 3, 9):
-        for url in ("http://s/archive/2024/01/01/", "http://s/News/", "http://t/tag/7/"):
-            visit(s, url, hour * HOUR, 0, new_links=0)
-    assert s._floor(s.entry("http://s/archive/2024/01/01/")) == 3 * HOUR
-    assert s._floor(s.entry("http://s/News/")) == 12 * HOUR
-    assert s._floor(s.entry("http://t/tag/7/")) == 12 * HOUR
+        for url in (today, "http://s/News/", "http://t/tag/7/", ended):
+            visit(s, url, dawn + hour * HOUR, 0, new_links=0)
+    assert s._floor(s.entry(today)) == 3 * HOUR
+    for url in ("http://s/News/", "http://t/tag/7/", ended):
+        assert s._floor(s.entry(url)) == 12 * HOUR, url
