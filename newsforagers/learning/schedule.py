@@ -23,7 +23,8 @@ The next visit goes to the entry with the highest expected return among those
   seconds (the floor: nothing starves, and a listing whose rate was underestimated is seen
   again; for a listing that has never paid, as long as its own dates say one new story takes
   on it, between ``max_interval`` and the novelty window, or, when it dates nothing,
-  ``max_interval`` doubled after each visit, up to the window).
+  ``max_interval`` doubled after each visit, up to the window — but ``max_interval`` for
+  today's page of a day family another page of which paid: today's archive, empty at dawn).
 
 An entry added without a prior is never visited yet and goes first (the optimistic prior); an
 entry may also be added with a prior rate (a listing found on a page that never paid starts
@@ -976,4 +977,3 @@ def of_the_past(url: str, now: float, window: float) -> bool:
     past day gets no new stories: neither a story to fetch nor a listing to poll."""
     end = url_day_end(url)
     return end is not None and end < now - window
-

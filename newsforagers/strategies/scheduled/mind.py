@@ -458,7 +458,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             for url in past:
                 self._seen.add(url)
             self.counters.past_links += len(past)
-            new = [u for u in new if u not in set(past)]
+            gone = set(past)
+            new = [u for u in new if u not in gone]
         # an item the listing dates beyond the novelty window cannot be novel: not fetched
         oldest = now - self.config.novelty_window
         listed = listed or {}
