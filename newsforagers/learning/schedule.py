@@ -81,7 +81,7 @@ import math
 import re
 from dataclasses import asdict, dataclass
 from dataclasses import fields as dataclass_fields
-from datetime import UTC, datetime
+from datetime import UTC
 from typing import Callable, Iterable, Iterator, Mapping
 from urllib.parse import urlsplit
 
@@ -89,6 +89,7 @@ import numpy as np
 
 from newsforagers import defaults
 from newsforagers.learning.rhythm import Rhythm, RhythmProfile
+from newsforagers.learning.urldays import url_day
 
 HOUR = 3600.0
 PRIORITIES = ("return", "lag")
@@ -181,6 +182,7 @@ class HubSchedule:
         # the site's publication profile: rates are levels × p(t); None: constant
         self.profile: RhythmProfile | None = RhythmProfile() if rhythm else None
         self._floors: dict[str, tuple[tuple, float]] = {}  # url -> (what its floor was computed from, floor)
+        self._day_ends: dict[str, float | None] = {}  # url -> the end of the day it names (_family_pays)
         # whether the listing the last next_due returned was due by the spare budget alone
         self.spare_due = False
 
@@ -685,7 +687,11 @@ class HubSchedule:
         had not ended at its last visit, of a family (:func:`shape`) of which a page has paid:
         today's day archive beside yesterday's. Families of counters (numbered sections, tags)
         are not: most of their pages list little of what their siblings list."""
-        end = url_day_end(entry.url)
+        if entry.url not in self._day_ends:  # asked at every decision: read once a URL
+            if len(self._day_ends) >= 2 * self.capacity:
+                self._day_ends.clear()
+            self._day_ends[entry.url] = url_day_end(entry.url)
+        end = self._day_ends[entry.url]
         if end is None or (entry.last is not None and entry.last >= end):
             return False
         return self._shapes.get(shape(entry.url), (0, 0))[1] > 0
@@ -921,8 +927,6 @@ def entry_from(fields: object) -> Entry | None:
 
 
 _DIGITS = re.compile(r"[0-9]+")
-# A day in a URL's path: /2024/03/05/, /archive/2024-3-5 (a 4-digit year, then month and day).
-_URL_DAY = re.compile(r"(?<![0-9])([0-9]{4})[/_-]([0-9]{1,2})[/_-]([0-9]{1,2})(?![0-9])")
 
 
 def host_of(url: str) -> str:
@@ -957,18 +961,10 @@ def shape(url: str) -> str:
 
 
 def url_day_end(url: str) -> float | None:
-    """The end (UTC, POSIX seconds) of the day a URL's path names (``/archive/2024/03/05/``:
-    2024-03-06 00:00), or None when it names none (or no valid day)."""
-    if not any(ch.isdigit() for ch in url):
-        return None
-    match = _URL_DAY.search(urlsplit(url).path)
-    if match is None:
-        return None
-    try:
-        day = datetime(int(match[1]), int(match[2]), int(match[3]), tzinfo=UTC)
-    except ValueError:
-        return None
-    return day.timestamp() + 86_400.0
+    """The end (UTC, POSIX seconds) of the day a URL names (``/archive/2024/03/05/``:
+    2024-03-06 00:00; :func:`~newsforagers.learning.urldays.url_day`), or None."""
+    day = url_day(url)
+    return None if day is None else day.replace(tzinfo=UTC).timestamp() + 86_400.0
 
 
 def of_the_past(url: str, now: float, window: float) -> bool:

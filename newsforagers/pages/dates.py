@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections import deque
 from copy import deepcopy
 from datetime import UTC, date, datetime, timedelta
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from htmldate import find_date
 from parsel import Selector
+
+from newsforagers.learning.urldays import url_day
 
 logger = logging.getLogger(__name__)
 
@@ -39,8 +39,6 @@ DATE_PAST_REACH = timedelta(days=10_958)
 #: dates if it were allowed much further (its default ceiling is the end of today).
 DATE_FUTURE_REACH = timedelta(days=30)
 
-# A date in a URL: /2024/03/05/, /1987-3-5-slug (4-digit year, then month and day).
-_URL_DATE = re.compile(r"(?<![0-9])([0-9]{4})[/_-]([0-9]{1,2})[/_-]([0-9]{1,2})(?![0-9])")
 
 _HTMLDATE_FORMAT = "%Y-%m-%dT%H:%M:%S%z"
 
@@ -265,22 +263,8 @@ def _url_date(url: str, window: Window) -> datetime | None:
 
     Not htmldate's URL reader: its patterns only know the years 1990-2039.
     """
-    # A date needs digits: most URLs are done here.
-    if not any(ch.isdigit() for ch in url):
-        return None
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return None
-    # The host is not asked: a digit run in a host name is not a date.
-    match = _URL_DATE.search(f"{parts.path}?{parts.query}")
-    if match is None:
-        return None
-    try:
-        found = datetime(int(match[1]), int(match[2]), int(match[3]))
-    except ValueError:  # /2024/13/45/, year 0000
-        return None
-    return _as_utc(found, window)
+    found = url_day(url)
+    return None if found is None else _as_utc(found, window)
 
 
 def _parse_htmldate(found: str | None, window: Window) -> datetime | None:

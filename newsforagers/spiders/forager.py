@@ -346,7 +346,8 @@ class ForagerSpider(scrapy.Spider):
         if page is None:
             broker.fetch(url, response.status, when, response)
             return
-        kind = kind or ("article" if page.published is not None else "listing")
+        # a page dated by a guess with no text of its own (an empty day archive) is a listing
+        kind = kind or ("article" if page.document else "listing")
         broker.page(response, url, when, [link for link in page.links if self._on_site(link)], kind,
                     detect_language(page.text) if page.document else "")
 

@@ -415,6 +415,8 @@ def test_a_url_naming_a_day_that_ended_beyond_the_window_is_of_the_past():
     assert url_day_end("http://s/section/world/") is None
     assert url_day_end("http://s/archive/2023/13/45/") is None  # no such day
     assert url_day_end("http://2023-12-30.s/") is None  # the host is not asked
+    assert url_day_end("http://s/list?day=2023-12-30") == datetime(2023, 12, 31, tzinfo=UTC).timestamp()
+    assert url_day_end("http://[::1/2023/12/30/") is None  # no URL: no day, no crash
     # 24 h window at Jan 1 12:00: Dec 31 ended 12 h ago (its stories may be novel), Dec 30 36 h
     assert not of_the_past("http://s/archive/2023/12/31/", now, day)
     assert of_the_past("http://s/archive/2023/12/30/", now, day)
