@@ -95,3 +95,35 @@ def test_replay_command_refuses_bad_many_site_arguments(synth_path, args, messag
     done = subprocess.run([sys.executable, "-c", "import sys; from newsforagers.cli import main; sys.exit(main())",
                            "replay", str(synth_path), "--port", "0", *args], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_replay_serves_with_what_it_loaded_out_of_the_collectors_passes():
+    """A full collection over the loaded corpus held the replay's loop ~0.1 s and stamped the
+    requests sent meanwhile as one burst: what is loaded before serving is frozen first."""
+    import gc
+
+    from newsforagers.commands import replay as replay_command
+
+    class Reactor:
+        def __init__(self):
+            self.triggers, self.frozen_at_run = [], None
+
+        def addSystemEventTrigger(self, phase, event, call):
+            self.triggers.append(call)
+
+        def run(self):
+            self.frozen_at_run = gc.get_freeze_count()
+            for call in self.triggers:
+                call()
+
+    loaded = [{"article": n} for n in range(1000)]  # long-lived containers, as a corpus is
+    reactor, stopped = Reactor(), []
+    handler = signal.getsignal(signal.SIGINT)
+    gc.unfreeze()
+    try:
+        assert replay_command._serve(reactor, None, lambda: 0, 0, lambda: 0,
+                                     lambda: stopped.append(True), every=3600) == 0
+    finally:
+        gc.unfreeze()
+        signal.signal(signal.SIGINT, handler)
+    assert reactor.frozen_at_run >= len(loaded) and stopped == [True]
