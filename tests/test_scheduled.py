@@ -423,7 +423,8 @@ def _driver(crawler_settings: dict | None = None, **settings):
     return driver, forager
 
 
-def test_the_driver_hands_scrapy_one_request_at_a_time_and_shares_the_budget():
+def test_the_driver_hands_scrapy_one_request_at_a_time_and_shares_the_budget(monkeypatch):
+    monkeypatch.setattr("newsforagers.driver.scheduled._RATES_EVERY", 0.0)  # reckoned at each decision
     driver, forager = _driver(FORAGERS_SCHEDULE_POLL_SHARE=0.5)
     store, now = driver.store, time.time()
     store.join("f1", now + 60, now)  # a member of the population, as the colony makes it
@@ -1007,3 +1008,38 @@ def test_with_listed_credit_the_yield_bound_buys_visits_for_the_distinct_stories
         forager.poll_rate = 60.0
         assert forager.schedule.novelty() == pytest.approx(1.0)
         assert forager._visit_budget(now) == pytest.approx(budget), (credit, dates)
+
+
+def test_the_driver_reckons_the_hosts_budgets_now_and_then_not_at_every_decision(monkeypatch):
+    """The listing visits each host's budget allows take a pass over the weblog and a read of
+    the colony's members: once every ``_RATES_EVERY`` wall seconds, and at once when the
+    forager's hosts change."""
+    from newsforagers.driver import scheduled as scheduled_driver
+
+    wall = [1000.0]
+    monkeypatch.setattr(scheduled_driver.time, "monotonic", lambda: wall[0])
+    driver, forager = _driver(FORAGERS_SCHEDULE_POLL_SHARE=0.5)
+    store, now = driver.store, time.time()
+    store.join("f1", now + 60, now)
+    reads = []
+    reckon = driver._set_poll_rates
+    monkeypatch.setattr(driver, "_set_poll_rates", lambda: reads.append(wall[0]) or reckon())
+    driver.next_step_request()
+    assert forager.poll_rate == pytest.approx(60.0) and len(reads) == 1
+    # another forager's demand on the host arrives; decisions within _RATES_EVERY keep the rates
+    store.join("f2", now + 60, now, fields={"demands": _paying(16.0).demands()})
+    for _ in range(5):
+        forager.in_flight = 0
+        wall[0] += scheduled_driver._RATES_EVERY / 10
+        driver.next_step_request()
+    assert forager.poll_rate == pytest.approx(60.0) and len(reads) == 1
+    wall[0] += scheduled_driver._RATES_EVERY
+    forager.in_flight = 0
+    driver.next_step_request()
+    assert forager.poll_rate == pytest.approx(60.0 * 2 / 6) and len(reads) == 2
+    # a share taken: its hosts changed, reckoned at the next decision
+    forager.keep_share = lambda seeds: 0
+    driver.take_share([HOME])
+    forager.in_flight = 0
+    driver.next_step_request()
+    assert len(reads) == 3

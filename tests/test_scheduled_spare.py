@@ -115,7 +115,8 @@ def test_the_mind_s_spare_is_the_budget_the_yield_bound_withheld():
     assert forager._spare(at(0), budgets) is None
 
 
-def test_the_driver_shares_a_host_s_budget_by_demand_and_priors():
+def test_the_driver_shares_a_host_s_budget_by_demand_and_priors(monkeypatch):
+    monkeypatch.setattr("newsforagers.driver.scheduled._RATES_EVERY", 0.0)  # reckoned at each decision
     driver, forager = _driver(FORAGERS_SCHEDULE_POLL_SHARE=0.5)
     store, now = driver.store, time.time()
     store.join("f1", now + 60, now)

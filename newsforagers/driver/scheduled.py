@@ -45,6 +45,14 @@ _SHARE_DEMAND_EVERY = 5.0
 LATENCY_SAMPLES = 32
 #: Wall seconds between two counts of the hosts a forager's listings are on.
 _HOSTS_EVERY = 5.0
+#: Wall seconds between two reckonings of the listing visits each host's budget allows
+#: (:meth:`ScheduledDriver._set_poll_rates`) and two copies of the counters into the crawler's
+#: stats. Each is a pass over the whole weblog (and, for the rates, a read of the colony's
+#: members in the store): once a decision, they made a decision cost 4 times more at 1,000
+#: sites than at 10 (docs/benchmarks.md). What they follow moves with the listings' rates,
+#: which take many visits to change, not with each decision.
+_RATES_EVERY = 0.25
+_STATS_EVERY = 1.0
 
 
 class ScheduledDriver(Driver):
@@ -67,7 +75,9 @@ class ScheduledDriver(Driver):
         # their mean (Little's law) and the age of a stalled request, worked out once an answer
         # comes, not at every request decided
         self._latency, self._stall_after = 0.0, stall_after(())
-        self._hosts: tuple[list[str], float] = ([""], float("-inf"))  # (hosts of the listings, when found)
+        # (hosts of the listings, when found, the sum of their hosts' rates)
+        self._hosts: tuple[list[str], float, float] = ([""], float("-inf"), 0.0)
+        self._rates_at = self._stats_at = float("-inf")  # time.monotonic() of the last reckonings
         # An unanswered request holds the forager no longer than Scrapy itself waits for one
         # download: a response that stalls after its headers is Scrapy's to time out, and the
         # forager's next request is decided meanwhile (its retry comes back as any answer)
@@ -100,7 +110,10 @@ class ScheduledDriver(Driver):
         if not self.clock.ready and not self._borrow_clock() and self.mind.in_flight:
             self._wake_in(self._recheck)  # the first answer will say what time the site has
             return None
-        self._set_poll_rates()
+        now = time.monotonic()
+        if now - self._rates_at >= _RATES_EVERY:
+            self._rates_at = now
+            self._set_poll_rates()
         # a host with its share in flight (a slow or stalled answer there) is passed over: its
         # work is decided when it has room, and the next host's goes meanwhile
         busy = self._busy_hosts()
@@ -109,7 +122,9 @@ class ScheduledDriver(Driver):
             self.crawler.stats.inc_value("newsforagers/scheduled/host_busy")
         if self.mind.fit_request is not None:
             self._fit_in_background()
-        self._update_stats()
+        if now - self._stats_at >= _STATS_EVERY:  # (and at the end: finish)
+            self._stats_at = now
+            self._update_stats()
         if fetch is None:
             # wake the engine when the next listing is due: its heartbeat (5 s) would be
             # ages on an accelerated site (50 simulated minutes at speed 600)
@@ -137,7 +152,7 @@ class ScheduledDriver(Driver):
         start): its weblog keeps their hosts' listings only."""
         gone = self.mind.keep_share(seeds)
         self.seeds = list(seeds)
-        self._hosts = ([""], float("-inf"))  # its hosts changed: counted again at the next request
+        self._forget_hosts()
         logger.info("forager %s: polls %d host(s) of the seeds (%d listing(s) left to the others)",
                     self.name, len({host_of(url) for url in seeds}), gone)
 
@@ -156,7 +171,7 @@ class ScheduledDriver(Driver):
         if not entries:
             return
         adopted = self.mind.adopt(entries)
-        self._hosts = ([""], float("-inf"))  # its hosts changed: counted again at the next request
+        self._forget_hosts()
         self.crawler.stats.inc_value("newsforagers/scheduled/listings_adopted", adopted)
         logger.info("forager %s: adopted %d listing(s) handed back by %s", self.name, adopted,
                     ", ".join(str(name) for name in handed_by) or "a retired forager")
@@ -354,8 +369,7 @@ class ScheduledDriver(Driver):
         of its recent answers, at least ``FORAGERS_SCHEDULE_IN_FLIGHT`` a host, at most
         ``CONCURRENT_REQUESTS``. Each host has its own cap too (:meth:`_busy_hosts`)."""
         hosts = self._listing_hosts()
-        cap = in_flight_cap(self.in_flight_cap * len(hosts), sum(self._rate_of(host) for host in hosts),
-                            self._latency, self.concurrency)
+        cap = in_flight_cap(self.in_flight_cap * len(hosts), self._hosts[2], self._latency, self.concurrency)
         self.crawler.stats.set_value("newsforagers/scheduled/in_flight_cap", cap)
         return cap
 
@@ -365,13 +379,19 @@ class ScheduledDriver(Driver):
 
     def _listing_hosts(self) -> list[str]:
         """Hosts the forager's listings (and seeds) are on, found again every few seconds."""
-        hosts, at = self._hosts
+        hosts, at, _ = self._hosts
         now = time.monotonic()
         if now - at >= _HOSTS_EVERY:
             found = self.mind.schedule.hosts() | {host_of(url) for url in self.seeds}
             hosts = sorted(found) or [""]
-            self._hosts = (hosts, now)
+            self._hosts = (hosts, now, sum(self._rate_of(host) for host in hosts))
         return hosts
+
+    def _forget_hosts(self) -> None:
+        """The forager's hosts changed (a share taken, listings adopted): they are counted
+        again, and the listing visits their budgets allow reckoned again, at the next request."""
+        self._hosts = ([""], float("-inf"), 0.0)
+        self._rates_at = float("-inf")
 
     def _walk_summary(self) -> str:
         return f"harvest queue of {self.mind.queued} URLs"
