@@ -374,3 +374,19 @@ def test_a_story_whose_host_said_429_is_asked_for_again_later_and_a_404_is_not(f
     assert waits == [240, 960, 3840]
     mind.on_failed(Fetch(HOME + "a.html", "harvest"), transient=True)
     assert mind.counters.tried_later == 2 + 3 and not mind._later  # no fifth try
+
+
+def test_a_link_is_on_site_on_a_seed_s_host_or_under_an_allowed_domain():
+    """Scrapy's OffsiteMiddleware's host test, looked up label by label (a colony over 1,000
+    sites read each link against every seed's host)."""
+    spider = ForagerSpider(seeds="http://example.com/,http://127.1.0.5:8080/")
+    assert spider.allowed_domains == ["127.1.0.5", "example.com"]
+    on_site = {url: spider._on_site(url) for url in (
+        "http://example.com/a", "https://news.EXAMPLE.com/b", "http://a.b.example.com:81/",
+        "http://badexample.com/", "http://example.com.evil.org/", "http://com/",
+        "http://127.1.0.5:9/x", "http://27.1.0.5/", "http://1.0.5/", "mailto:someone", "/relative")}
+    assert on_site == {
+        "http://example.com/a": True, "https://news.EXAMPLE.com/b": True, "http://a.b.example.com:81/": True,
+        "http://badexample.com/": False, "http://example.com.evil.org/": False, "http://com/": False,
+        "http://127.1.0.5:9/x": True, "http://27.1.0.5/": False, "http://1.0.5/": False,
+        "mailto:someone": False, "/relative": False}
