@@ -5,7 +5,8 @@
     .venv/bin/python benchmarks/bench_many_sites.py --set FORAGERS_SCHEDULE_IN_FLIGHT=1 ...
 
 A synthetic corpus (``--days`` days of ``--per-day`` stories in ``--sites`` sections) is served
-by ``newsforagers replay --sites N`` — each section a site on its own loopback address, every
+by ``newsforagers replay --sites N`` — each section a site on its own loopback address (with
+``--split hash``, each site an equal share of the stories instead: work on every host), every
 answer held back a log-normal latency (median ``--latency`` wall seconds, σ of its log 0.5) —
 from half-way through its first day, at ``--speed``, so that the day's backlog is there to
 harvest from the first request. For each total budget R of ``--rates`` the colony
@@ -61,7 +62,7 @@ def run_once(corpus: Path, rate: float, args: argparse.Namespace, work: Path) ->
     per_host = rate / args.sites
     crawl_log = work / "crawl.log"
     with ReplayProcess(corpus, speed=args.speed, start=args.start, log_path=log,
-                       extra_args=["--sites", str(args.sites), "--site-profiles", str(profiles),
+                       extra_args=["--sites", str(args.sites), "--split", args.split, "--site-profiles", str(profiles),
                                    "--seeds", str(seeds)]):
         argv = forager_argv(work, seeds, args.speed, args.seconds,
                             {"FORAGERS_STORE": f"sqlite:///{work}/colony.db", "FORAGERS_HOST_RATE": per_host,
@@ -81,7 +82,7 @@ def run_once(corpus: Path, rate: float, args: argparse.Namespace, work: Path) ->
     stats = stats_of(crawl_log.read_text() if crawl_log.exists() else "")
     items = sum(1 for _ in open(work / "items.jsonl")) if (work / "items.jsonl").exists() else 0
     return {
-        "rate": rate, "per_host": per_host, "sites": args.sites, "latency": args.latency,
+        "rate": rate, "per_host": per_host, "sites": args.sites, "split": args.split, "latency": args.latency,
         "requests": len(records), "wall": round(wall, 1),
         "sent_per_s": round(len(steady) / span, 2) if span else 0.0,
         "share_of_budget": round(len(steady) / span / rate, 3) if span else 0.0,
@@ -100,6 +101,9 @@ def main() -> int:
     parser.add_argument("--rates", default="20,100", help="total budgets R, requests/s (comma-separated)")
     parser.add_argument("--sites", type=int, default=20)
     parser.add_argument("--latency", type=float, default=0.5, help="median latency, wall seconds")
+    parser.add_argument("--split", choices=("section", "hash"), default="section",
+                        help="section: each section a site (their sizes as the corpus has them, a few "
+                             "busy and many quiet); hash: every site an equal share of the stories")
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--warmup", type=float, default=10.0)
     parser.add_argument("--speed", type=float, default=600.0)
