@@ -75,8 +75,8 @@ class ScheduledDriver(Driver):
         # their mean (Little's law) and the age of a stalled request, worked out once an answer
         # comes, not at every request decided
         self._latency, self._stall_after = 0.0, stall_after(())
-        # (hosts of the listings, when found, the sum of their hosts' rates)
-        self._hosts: tuple[list[str], float, float] = ([""], float("-inf"), 0.0)
+        # (the hosts the listings are on, the sum of their rates, when counted)
+        self._hosts: tuple[int, float, float] = (1, 0.0, float("-inf"))
         self._rates_at = self._stats_at = float("-inf")  # time.monotonic() of the last reckonings
         # An unanswered request holds the forager no longer than Scrapy itself waits for one
         # download: a response that stalls after its headers is Scrapy's to time out, and the
@@ -368,8 +368,8 @@ class ScheduledDriver(Driver):
         allows it — the sum of the host rates of the hosts its listings are on — times the mean latency
         of its recent answers, at least ``FORAGERS_SCHEDULE_IN_FLIGHT`` a host, at most
         ``CONCURRENT_REQUESTS``. Each host has its own cap too (:meth:`_busy_hosts`)."""
-        hosts = self._listing_hosts()
-        cap = in_flight_cap(self.in_flight_cap * len(hosts), self._hosts[2], self._latency, self.concurrency)
+        hosts, rate = self._listing_hosts()
+        cap = in_flight_cap(self.in_flight_cap * hosts, rate, self._latency, self.concurrency)
         self.crawler.stats.set_value("newsforagers/scheduled/in_flight_cap", cap)
         return cap
 
@@ -377,20 +377,21 @@ class ScheduledDriver(Driver):
         budget = getattr(self.colony, "budget", None)
         return budget.rate_of(host) if budget is not None else self.mind.config.host_rate
 
-    def _listing_hosts(self) -> list[str]:
-        """Hosts the forager's listings (and seeds) are on, found again every few seconds."""
-        hosts, at, _ = self._hosts
+    def _listing_hosts(self) -> tuple[int, float]:
+        """How many hosts the forager's listings (and seeds) are on (at least 1), and the sum
+        of their rates: counted again every few seconds."""
+        hosts, rate, at = self._hosts
         now = time.monotonic()
         if now - at >= _HOSTS_EVERY:
             found = self.mind.schedule.hosts() | {host_of(url) for url in self.seeds}
-            hosts = sorted(found) or [""]
-            self._hosts = (hosts, now, sum(self._rate_of(host) for host in hosts))
-        return hosts
+            hosts, rate = max(1, len(found)), sum(self._rate_of(host) for host in found or {""})
+            self._hosts = (hosts, rate, now)
+        return hosts, rate
 
     def _forget_hosts(self) -> None:
         """The forager's hosts changed (a share taken, listings adopted): they are counted
         again, and the listing visits their budgets allow reckoned again, at the next request."""
-        self._hosts = ([""], float("-inf"), 0.0)
+        self._hosts = (1, 0.0, float("-inf"))
         self._rates_at = float("-inf")
 
     def _walk_summary(self) -> str:
