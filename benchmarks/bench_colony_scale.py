@@ -64,6 +64,7 @@ def run_once(corpus: Path, sites: int, sections: list[str], args: argparse.Names
     work.mkdir(parents=True, exist_ok=True)
     log, homes, seeds = work / "requests.jsonl", work / "homes.txt", work / "seeds.txt"
     usage = work / "usage.json"
+    log.unlink(missing_ok=True)  # (a kept work directory used again: the replay appends to its log)
     with ReplayProcess(corpus, speed=args.speed, start=args.start, log_path=log,
                        extra_args=["--sites", str(sites), "--split", "hash", "--seeds", str(homes)]):
         home_pages = [line.strip() for line in homes.read_text().splitlines() if line.strip()]

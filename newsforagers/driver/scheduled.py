@@ -94,11 +94,11 @@ class ScheduledDriver(Driver):
     def next_step_request(self) -> Request | None:
         # the CPU seconds the forager spends deciding (its scheduling cost, apart from reading
         # pages): newsforagers/scheduled/decide_cpu
-        began = time.process_time()
+        began = time.thread_time()
         try:
             return self._next_request()
         finally:
-            self.crawler.stats.inc_value("newsforagers/scheduled/decide_cpu", time.process_time() - began)
+            self.crawler.stats.inc_value("newsforagers/scheduled/decide_cpu", time.thread_time() - began)
 
     def _next_request(self) -> Request | None:
         if not self._restored:

@@ -227,6 +227,10 @@ class HubSchedule:
     def __len__(self) -> int:
         return sum(1 for e in self._entries.values() if not e.barren)
 
+    def __bool__(self) -> bool:
+        """Whether a live entry is left (``len(self) > 0``, without counting them all)."""
+        return any(not e.barren for e in self._entries.values())
+
     def __contains__(self, url: str) -> bool:
         return url in self._entries
 

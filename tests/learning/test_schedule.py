@@ -446,3 +446,13 @@ def test_an_empty_page_of_a_paying_family_keeps_the_floor_instead_of_doubling_it
     assert s._floor(s.entry(today)) == 3 * HOUR
     for url in ("http://s/News/", "http://t/tag/7/", ended):
         assert s._floor(s.entry(url)) == 12 * HOUR, url
+
+
+def test_a_schedule_is_true_while_a_live_listing_is_left():
+    # (the forager asks at every decision whether it is done: no count of every listing)
+    schedule = HubSchedule(give_up_after=1, rhythm=False)
+    assert not schedule and len(schedule) == 0
+    schedule.add("http://a.test/")
+    assert schedule and len(schedule) == 1
+    assert schedule.failed("http://a.test/")  # never read, failed once: given up (barren)
+    assert not schedule and len(schedule) == 0 and "http://a.test/" in schedule

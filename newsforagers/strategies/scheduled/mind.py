@@ -139,7 +139,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
 
     @property
     def done(self) -> bool:
-        return self.retired or (len(self.schedule) == 0 and not self._harvest and not self._later
+        return self.retired or (not self.schedule and not self._harvest and not self._later
                                 and self.in_flight == 0)
 
     @property
