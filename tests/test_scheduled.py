@@ -1043,3 +1043,15 @@ def test_the_driver_reckons_the_hosts_budgets_now_and_then_not_at_every_decision
     forager.in_flight = 0
     driver.next_step_request()
     assert len(reads) == 3
+
+
+def test_the_forager_counts_its_seeds_hosts_again_when_its_share_changes():
+    """The in-flight cap counts the hosts of the forager's listings and seeds (the seeds' hosts
+    parsed once, again when a share changes them)."""
+    driver, forager = _driver()
+    driver.seeds = [HOME]
+    assert driver._listing_hosts()[0] == 1  # the listings' host and the seed's: one
+    forager.keep_share = lambda seeds: 0
+    driver.take_share([HOME, "http://other.test/", "http://third.test/news/"])
+    hosts, rate = driver._listing_hosts()
+    assert hosts == 3 and rate == pytest.approx(3 * driver._rate_of("other.test"))

@@ -77,6 +77,7 @@ class ScheduledDriver(Driver):
         self._latency, self._stall_after = 0.0, stall_after(())
         # (the hosts the listings are on, the sum of their rates, when counted)
         self._hosts: tuple[int, float, float] = (1, 0.0, float("-inf"))
+        self._seed_hosts: set[str] | None = None  # the seeds' hosts (until the seeds change)
         self._rates_at = self._stats_at = float("-inf")  # time.monotonic() of the last reckonings
         # An unanswered request holds the forager no longer than Scrapy itself waits for one
         # download: a response that stalls after its headers is Scrapy's to time out, and the
@@ -383,7 +384,9 @@ class ScheduledDriver(Driver):
         hosts, rate, at = self._hosts
         now = time.monotonic()
         if now - at >= _HOSTS_EVERY:
-            found = self.mind.schedule.hosts() | {host_of(url) for url in self.seeds}
+            if self._seed_hosts is None:  # (1,000 seeds: parsed once, not every few seconds)
+                self._seed_hosts = {host_of(url) for url in self.seeds}
+            found = self.mind.schedule.hosts() | self._seed_hosts
             hosts, rate = max(1, len(found)), sum(self._rate_of(host) for host in found or {""})
             self._hosts = (hosts, rate, now)
         return hosts, rate
@@ -392,6 +395,7 @@ class ScheduledDriver(Driver):
         """The forager's hosts changed (a share taken, listings adopted): they are counted
         again, and the listing visits their budgets allow reckoned again, at the next request."""
         self._hosts = (1, 0.0, float("-inf"))
+        self._seed_hosts = None
         self._rates_at = float("-inf")
 
     def _walk_summary(self) -> str:
