@@ -7,7 +7,13 @@ import re
 import pytest
 
 from newsforagers.corpus import default_corpus_path, load_corpus
-from newsforagers.pages.document import StructuredDocument, detect_language, structured_document
+from newsforagers.pages.document import (
+    LANGUAGE_SAMPLE_CHARS,
+    StructuredDocument,
+    detect_language,
+    language_sample,
+    structured_document,
+)
 from newsforagers.replay.index import SiteIndex
 from newsforagers.replay.site import PageBuilder
 
@@ -134,3 +140,24 @@ def test_a_structured_document_is_immutable_data():
     document = StructuredDocument(title="t", keywords=("a",))
     with pytest.raises(AttributeError):
         document.title = "u"  # type: ignore[misc]
+
+
+def test_the_language_is_told_from_a_sample_of_a_long_text():
+    # 1,500 characters of English navigation, then a French article of 12,000: the sample's
+    # second half comes from the middle, in the article
+    navigation = "Home News Politics Business Sports Weather Subscribe Sign in Contact us " * 20
+    article = ("Le gouvernement a annoncé mardi une nouvelle réforme des retraites qui suscite de vives "
+               "critiques des syndicats. ") * 110
+    text = navigation + article
+    sample = language_sample(text)
+    assert len(sample) == LANGUAGE_SAMPLE_CHARS + 1  # two halves and the line between them
+    assert sample.startswith(navigation[:1000])
+    middle = len(text) // 2
+    assert sample.endswith(text[middle - 500:middle + 500])
+    assert detect_language(text) == "fr"
+    assert language_sample("short text") == "short text"
+
+
+def test_letters_are_counted_in_the_sample_only():
+    # 40 letters beyond the sample do not make a language: digits fill what is read
+    assert detect_language("1234 " * 2_000 + "The government announced a pension reform today") == ""
