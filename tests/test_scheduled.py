@@ -1055,3 +1055,31 @@ def test_the_forager_counts_its_seeds_hosts_again_when_its_share_changes():
     driver.take_share([HOME, "http://other.test/", "http://third.test/news/"])
     hosts, rate = driver._listing_hosts()
     assert hosts == 3 and rate == pytest.approx(3 * driver._rate_of("other.test"))
+
+
+def test_yesterdays_archive_is_read_once_after_todays_shows_a_story_then_never_again():
+    config = ForagersConfig.from_settings({
+        "FORAGERS_N_CLUSTERS": K, "FORAGERS_BOOTSTRAP_PAGES": K, "FORAGERS_EXPLORE_SHARE": 0.0,
+        "FORAGERS_SCHEDULE_THRESHOLD": 0.0, "FORAGERS_SCHEDULE_PRIORITY": "return",
+        "FORAGERS_SCHEDULE_MIN_INTERVAL": 300.0})
+    today, yesterday = HOME + "archive/2024/01/01/", HOME + "archive/2023/12/31/"
+    forager = ScheduledMind("f1", config, schedule_from_config(config, [today, yesterday]), np.ones(K),
+                            np.random.default_rng(0), encoder=OneHot(), seeds=[today, yesterday])
+    # both read at noon (begun together): today's shows a story of 11:00, yesterday's one of its own
+    visits = _listing_visits(forager, at(0))
+    forager.on_page(visits[today], at(0), text="c1", links=[HOME + "2024/01/01/a/"], published=None,
+                    listed={HOME + "2024/01/01/a/": dated(60, at(0))})
+    forager.on_page(visits[yesterday], at(0), text="c1", links=[HOME + "2023/12/31/y/"], published=None,
+                    listed={HOME + "2023/12/31/y/": dated(14 * 60, at(0))})
+    _harvest(forager, at(0))
+    assert forager.counters.days_closed == 0
+    # an hour on: yesterday's read again, begun after today's page showed a story of today: closed
+    visits = _listing_visits(forager, at(60))
+    assert set(visits) == {today, yesterday}
+    for url in visits:
+        forager.on_page(visits[url], at(60), text="c1", links=[], published=None)
+    assert forager.counters.days_closed == 1
+    for hours in (2, 5, 20):
+        visits = _listing_visits(forager, at(60 * hours))
+        assert set(visits) == {today}
+        forager.on_page(visits[today], at(60 * hours), text="c1", links=[], published=None)

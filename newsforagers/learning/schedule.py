@@ -38,6 +38,14 @@ Traps come in families (one archive page per day, one calendar page per month): 
 *shape* (the path with every run of digits as ``N``: ``/archive/N/N/N/``) of which
 ``barren_after`` are barren and none ever paid are not added any more.
 
+A day's page (its URL names a day: ``/archive/2024/03/05/``) is *closed* after a visit begun
+once another page of its family (same host, same shape) naming a later day had shown dated
+stories: the site has moved on to a later day, every story of the earlier one was published
+before, so that visit saw all the page will ever list (yesterday's archive beside today's).
+A closed listing is remembered, like a barren one, and never visited again; it is no evidence
+against its family. The day is the site's own (a page of the later day showing stories), not
+the UTC day: a site west of Greenwich publishes into its day for hours after UTC's midnight.
+
 A listing that has never been read (a seed, a link never fetched) and whose visits failed
 ``give_up_after`` times in a row (connection refused, an error status, not HTML) is given up:
 remembered like a barren one (:meth:`HubSchedule.failed`), as the papers' forager drops a
@@ -111,6 +119,7 @@ class Entry:
     listed_rate: float | None = None  # stories per hour its own dates showed at the last visit
     failures: int = 0  # visits in a row that could not be made
     covered: bool = False  # the fresh links of its last visit were all another forager's
+    closed: bool = False  # a past day's page read after its site moved on: nothing more to list
 
     def expected(self, now: float) -> float:
         """Novel documents expected on it at ``now`` (infinite before the first visit)."""
@@ -183,6 +192,9 @@ class HubSchedule:
         self.profile: RhythmProfile | None = RhythmProfile() if rhythm else None
         self._floors: dict[str, tuple[tuple, float]] = {}  # url -> (what its floor was computed from, floor)
         self._day_ends: dict[str, float | None] = {}  # url -> the end of the day it names (_family_pays)
+        # (host, shape) of a day family -> the latest end of a day whose page showed dated stories
+        self._family_days: dict[tuple[str, str], float] = {}
+        self._closing: set[str] = set()  # visits in flight that close their day's page when read
         # whether the listing the last next_due returned was due by the spare budget alone
         self.spare_due = False
 
@@ -691,14 +703,21 @@ class HubSchedule:
         had not ended at its last visit, of a family (:func:`shape`) of which a page has paid:
         today's day archive beside yesterday's. Families of counters (numbered sections, tags)
         are not: most of their pages list little of what their siblings list."""
-        if entry.url not in self._day_ends:  # asked at every decision: read once a URL
-            if len(self._day_ends) >= 2 * self.capacity:
-                self._day_ends.clear()
-            self._day_ends[entry.url] = url_day_end(entry.url)
-        end = self._day_ends[entry.url]
+        end = self._day_end(entry.url)
         if end is None or (entry.last is not None and entry.last >= end):
             return False
         return self._shapes.get(shape(entry.url), (0, 0))[1] > 0
+
+    def _day_end(self, url: str) -> float | None:
+        """:func:`url_day_end` of ``url``, read once a URL (asked at every decision)."""
+        if url not in self._day_ends:
+            if len(self._day_ends) >= 2 * self.capacity:
+                self._day_ends.clear()
+            self._day_ends[url] = url_day_end(url)
+        return self._day_ends[url]
+
+    def _family(self, url: str) -> tuple[str, str]:
+        return self.host(url), shape(url)
 
     def _until_due(self, entry: Entry, now: float, threshold: float) -> float:
         elapsed = now - entry.last
@@ -734,9 +753,14 @@ class HubSchedule:
         else:  # average hours: n novel documents over it observe the level ℓ = n / ∫ p
             entry.interval = max(curve.integral(entry.last, now), 1.0 / HOUR)
         entry.last = now
+        end = self._day_end(url)
+        if end is not None and self._family_days.get(self._family(url), -math.inf) > end:
+            self._closing.add(url)  # its site has moved on to a later day: this visit sees all
+        else:
+            self._closing.discard(url)
 
     def visited(self, url: str, new_links: int, listed_rate: float | None = None,
-                now: float | None = None, overflowed: bool = False, covered: bool = False) -> None:
+                now: float | None = None, overflowed: bool = False, covered: bool = False) -> bool:
         """The page of the visit begun earlier arrived (at ``now``) and showed ``new_links``
         links not seen before; novel documents among them come later, through :meth:`credit`.
         ``listed_rate``: stories per hour the page's own dates show (None: it dates none). A
@@ -748,10 +772,11 @@ class HubSchedule:
         still, and lose more). ``covered``: the page's fresh links were all claimed by other
         foragers of the colony first: the visit is no evidence of a barren listing (another
         forager reads it), and the listing gets no spare visits (:meth:`prior_rate`) until a
-        visit shows a link of its own."""
+        visit shows a link of its own. True when the visit closed a past day's page (the
+        module's docstring)."""
         entry = self._entries.get(url)
         if entry is None:
-            return
+            return False
         if new_links < 0:
             raise ValueError(f"new_links ({new_links!r}) must be >= 0.")
         if now is not None and entry.last is not None and entry.last > now:
@@ -772,6 +797,15 @@ class HubSchedule:
             entry.rate *= 1.0 - self.beta
             if overflowed and listed_rate:
                 entry.rate = max(entry.rate, listed_rate)
+        end = self._day_end(url)
+        if end is not None and listed_rate is not None:  # a day's page showing dated stories
+            family = self._family(url)
+            self._family_days[family] = max(self._family_days.get(family, -math.inf), end)
+        if url in self._closing:
+            self._closing.discard(url)
+            entry.closed = entry.barren = True  # (not counted against its family: _count_shapes)
+            return True
+        return False
 
     def credit(self, url: str, novel: int = 1) -> None:
         """``novel`` novel documents were found through the last visit of ``url``."""
@@ -799,6 +833,7 @@ class HubSchedule:
         if entry is None:
             return False
         entry.in_flight = False
+        self._closing.discard(url)
         entry.visits += 1
         entry.evidence += 1
         entry.failures += 1
@@ -876,7 +911,7 @@ class HubSchedule:
         self._shapes = {}
         for entry in self._entries.values():
             counts = self._shapes.setdefault(shape(entry.url), [0, 0])
-            counts[0] += entry.barren
+            counts[0] += entry.barren and not entry.closed
             counts[1] += entry.paid > 0
 
     # -- persistence -----------------------------------------------------------------------

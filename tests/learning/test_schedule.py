@@ -456,3 +456,56 @@ def test_a_schedule_is_true_while_a_live_listing_is_left():
     assert schedule and len(schedule) == 1
     assert schedule.failed("http://a.test/")  # never read, failed once: given up (barren)
     assert not schedule and len(schedule) == 0 and "http://a.test/" in schedule
+
+
+def test_a_past_days_page_read_after_its_site_moved_on_is_closed():
+    # yesterday's archive is closed by a visit begun after today's archive (same host, same
+    # family) showed a dated story: it can list nothing more. Not before (today's page dated
+    # nothing, or was read after that visit began), not by another host's family, not by a
+    # failed visit; a closed page is never due again and no evidence against its family.
+    from datetime import UTC, datetime
+
+    morning = datetime(2024, 1, 1, 7, tzinfo=UTC).timestamp()
+    s = schedule(min_interval=0.0, max_interval=HOUR, barren_after=1)
+    today, yesterday = "http://s/archive/2024/01/01/", "http://s/archive/2023/12/31/"
+    other = "http://t/archive/2023/12/31/"  # another site: its own day
+    for url in (today, yesterday, other):
+        s.add(url)
+    # yesterday's page read first (it shows yesterday's stories), then today's, dating nothing
+    s.begin(yesterday, morning)
+    assert s.visited(yesterday, 5, listed_rate=2.0, now=morning) is False
+    s.credit(yesterday, 2)
+    s.begin(today, morning + 60)
+    assert s.visited(today, 0, listed_rate=None, now=morning + 60) is False
+    s.begin(yesterday, morning + HOUR)
+    assert s.visited(yesterday, 0, listed_rate=2.0, now=morning + HOUR) is False  # no later day shown yet
+    # today's page shows its first story (one date: a rate of 0, but a dated story)
+    s.begin(today, morning + 2 * HOUR)
+    s.begin(yesterday, morning + 2 * HOUR)  # begun before today's page arrived: not closing
+    assert s.visited(today, 1, listed_rate=0.0, now=morning + 2 * HOUR) is False
+    s.credit(today, 1)
+    assert s.visited(yesterday, 0, listed_rate=2.0, now=morning + 2 * HOUR) is False
+    s.begin(yesterday, morning + 3 * HOUR)
+    assert s.failed(yesterday) is False  # the visit never came: nothing seen, nothing closed
+    assert not s.entry(yesterday).closed
+    s.begin(yesterday, morning + 4 * HOUR)
+    s.begin(other, morning + 4 * HOUR)
+    assert s.visited(yesterday, 0, listed_rate=2.0, now=morning + 4 * HOUR) is True
+    assert s.visited(other, 0, listed_rate=2.0, now=morning + 4 * HOUR) is False
+    closed = s.entry(yesterday)
+    assert closed.closed and closed.barren
+    # never due again, however long it waits; the other site's page and today's are
+    for hours in (5, 30, 60):
+        due = set()
+        t = morning + hours * HOUR
+        while (url := s.next_due(t)[0]) is not None:
+            due.add(url)
+            s.begin(url, t)
+            s.visited(url, 0, now=t)
+        assert yesterday not in due and {today, other} <= due
+    # no evidence against the family (barren_after=1): a new day's page is still added
+    assert s.add("http://s/archive/2024/01/02/") is True
+    again = HubSchedule.from_dict(s.to_dict(), barren_after=1)
+    assert again.entry(yesterday).closed
+    assert again.add("http://s/archive/2024/01/03/") is True
+

@@ -47,6 +47,7 @@ class ScheduledCounters(ForagerCounters):
     off_topic: int = 0  # novel documents below the topic's relevance threshold: not credited
     past_links: int = 0  # links naming a day that ended beyond the novelty window: never fetched
     listed_credits: int = 0  # novel documents credited to a listing that showed them after another
+    days_closed: int = 0  # past days' pages read after their site moved on: never polled again
 
 
 class HostQueues:

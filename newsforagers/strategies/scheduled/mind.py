@@ -370,8 +370,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             return
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
         self._visits[fetch.visit] = (listing, False)
-        self.schedule.visited(fetch.url, 0, listed_rate(self._listed.get(fetch.url, ()), now, self._hours()),
-                              now=now)
+        self.counters.days_closed += self.schedule.visited(
+            fetch.url, 0, listed_rate(self._listed.get(fetch.url, ()), now, self._hours()), now=now)
 
     def on_failed(self, fetch: Fetch, transient: bool = False) -> None:
         """The request of ``fetch`` failed; ``transient``: for a while (its host unreachable, a
@@ -511,9 +511,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
         self._visits[fetch.visit] = (listing, all_new or (not listed and bool(new) and len(new) == len(links)))
         self._listed.put(fetch.url, tuple(listed.values()))
-        self.schedule.visited(fetch.url, len(new), listed_rate(listed.values(), now, self._hours()), now=now,
-                              overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0,
-                              covered=covered)
+        self.counters.days_closed += self.schedule.visited(
+            fetch.url, len(new), listed_rate(listed.values(), now, self._hours()), now=now,
+            overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0, covered=covered)
         if self.config.schedule_credit == "listed":
             for url in claimed:
                 self._unpaid.put(url, [])
