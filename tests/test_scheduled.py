@@ -1083,3 +1083,15 @@ def test_yesterdays_archive_is_read_once_after_todays_shows_a_story_then_never_a
         visits = _listing_visits(forager, at(60 * hours))
         assert set(visits) == {today}
         forager.on_page(visits[today], at(60 * hours), text="c1", links=[], published=None)
+
+
+def test_exploration_does_not_walk_down_the_calendar():
+    # a past day's archive (its "previous day" link) names a day that ended beyond the novelty
+    # window: nothing on it can be novel, so no exploration step goes there (before, steps
+    # followed yesterday's archive to the day before, and the day before that)
+    forager = make()
+    now = at(0)  # 2024-01-01 12:00: 2023-12-30 ended 36 hours ago
+    past, tag = HOME + "archive/2023/12/30/", HOME + "tag/pensions/"
+    assert forager._choose_step(None, [past, tag], now) == tag
+    assert forager._choose_step(None, [past, HOME + "2023/12/29/old-story/"], now) is None
+    assert forager._choose_step(None, [HOME + "archive/2023/12/31/"], now) == HOME + "archive/2023/12/31/"

@@ -56,6 +56,7 @@ from newsforagers.spiders.arguments import ROLES, fingerprint, parse_seeds
 from newsforagers.spiders.broker import NOT_MODIFIED, UrlBroker
 from newsforagers.stopping import interrupt_stores_on_stop
 from newsforagers.store import open_store
+from newsforagers.terminal import printable
 from newsforagers.topics import build_topic, topic_text
 
 logger = logging.getLogger(__name__)
@@ -133,6 +134,7 @@ class ForagerSpider(scrapy.Spider):
         self.forager_driver: Driver | None = None
         self.site_clock = None  # the scheduled strategy's estimate of the site's clock
         self._warned: set[str] = set()  # outside a colony
+        self._robots_read: set[str] = set()  # hosts whose robots.txt was read for its sitemaps
         self._clock_shared = float("-inf")  # wall time the site's clock was last shared
         self._broker: UrlBroker | None = None
 
@@ -197,6 +199,7 @@ class ForagerSpider(scrapy.Spider):
             finally:
                 store.close()
         crawler.signals.connect(spider._closed, signal=scrapy.signals.spider_closed)
+        crawler.signals.connect(spider._robots_answered, signal=scrapy.signals.response_received)
         return spider
 
     async def start(self):
@@ -209,10 +212,15 @@ class ForagerSpider(scrapy.Spider):
         """The robots.txt of each seed's host, read for its ``Sitemap:`` lines (docs/pages.md,
         *Feeds and sitemaps*): by the root forager of a scheduled colony with ``FORAGERS_FEEDS``
         (the colony's other foragers get its sitemaps in their share of its weblog). Requests of
-        the spider's own, through Scrapy's queue and the colony's budget like any other."""
+        the spider's own, through Scrapy's queue and the colony's budget like any other — only
+        when the robots.txt middleware is off (``ROBOTSTXT_OBEY`` false): with it on, the copy
+        it downloads before a host's first request is read instead (:meth:`_robots_answered`),
+        and a host's robots.txt costs one request, as in any Scrapy crawl."""
         config, colony = self.config, self.colony
         if config is None or config.strategy != "scheduled" or not config.feeds or \
                 not getattr(colony, "hosting", False) or getattr(colony, "root", None) is not self.crawler:
+            return []
+        if self.crawler.settings.getbool("ROBOTSTXT_OBEY"):
             return []
         hosts = dict.fromkeys(f"{parts.scheme}://{parts.netloc}" for parts in map(urlsplit, self.seeds))
         # not held by the robots.txt middleware until it has read the very same file
@@ -459,6 +467,31 @@ class ForagerSpider(scrapy.Spider):
         self.crawler.stats.inc_value("newsforagers/feeds/robots_sitemaps", len(sitemaps))
         logger.info("forager %s: %s lists %d sitemap(s)", self.forager_id, response.url, len(sitemaps))
         self._add_feeds(sitemaps)
+
+    def _robots_answered(self, response, request, spider) -> None:
+        """``response_received``: a robots.txt this forager's robots.txt middleware downloaded
+        (Scrapy's own request, before the host's first request of this forager) is read for its
+        ``Sitemap:`` lines as :meth:`parse_robots` reads the root's own, once a host: the
+        sitemaps join the weblog of the forager that crawls the host."""
+        config = self.config
+        if spider is not self or config is None or config.strategy != "scheduled" or not config.feeds \
+                or self.forager_driver is None or response.status != 200 \
+                or not self.crawler.settings.getbool("ROBOTSTXT_OBEY") \
+                or getattr(request, "callback", None) == self.parse_robots:
+            return
+        parts = urlsplit(response.url)
+        if parts.path != "/robots.txt" or parts.query:
+            return
+        host = f"{parts.scheme}://{parts.netloc}"
+        if host in self._robots_read:
+            return
+        self._robots_read.add(host)
+        try:
+            self.parse_robots(response)
+        except Exception:  # a signal handler's error would be logged by Scrapy and lost: count it
+            self.crawler.stats.inc_value("newsforagers/feeds/robots_unreadable")
+            logger.warning("forager %s: robots.txt %s could not be read for sitemaps", self.forager_id,
+                           printable(response.url), exc_info=True)
 
     def robots_failed(self, failure) -> None:
         # no robots.txt (404) is routine: no sitemap to add, and the robots middleware decides

@@ -48,8 +48,8 @@ def forager_spider():
     """``forager_spider(**settings)``: a spider with its scheduled mind and driver, as the
     assembly builds them, over a memory store (no colony: nothing shared but the store)."""
 
-    def make(**settings):
-        crawler = get_crawler(ForagerSpider, {"HTTPCACHE_ENABLED": True})
+    def make(scrapy_settings=None, **settings):
+        crawler = get_crawler(ForagerSpider, {"HTTPCACHE_ENABLED": True, **(scrapy_settings or {})})
         spider = ForagerSpider(seeds=HOME)
         spider._set_crawler(crawler)
         spider.config = config = ForagersConfig.from_settings(
@@ -298,6 +298,40 @@ def test_with_feeds_off_nothing_is_discovered_and_a_feed_is_skipped_as_not_html(
     # and no robots.txt is asked for its sitemaps
     spider.colony = SimpleNamespace(hosting=True, root=spider.crawler)
     assert spider._robots_requests() == []
+
+
+def test_with_robots_txt_obeyed_the_middlewares_copy_gives_the_sitemaps(forager_spider):
+    # one robots.txt a host, as in any Scrapy crawl: the root asks for none of its own, and
+    # each forager reads the copy its robots.txt middleware downloaded, once a host
+    spider = forager_spider(scrapy_settings={"ROBOTSTXT_OBEY": True})
+    mind, stats = spider.forager_driver.mind, spider.crawler.stats
+    spider.seeds = [HOME, "https://other.example/"]
+    spider.colony = SimpleNamespace(hosting=True, root=spider.crawler)
+    assert spider._robots_requests() == []
+    spider.colony = None
+    robots = b"User-agent: *\nDisallow: /search\nSitemap: " + HOME.encode() + b"sitemap.xml\n"
+    theirs = Request(HOME + "robots.txt", meta={"dont_obey_robotstxt": True})
+    headers = {"Date": datetimeToString(T0), "Content-Type": "text/plain"}
+    response = TextResponse(theirs.url, body=robots, request=theirs, headers=headers)
+    spider._robots_answered(response, theirs, object())  # another crawler's spider: not ours
+    assert not stats.get_value("newsforagers/feeds/robots_sitemaps")
+    spider._robots_answered(response, theirs, spider)
+    assert stats.get_value("newsforagers/feeds/robots_sitemaps") == 1 and HOME + "sitemap.xml" in mind.schedule
+    spider._robots_answered(response, theirs, spider)  # the same host again (another copy): once
+    assert stats.get_value("newsforagers/feeds/robots_sitemaps") == 1
+    # a page, a missing robots.txt, a robots.txt of the forager's own request: not read here
+    page = Request(HOME + "robots.txt?x=1")
+    spider._robots_answered(TextResponse(page.url, body=robots, request=page, headers=headers), page, spider)
+    missing = Request("https://other.example/robots.txt")
+    spider._robots_answered(TextResponse(missing.url, status=404, body=b"", request=missing, headers=headers),
+                            missing, spider)
+    assert stats.get_value("newsforagers/feeds/robots_sitemaps") == 1
+    # a robots.txt whose reading fails is counted and logged, not raised into Scrapy's signal
+    spider.forager_driver.add_feeds = None  # (breaks the hand-over)
+    other = Request(HOME.replace("://", "://www.") + "robots.txt")  # (a host of the site's domain)
+    spider._robots_answered(TextResponse(other.url, body=b"Sitemap: /s.xml\n", request=other, headers=headers),
+                            other, spider)
+    assert stats.get_value("newsforagers/feeds/robots_unreadable") == 1
 
 
 def test_the_paper_strategy_still_skips_a_feed_as_not_html():

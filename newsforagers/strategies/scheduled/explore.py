@@ -9,6 +9,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
+from newsforagers.learning.schedule import of_the_past
 from newsforagers.pages import is_candidate
 from newsforagers.strategies.common import guarded_td_step
 from newsforagers.strategies.scheduled.fetch import Fetch
@@ -64,7 +65,7 @@ class Exploration:
             start = starts[int(self.rng.integers(len(starts)))]
             self._explore = [start]
             self._explore_previous, self._fruitless = self._states.get(start), 0
-            step = self._choose_step(self._explore_previous, self._page_links[start], may)
+            step = self._choose_step(self._explore_previous, self._page_links[start], now, may)
             if step is not None:
                 self._explore.append(step)
                 return Fetch(step, "explore")
@@ -88,20 +89,23 @@ class Exploration:
         if len(self._explore) > self.config.explore_steps or self._fruitless >= self.config.explore_patience:
             self._explore = []
             return
-        step = self._choose_step(state, links)
+        step = self._choose_step(state, links, now)
         if step is None:
             self._explore = []
             return
         self._explore.append(step)
         self._explore_next = Fetch(step, "explore", fetch.visit)  # when exploration is due again
 
-    def _choose_step(self, state: np.ndarray | None, links: Sequence[str],
+    def _choose_step(self, state: np.ndarray | None, links: Sequence[str], now: float,
                      may: Callable[[str], bool] | None = None) -> str | None:
         """The link of highest ``w·s`` that is neither a known listing (the schedule polls
-        those), nor fetched before, nor on the path (and on a host that ``may`` explore)."""
+        those), nor fetched before, nor on the path, nor naming a day that ended beyond the
+        novelty window (:func:`of_the_past`: the archive's "previous day" would walk the
+        calendar), on a host that ``may`` explore."""
+        window = self.config.novelty_window
         options = [u for u in links if u not in self._explore and u not in self._articles
                    and u not in self.schedule and u not in self._fetched
-                   and (may is None or may(self._host(u)))]
+                   and (may is None or may(self._host(u))) and not of_the_past(u, now, window)]
         if not options:
             return None
         parent = self._value(state)
