@@ -1095,3 +1095,44 @@ def test_exploration_does_not_walk_down_the_calendar():
     assert forager._choose_step(None, [past, tag], now) == tag
     assert forager._choose_step(None, [past, HOME + "2023/12/29/old-story/"], now) is None
     assert forager._choose_step(None, [HOME + "archive/2023/12/31/"], now) == HOME + "archive/2023/12/31/"
+
+
+def test_a_listing_beside_one_that_shows_every_story_of_its_host_waits_a_window():
+    # today's archive shows every story of the host (a list without holes); a section shows
+    # its own. After two visits of the archive that showed every story the forager met since
+    # the oldest it lists, the archive is complete, and the section's next visit finds it
+    # subsumed: no prior, no spare visits, a floor of the whole window (24 h)
+    config = ForagersConfig.from_settings({
+        "FORAGERS_N_CLUSTERS": K, "FORAGERS_BOOTSTRAP_PAGES": K, "FORAGERS_EXPLORE_SHARE": 0.0,
+        "FORAGERS_SCHEDULE_THRESHOLD": 0.0, "FORAGERS_SCHEDULE_PRIORITY": "return",
+        "FORAGERS_SCHEDULE_MIN_INTERVAL": 300.0})
+    archive, section = HOME + "archive/2024/01/01/", HOME + "section/politics/"
+    forager = ScheduledMind("f1", config, schedule_from_config(config, [archive, section]), np.ones(K),
+                            np.random.default_rng(0), encoder=OneHot(), seeds=[archive, section])
+    story = {name: HOME + f"2024/01/01/{name}/" for name in ("a1", "s1", "a2", "a3")}
+    rounds = [  # (minutes, the archive's stories, the section's), dates in minutes before noon
+        (0, {"a1": 60, "s1": 30}, {"s1": 30}),
+        (60, {"a1": 120, "s1": 90, "a2": 10}, {"s1": 90}),
+        (120, {"a1": 180, "s1": 150, "a2": 70, "a3": 5}, {"s1": 150}),
+    ]
+    for minutes, on_archive, on_section in rounds:
+        visits = _listing_visits(forager, at(minutes))
+        assert set(visits) == {archive, section}
+        for url, shown in ((archive, on_archive), (section, on_section)):
+            listed = {story[name]: dated(ago, at(minutes)) for name, ago in shown.items()}
+            forager.on_page(visits[url], at(minutes), text="c1", links=list(listed), published=None,
+                            listed=listed)
+        _harvest(forager, at(minutes))
+        assert forager.counters.subsumed == (1 if minutes == 120 else 0)
+    entry = forager.schedule.entry(section)
+    assert entry.subsumed and forager.schedule._floor(entry) == 24 * 3600.0
+    assert forager.schedule.prior_rate(entry) == 0.0
+    assert not forager.schedule.entry(archive).subsumed
+    # a listing met on the host now adds nothing the archive does not show: not added
+    other = HOME + "section/sports/"
+    forager.on_page(Fetch(other, "harvest", 1), at(121), text="c1", links=[story["a1"]], published=None)
+    assert other not in forager.schedule and forager.counters.not_needed == 1
+    # ... on another host it is
+    elsewhere = "http://t/section/sports/"
+    forager.on_page(Fetch(elsewhere, "harvest", 1), at(121), text="c1", links=[], published=None)
+    assert elsewhere in forager.schedule

@@ -120,6 +120,7 @@ class Entry:
     failures: int = 0  # visits in a row that could not be made
     covered: bool = False  # the fresh links of its last visit were all another forager's
     closed: bool = False  # a past day's page read after its site moved on: nothing more to list
+    subsumed: bool = False  # at its last visit another listing of its host showed every story
 
     def expected(self, now: float) -> float:
         """Novel documents expected on it at ``now`` (infinite before the first visit)."""
@@ -533,7 +534,7 @@ class HubSchedule:
         given one: the threshold and the yield bound see to it), or whose fresh links another
         forager of the colony claimed first at its last visit (``covered``: that one reads it)."""
         if entry.rate is None or entry.rate > 0 or entry.last is None or entry.paid or entry.barren \
-                or entry.covered:
+                or entry.covered or entry.subsumed:
             return 0.0
         return HOUR / max(self._floor(entry), 1.0)
 
@@ -545,7 +546,7 @@ class HubSchedule:
         colony reads first (``covered``), its rate alone. 0 for one never visited."""
         if entry.rate is None or entry.last is None or entry.barren:
             return 0.0
-        if entry.covered:  # another forager reads it first: its own rate, no prior
+        if entry.covered or entry.subsumed:  # another reads it first, or shows all: its own rate
             return entry.rate * self._scale(now)
         return max(entry.rate * self._scale(now), HOUR / max(self._floor(entry), 1.0))
 
@@ -665,6 +666,8 @@ class HubSchedule:
         # nothing, twice as long after each visit; up to the novelty window (a visit a window
         # apart still finds every story it lists in time): hundreds of sub-listings (authors,
         # tags, older pages) must not take the budget.
+        if entry.subsumed:  # another listing of its host shows every story: read once a window
+            return self.window
         stories = False
         stretch = self._stretches.get(self.host(entry.url), 1.0) if self._stretches else self._stretch
         if entry.paid:
@@ -760,7 +763,8 @@ class HubSchedule:
             self._closing.discard(url)
 
     def visited(self, url: str, new_links: int, listed_rate: float | None = None,
-                now: float | None = None, overflowed: bool = False, covered: bool = False) -> bool:
+                now: float | None = None, overflowed: bool = False, covered: bool = False,
+                subsumed: bool = False) -> bool:
         """The page of the visit begun earlier arrived (at ``now``) and showed ``new_links``
         links not seen before; novel documents among them come later, through :meth:`credit`.
         ``listed_rate``: stories per hour the page's own dates show (None: it dates none). A
@@ -786,6 +790,7 @@ class HubSchedule:
         entry.failures = 0
         entry.credited = 0
         entry.covered = covered
+        entry.subsumed = subsumed
         entry.evidence += 1 if new_links and not covered else 0
         if listed_rate is not None:
             if listed_rate < 0:

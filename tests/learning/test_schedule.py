@@ -509,3 +509,21 @@ def test_a_past_days_page_read_after_its_site_moved_on_is_closed():
     assert again.entry(yesterday).closed
     assert again.add("http://s/archive/2024/01/03/") is True
 
+
+
+def test_a_subsumed_listing_waits_the_window_and_gets_no_prior():
+    # (another listing of its host shows every story: the mind says so at its visit)
+    s = schedule(max_interval=3 * HOUR, rhythm=False)
+    for url in ("http://s/section/a/", "http://s/section/b/"):
+        s.add(url)
+        visit(s, url, 0.0, 1)  # both paid once: a floor of 3 h, a prior of 1/3 an hour
+    s.begin("http://s/section/b/", HOUR)
+    s.visited("http://s/section/b/", 0, now=HOUR, subsumed=True)
+    a, b = s.entry("http://s/section/a/"), s.entry("http://s/section/b/")
+    assert s._floor(a) == 3 * HOUR and s._floor(b) == 24 * HOUR
+    assert s.spare_rate(a) == pytest.approx(max(a.rate, 1 / 3))
+    assert s.spare_rate(b) == pytest.approx(b.rate)  # its own rate, no prior
+    assert HubSchedule.from_dict(s.to_dict()).entry("http://s/section/b/").subsumed
+    s.begin("http://s/section/b/", 30 * HOUR)
+    s.visited("http://s/section/b/", 0, now=30 * HOUR)  # not subsumed any more: as before
+    assert s._floor(s.entry("http://s/section/b/")) == 3 * HOUR

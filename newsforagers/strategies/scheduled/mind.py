@@ -123,6 +123,13 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         # that showed them since; stories paid for as novel
         self._shown: Bounded[str, frozenset[str]] = Bounded(schedule.capacity)
         self._unpaid: Bounded[str, list[str]] = Bounded(max(1, memory_size))
+        # completeness (see _subsumed): listing -> (when its last visit began, visits that showed
+        # every story of its host met since the one before, visits that missed one); host ->
+        # the stories its listings dated inside the novelty window (url -> published), and its
+        # complete listing
+        self._completeness: Bounded[str, tuple[float, int, int]] = Bounded(schedule.capacity)
+        self._host_dated: dict[str, dict[str, float]] = {}
+        self._complete: dict[str, str] = {}
         self._novel: Bounded[str, None] = Bounded(max(1, memory_size))
         self._explore_previous: np.ndarray | None = None
         self._fruitless = 0
@@ -503,6 +510,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         claimed = self._claim_all(items)
         # every fresh link it showed was another forager's first: that one reads this listing
         covered = bool(items) and not claimed
+        subsumed = self._subsumed(fetch.url, links, listed, now)
+        self.counters.subsumed += subsumed
         for url in claimed:
             self._seen.add(url)
             published = listed[url].timestamp() if url in listed else None
@@ -513,11 +522,54 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._listed.put(fetch.url, tuple(listed.values()))
         self.counters.days_closed += self.schedule.visited(
             fetch.url, len(new), listed_rate(listed.values(), now, self._hours()), now=now,
-            overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0, covered=covered)
+            overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0, covered=covered,
+            subsumed=subsumed)
         if self.config.schedule_credit == "listed":
             for url in claimed:
                 self._unpaid.put(url, [])
             self._cover(fetch.url, links, new)
+
+    def _subsumed(self, listing: str, links: Sequence[str], listed: Mapping[str, datetime],
+                  now: float) -> bool:
+        """Whether another listing of ``listing``'s host shows every story of the host as it
+        appears (it is *complete*): then this one's visits add nothing a visit of that one would
+        not, and it gets no spare visits (read as ``covered``). A listing is complete once two of
+        its visits showed every story of its host this forager met (any listing dated it)
+        published between the visit and the one before, and none missed one."""
+        host = self._host(listing)
+        entry = self.schedule.entry(listing)
+        begun = entry.last if entry is not None and entry.last is not None else now
+        known = self._host_dated.setdefault(host, {})
+        shown = set(links)
+        record = self._completeness.get(listing)
+        evidence = misses = 0
+        if record is not None:
+            since, evidence, misses = record
+            # every story of the host met since the oldest it shows (a list without holes), or
+            # since its previous visit when it dates nothing
+            if listed:
+                since = min(since, min(d.timestamp() for d in listed.values()))
+            expected = [url for url, published in known.items() if since <= published <= begun]
+            if expected:
+                if all(url in shown for url in expected):
+                    evidence += 1
+                else:
+                    misses += 1
+        self._completeness.put(listing, (begun, evidence, misses))
+        oldest = now - self.config.novelty_window
+        for url, published in listed.items():
+            if published.timestamp() >= oldest:
+                known[url] = published.timestamp()
+        if len(known) > 4 * self.schedule.capacity:
+            for url in [u for u, t in known.items() if t < oldest]:
+                del known[url]
+        complete = self._complete.get(host)
+        if misses and complete == listing:
+            del self._complete[host]
+            complete = None
+        elif evidence >= 2 and not misses and (complete is None or not self._live(complete)):
+            self._complete[host] = complete = listing
+        return complete is not None and complete != listing and self._live(complete)
 
     def _cover(self, listing: str, links: Sequence[str], new: Sequence[str]) -> None:
         """Credit ``listing`` with the novel documents it showed that it did not show at its
@@ -577,13 +629,29 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._seen.add(url)
         self.counters.successors += 1
 
+    def _has_complete(self, url: str) -> bool:
+        """Whether a listing of ``url``'s host shows every story of the host (``_subsumed``): a
+        new listing there would add nothing that listing's visits do not."""
+        complete = self._complete.get(self._host(url))
+        return complete is not None and complete != url and self._live(complete)
+
+    def _live(self, listing: str) -> bool:
+        entry = self.schedule.entry(listing)
+        return entry is not None and not entry.barren
+
     def _candidate(self, url: str, visit: int) -> None:
         if url in self.schedule or url in self._candidates:
+            return
+        if self._has_complete(url):
+            self.counters.not_needed += 1
             return
         self._candidates[url] = visit
 
     def _add_listing(self, url: str, source: tuple[str, bool] | None, now: float) -> int:
         if url in self.schedule or of_the_past(url, now, self.config.novelty_window):
+            return 0
+        if self._has_complete(url):
+            self.counters.not_needed += 1
             return 0
         parent = self.schedule.entry(source[0]) if source is not None else None
         trusted = source is None or source[0] in self.seeds or (parent is not None and parent.paid > 0)
