@@ -1099,9 +1099,9 @@ def test_exploration_does_not_walk_down_the_calendar():
 
 def test_a_listing_beside_one_that_shows_every_story_of_its_host_waits_a_window():
     # today's archive shows every story of the host (a list without holes); a section shows
-    # its own. After two visits of the archive that showed every story the forager met since
-    # the oldest it lists, the archive is complete, and the section's next visit finds it
-    # subsumed: no prior, no spare visits, a floor of the whole window (24 h)
+    # its own. Once two visits of the archive had no hole while checking a story the section
+    # dated first, the archive is complete, and the section's next visit finds it subsumed:
+    # no prior, no spare visits, a floor of the whole window (24 h)
     config = ForagersConfig.from_settings({
         "FORAGERS_N_CLUSTERS": K, "FORAGERS_BOOTSTRAP_PAGES": K, "FORAGERS_EXPLORE_SHARE": 0.0,
         "FORAGERS_SCHEDULE_THRESHOLD": 0.0, "FORAGERS_SCHEDULE_PRIORITY": "return",
@@ -1109,16 +1109,18 @@ def test_a_listing_beside_one_that_shows_every_story_of_its_host_waits_a_window(
     archive, section = HOME + "archive/2024/01/01/", HOME + "section/politics/"
     forager = ScheduledMind("f1", config, schedule_from_config(config, [archive, section]), np.ones(K),
                             np.random.default_rng(0), encoder=OneHot(), seeds=[archive, section])
-    story = {name: HOME + f"2024/01/01/{name}/" for name in ("a1", "s1", "a2", "a3")}
-    rounds = [  # (minutes, the archive's stories, the section's), dates in minutes before noon
-        (0, {"a1": 60, "s1": 30}, {"s1": 30}),
-        (60, {"a1": 120, "s1": 90, "a2": 10}, {"s1": 90}),
-        (120, {"a1": 180, "s1": 150, "a2": 70, "a3": 5}, {"s1": 150}),
+    story = {name: HOME + f"2024/01/01/{name}/" for name in ("a1", "s1", "s2", "a2", "a3")}
+    rounds = [  # minutes; the pages in the order read, with their stories' ages in minutes
+        (0, [(archive, {"a1": 60, "s1": 30}), (section, {"s1": 30})]),
+        # the section shows s2 first; the archive shows it too (no hole): evidence 1
+        (60, [(section, {"s1": 90, "s2": 20}), (archive, {"a1": 120, "s1": 90, "s2": 20, "a2": 10})]),
+        # the archive again with no hole (s2, another's, checked): complete; the section after it
+        (120, [(archive, {"a1": 180, "s1": 150, "s2": 80, "a2": 70, "a3": 5}), (section, {"s1": 150, "s2": 80})]),
     ]
-    for minutes, on_archive, on_section in rounds:
+    for minutes, pages in rounds:
         visits = _listing_visits(forager, at(minutes))
         assert set(visits) == {archive, section}
-        for url, shown in ((archive, on_archive), (section, on_section)):
+        for url, shown in pages:
             listed = {story[name]: dated(ago, at(minutes)) for name, ago in shown.items()}
             forager.on_page(visits[url], at(minutes), text="c1", links=list(listed), published=None,
                             listed=listed)

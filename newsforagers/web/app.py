@@ -41,7 +41,7 @@ from newsforagers.web.hosts import HostCheck
 from newsforagers.web.latest import DEFAULT_LIMIT, MAX_LIMIT, latest
 from newsforagers.web.plots import PlotsUnavailable, efficiency_png, population_png
 from newsforagers.web.search import BadSearch, SearchRequest, search
-from newsforagers.web.sources import Sources, SourceUnavailable
+from newsforagers.web.sources import Sources, SourceUnavailable, read_again
 
 logger = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ def create_app(store: str | None = None, *, prefix: str = defaults.FORAGERS_REDI
         except BadSearch as exc:
             raise _BadArgument(str(exc)) from None
         try:
-            return asked, search(sources, asked), None
+            return asked, read_again(lambda: search(sources, asked)), None
         except SourceUnavailable as exc:
             return asked, None, str(exc)
 
@@ -145,7 +145,7 @@ def create_app(store: str | None = None, *, prefix: str = defaults.FORAGERS_REDI
         except ValueError as exc:
             raise _BadArgument(f"limit {exc}") from None
         try:
-            return latest(sources, limit), None
+            return read_again(lambda: latest(sources, limit)), None
         except SourceUnavailable as exc:
             return None, str(exc)
 

@@ -9,18 +9,46 @@ start — is a notice on the page, and the page works as soon as the source appe
 from __future__ import annotations
 
 import sqlite3
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator, TypeVar
 
 from newsforagers import defaults
 from newsforagers.colony.status import DEFAULT_RUNS_DIR, list_runs
+
+T = TypeVar("T")
 
 
 class SourceUnavailable(Exception):
     """A source the page needs is not given, not there (yet), or cannot be read: the message
     says which and what to do, and is shown on the page."""
+
+
+class SourceBusy(SourceUnavailable):
+    """A source that is there but could not be read just now (SQLite busy, a Redis server
+    restarting): worth asking again (:func:`read_again`)."""
+
+
+#: How many times, and how many seconds apart, a page's read of a busy source is made before
+#: the page says it is unavailable (a crawl writing the store at full speed: measured once in
+#: a CI run under load, an /api/latest that found the store unreadable for a moment).
+READ_TRIES = 3
+READ_PAUSE = 0.2
+
+
+def read_again(read: Callable[[], T], tries: int = READ_TRIES, pause: float = READ_PAUSE) -> T:
+    """``read()``, made again up to ``tries`` times in all, ``pause`` seconds apart, while its
+    source is busy (:class:`SourceBusy`); any other :class:`SourceUnavailable` at once."""
+    for attempt in range(1, tries + 1):
+        try:
+            return read()
+        except SourceBusy:
+            if attempt >= tries:
+                raise
+            time.sleep(pause)
+    raise ValueError(f"tries ({tries!r}) must be at least 1.")
 
 
 @dataclass(frozen=True)
@@ -61,7 +89,7 @@ class Sources:
             yield store
         except (sqlite3.Error, StoreUnavailable) as exc:
             # busy or locked for a moment, or a Redis server restarting: the next poll retries
-            raise SourceUnavailable(f"cannot read store {self.store_label}: {exc}") from None
+            raise SourceBusy(f"cannot read store {self.store_label}: {exc}") from None
         finally:
             store.close()
 
@@ -82,7 +110,7 @@ class Sources:
         except IndexBroken as exc:
             raise SourceUnavailable(str(exc)) from None
         except sqlite3.Error as exc:
-            raise SourceUnavailable(f"cannot read the document index at {self.index_path}: "
+            raise SourceBusy(f"cannot read the document index at {self.index_path}: "
                                     f"{exc}") from None
 
     def current_run(self) -> Path | None:

@@ -128,7 +128,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         # the stories its listings dated inside the novelty window (url -> published), and its
         # complete listing
         self._completeness: Bounded[str, tuple[float, int, int]] = Bounded(schedule.capacity)
-        self._host_dated: dict[str, dict[str, float]] = {}
+        self._host_dated: dict[str, dict[str, tuple[float, str]]] = {}  # (published, listing that dated it first)
         self._complete: dict[str, str] = {}
         self._novel: Bounded[str, None] = Bounded(max(1, memory_size))
         self._explore_previous: np.ndarray | None = None
@@ -533,9 +533,12 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                   now: float) -> bool:
         """Whether another listing of ``listing``'s host shows every story of the host as it
         appears (it is *complete*): then this one's visits add nothing a visit of that one would
-        not, and it gets no spare visits (read as ``covered``). A listing is complete once two of
-        its visits showed every story of its host this forager met (any listing dated it)
-        published between the visit and the one before, and none missed one."""
+        not (docs/algorithms.md, *A listing that shows every story of its host*). A visit has a
+        hole when a story of the host this forager met (any listing dated it), published since
+        the oldest story the listing shows (since its previous visit when it dates nothing) and
+        before the visit began, is not on it. A listing is complete once two of its visits had
+        no hole while checking a story another listing dated first (its own stories prove
+        nothing), and none had a hole."""
         host = self._host(listing)
         entry = self.schedule.entry(listing)
         begun = entry.last if entry is not None and entry.last is not None else now
@@ -545,23 +548,20 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         evidence = misses = 0
         if record is not None:
             since, evidence, misses = record
-            # every story of the host met since the oldest it shows (a list without holes), or
-            # since its previous visit when it dates nothing
             if listed:
                 since = min(since, min(d.timestamp() for d in listed.values()))
-            expected = [url for url, published in known.items() if since <= published <= begun]
-            if expected:
-                if all(url in shown for url in expected):
-                    evidence += 1
-                else:
-                    misses += 1
+            expected = [(url, by) for url, (published, by) in known.items() if since <= published <= begun]
+            if any(url not in shown for url, _ in expected):
+                misses += 1
+            elif any(by != listing for _, by in expected):
+                evidence += 1
         self._completeness.put(listing, (begun, evidence, misses))
         oldest = now - self.config.novelty_window
         for url, published in listed.items():
-            if published.timestamp() >= oldest:
-                known[url] = published.timestamp()
+            if url not in known and published.timestamp() >= oldest:
+                known[url] = (published.timestamp(), listing)
         if len(known) > 4 * self.schedule.capacity:
-            for url in [u for u, t in known.items() if t < oldest]:
+            for url in [u for u, (t, _) in known.items() if t < oldest]:
                 del known[url]
         complete = self._complete.get(host)
         if misses and complete == listing:
