@@ -1057,14 +1057,19 @@ def test_the_forager_counts_its_seeds_hosts_again_when_its_share_changes():
     assert hosts == 3 and rate == pytest.approx(3 * driver._rate_of("other.test"))
 
 
-def test_yesterdays_archive_is_read_once_after_todays_shows_a_story_then_never_again():
+def _polled(seeds: list[str]) -> ScheduledMind:
+    """A forager whose listings (``seeds``) are all due every 5 minutes (threshold 0)."""
     config = ForagersConfig.from_settings({
         "FORAGERS_N_CLUSTERS": K, "FORAGERS_BOOTSTRAP_PAGES": K, "FORAGERS_EXPLORE_SHARE": 0.0,
         "FORAGERS_SCHEDULE_THRESHOLD": 0.0, "FORAGERS_SCHEDULE_PRIORITY": "return",
         "FORAGERS_SCHEDULE_MIN_INTERVAL": 300.0})
+    return ScheduledMind("f1", config, schedule_from_config(config, seeds), np.ones(K),
+                         np.random.default_rng(0), encoder=OneHot(), seeds=seeds)
+
+
+def test_yesterdays_archive_is_read_once_after_todays_shows_a_story_then_never_again():
     today, yesterday = HOME + "archive/2024/01/01/", HOME + "archive/2023/12/31/"
-    forager = ScheduledMind("f1", config, schedule_from_config(config, [today, yesterday]), np.ones(K),
-                            np.random.default_rng(0), encoder=OneHot(), seeds=[today, yesterday])
+    forager = _polled([today, yesterday])
     # both read at noon (begun together): today's shows a story of 11:00, yesterday's one of its own
     visits = _listing_visits(forager, at(0))
     forager.on_page(visits[today], at(0), text="c1", links=[HOME + "2024/01/01/a/"], published=None,
@@ -1102,13 +1107,8 @@ def test_a_listing_beside_one_that_shows_every_story_of_its_host_waits_a_window(
     # its own. Once two visits of the archive had no hole while checking a story the section
     # dated first, the archive is complete, and the section's next visit finds it subsumed:
     # no prior, no spare visits, a floor of the whole window (24 h)
-    config = ForagersConfig.from_settings({
-        "FORAGERS_N_CLUSTERS": K, "FORAGERS_BOOTSTRAP_PAGES": K, "FORAGERS_EXPLORE_SHARE": 0.0,
-        "FORAGERS_SCHEDULE_THRESHOLD": 0.0, "FORAGERS_SCHEDULE_PRIORITY": "return",
-        "FORAGERS_SCHEDULE_MIN_INTERVAL": 300.0})
     archive, section = HOME + "archive/2024/01/01/", HOME + "section/politics/"
-    forager = ScheduledMind("f1", config, schedule_from_config(config, [archive, section]), np.ones(K),
-                            np.random.default_rng(0), encoder=OneHot(), seeds=[archive, section])
+    forager = _polled([archive, section])
     story = {name: HOME + f"2024/01/01/{name}/" for name in ("a1", "s1", "s2", "a2", "a3")}
     rounds = [  # minutes; the pages in the order read, with their stories' ages in minutes
         (0, [(archive, {"a1": 60, "s1": 30}), (section, {"s1": 30})]),
@@ -1130,6 +1130,10 @@ def test_a_listing_beside_one_that_shows_every_story_of_its_host_waits_a_window(
     assert entry.subsumed and forager.schedule._floor(entry) == 24 * 3600.0
     assert forager.schedule.prior_rate(entry) == 0.0
     assert not forager.schedule.entry(archive).subsumed
+    # its revisit a day on answers 304 (unchanged): still subsumed while the archive is complete
+    visits = _listing_visits(forager, at(121 + 24 * 60))
+    forager.on_not_modified(visits[section], at(121 + 24 * 60))
+    assert forager.schedule.entry(section).subsumed
     # a listing met on the host now adds nothing the archive does not show: not added
     other = HOME + "section/sports/"
     forager.on_page(Fetch(other, "harvest", 1), at(121), text="c1", links=[story["a1"]], published=None)

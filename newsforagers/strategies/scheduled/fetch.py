@@ -47,7 +47,7 @@ class ScheduledCounters(ForagerCounters):
     off_topic: int = 0  # novel documents below the topic's relevance threshold: not credited
     past_links: int = 0  # links naming a day that ended beyond the novelty window: never fetched
     listed_credits: int = 0  # novel documents credited to a listing that showed them after another
-    subsumed: int = 0  # listing visits read as covered: another listing of the host shows every story
+    subsumed: int = 0  # listing visits while another listing of the host shows every story
     not_needed: int = 0  # listings met on a host with a complete listing: not added
     days_closed: int = 0  # past days' pages read after their site moved on: never polled again
 

@@ -123,12 +123,12 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         # that showed them since; stories paid for as novel
         self._shown: Bounded[str, frozenset[str]] = Bounded(schedule.capacity)
         self._unpaid: Bounded[str, list[str]] = Bounded(max(1, memory_size))
-        # completeness (see _subsumed): listing -> (when its last visit began, visits that showed
-        # every story of its host met since the one before, visits that missed one); host ->
-        # the stories its listings dated inside the novelty window (url -> published), and its
-        # complete listing
+        # completeness (see _subsumed): listing -> (when its last visit began, visits without a
+        # hole that checked another listing's story, visits with a hole); host -> the stories its
+        # listings dated inside the novelty window (url -> (published, the listing that dated it
+        # first)), and its complete listing
         self._completeness: Bounded[str, tuple[float, int, int]] = Bounded(schedule.capacity)
-        self._host_dated: dict[str, dict[str, tuple[float, str]]] = {}  # (published, listing that dated it first)
+        self._host_dated: dict[str, dict[str, tuple[float, str]]] = {}
         self._complete: dict[str, str] = {}
         self._novel: Bounded[str, None] = Bounded(max(1, memory_size))
         self._explore_previous: np.ndarray | None = None
@@ -377,8 +377,10 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             return
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
         self._visits[fetch.visit] = (listing, False)
+        # (unchanged since its last read: still subsumed while its host's complete listing is)
         self.counters.days_closed += self.schedule.visited(
-            fetch.url, 0, listed_rate(self._listed.get(fetch.url, ()), now, self._hours()), now=now)
+            fetch.url, 0, listed_rate(self._listed.get(fetch.url, ()), now, self._hours()), now=now,
+            subsumed=self._has_complete(fetch.url))
 
     def on_failed(self, fetch: Fetch, transient: bool = False) -> None:
         """The request of ``fetch`` failed; ``transient``: for a while (its host unreachable, a
@@ -566,10 +568,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         complete = self._complete.get(host)
         if misses and complete == listing:
             del self._complete[host]
-            complete = None
         elif evidence >= 2 and not misses and (complete is None or not self._live(complete)):
-            self._complete[host] = complete = listing
-        return complete is not None and complete != listing and self._live(complete)
+            self._complete[host] = listing
+        return self._has_complete(listing)
 
     def _cover(self, listing: str, links: Sequence[str], new: Sequence[str]) -> None:
         """Credit ``listing`` with the novel documents it showed that it did not show at its
