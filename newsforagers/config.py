@@ -124,6 +124,11 @@ class ForagersConfig:
     topic_corpus: str = _default("topic_corpus")
     reward_mode: str = _default("reward_mode")
     topic_min_relevance: float = _default("topic_min_relevance")
+    topic_feedback: str = _default("topic_feedback")
+    topic_feedback_documents: int = _default("topic_feedback_documents")
+    topic_feedback_terms: int = _default("topic_feedback_terms")
+    topic_feedback_weight: float = _default("topic_feedback_weight")
+    topic_threshold: str = _default("topic_threshold")
 
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> "ForagersConfig":
@@ -296,6 +301,18 @@ class ForagersConfig:
         need(self.topic.strip() != "@", "topic", self.topic, "words, or @PATH of a file holding them")
         need(0 <= self.topic_min_relevance <= 1, "topic_min_relevance", self.topic_min_relevance,
              "in [0, 1] (0: output every paid document)")
+        need(self.topic_feedback in ("pseudo", "off"), "topic_feedback", self.topic_feedback,
+             "'pseudo' (the query learns from the documents read and the examples) or 'off' "
+             "(the papers' cosine of the topic's words)")
+        need(self.topic_feedback_documents >= 1, "topic_feedback_documents",
+             self.topic_feedback_documents, "at least 1")
+        need(self.topic_feedback_terms >= 1, "topic_feedback_terms", self.topic_feedback_terms,
+             "at least 1")
+        need(0 <= self.topic_feedback_weight <= 1, "topic_feedback_weight",
+             self.topic_feedback_weight, "in [0, 1] (0: the topic's words only)")
+        need(self.topic_threshold in ("mixture", "fixed"), "topic_threshold", self.topic_threshold,
+             "'mixture' (from the scores of the documents read) or 'fixed' "
+             "(FORAGERS_TOPIC_MIN_RELEVANCE)")
 
     @property
     def paid_for(self) -> str:

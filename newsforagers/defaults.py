@@ -89,6 +89,23 @@ FORAGERS_REWARD_MODE = ""
 # digital.gov's 20 commonest tags (best alone at 0.03) and the synthetic site's 12 sections
 # (best alone from 0.1 on).
 FORAGERS_TOPIC_MIN_RELEVANCE = 0.07
+# The topic learns from what the colony reads (issue 32; docs/topics.md, docs/algorithms.md
+# "Topic feedback"). "pseudo": the topic's query moved toward the documents its words rank
+# highest and the user's examples (Rocchio; pseudo-relevance feedback, RM3); "off": the papers'
+# cosine of the topic's words.
+FORAGERS_TOPIC_FEEDBACK = "pseudo"
+# The feedback's documents and weight β: Anserini's RM3 defaults (fbDocs 10,
+# originalQueryWeight 0.5), not fitted here. Its terms: 50, not Anserini's 10 (for web queries
+# of a few words): a topic's profile of 10 terms left the mixture of the synthetic site's scores
+# less apart (the worst section's precision 0.81 against 1.00 with 50; digital.gov alike);
+# docs/benchmarks.md, "Topic feedback".
+FORAGERS_TOPIC_FEEDBACK_DOCUMENTS = 10
+FORAGERS_TOPIC_FEEDBACK_TERMS = 50
+FORAGERS_TOPIC_FEEDBACK_WEIGHT = 0.5
+# The output's threshold: "mixture" (from the relevance scores of the documents read: the
+# crossing of a two-Gaussian mixture when it has two separate modes, never below
+# FORAGERS_TOPIC_MIN_RELEVANCE), "fixed" (FORAGERS_TOPIC_MIN_RELEVANCE).
+FORAGERS_TOPIC_THRESHOLD = "mixture"
 
 # Text state (PrTFIDF over PDDP clusters).
 FORAGERS_N_CLUSTERS = 50

@@ -49,7 +49,9 @@ send of such a document is out of the window, so forgetting changes no decision.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import math
 import time
 from dataclasses import replace
 from datetime import datetime
@@ -65,11 +67,13 @@ from newsforagers.logs import tag_forager_logs
 from newsforagers.pages.document import StructuredDocument, detect_language, structured_document
 from newsforagers.store import DocumentRecord, open_store
 from newsforagers.terminal import printable
-from newsforagers.topics import build_topic
+from newsforagers.topics import build_topic, learning_topic
 
 logger = logging.getLogger(__name__)
 
 EXPIRE_EVERY = 3600.0  # seconds of the sends' clock between two expiries of old claims
+TOPIC_SYNC_EVERY = 10  # documents judged for the topic between two looks at the colony's topic state
+TOPIC_REFIT_GROWTH = 1.25  # the colony's documents grow by this factor between two fits
 
 
 class AgentDrop(DropItem):
@@ -91,6 +95,13 @@ class ReinforcingAgentPipeline:
         self._expired_at: float | None = None  # the sends' clock at the last expiry
         self.mode = config.paid_for
         self.topic = None  # the topic's relevance model, built at open (it may read a corpus)
+        self.learning = None  # ... and what it learns from the documents read (LearningTopic)
+        self._topic_key = ""  # the colony's topic state in the store
+        self._topic_seen = 0  # the store's documents this agent has read into its pool
+        self._topic_fitted_on = 0  # the store's documents the topic state in effect was fitted on
+        self._topic_judged = 0
+        self._topic_next_sync = 0
+        self._topic_logged = False
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -115,6 +126,11 @@ class ReinforcingAgentPipeline:
             # the forager's own (its spider's -a topic, through the context), else one of the settings
             topic = self.context.topic if self.context is not None else None
             self.topic = topic or build_topic(self.config, None)
+        if self.topic is not None and self.learning is None:
+            self.learning = learning_topic(self.config, self.topic)
+            digest = hashlib.sha256(self.config.topic.strip().encode("utf-8")).hexdigest()[:16]
+            self._topic_key = f"topic:{digest}"
+            self._sync_topic()  # what the colony learned of this topic before (a resumed crawl)
         forager = self.context.name if self.context is not None else None
         if forager is not None and self.store.get_score(forager) is None:
             self.store.set_score(forager, self.rules.score_init)
@@ -162,6 +178,9 @@ class ReinforcingAgentPipeline:
                     reason = "language"
                 else:
                     if topical:
+                        self._topic_judged += 1
+                        if self._topic_judged >= self._topic_next_sync:
+                            self._sync_topic()
                         relevance = round(self._relevance(f"{record.title}\n{text}"), 6)
                         # kept with the document: the colony's feed and exports read it there
                         paid = self.rules.reward * (relevance if self.mode != "novelty" else 1.0)
@@ -182,6 +201,7 @@ class ReinforcingAgentPipeline:
             forager_signals.reward_received, forager=forager, url=url,
             origin=adapter.get("forager_origin"),
             profit=outcome.profit, rewarded=outcome.rewarded, score=score, relevance=relevance,
+            on_topic=None if relevance is None else relevance >= self._threshold(),
         )
         if not outcome.rewarded:
             stats.inc_value(f"newsforagers/agent/dropped/{reason}")
@@ -191,10 +211,10 @@ class ReinforcingAgentPipeline:
             stats.inc_value(f"newsforagers/agent/language/{record.language}")
         output = record.item(self.config.item_text)
         if topical:
-            if relevance < self.config.topic_min_relevance:
+            if relevance < self._threshold():
                 stats.inc_value("newsforagers/agent/dropped/off_topic")
-                raise AgentDrop(f"off topic (relevance {relevance:.3f} < FORAGERS_TOPIC_MIN_RELEVANCE "
-                               f"{self.config.topic_min_relevance:g}): {url}", log_level="DEBUG")
+                raise AgentDrop(f"off topic (relevance {relevance:.3f} < {self._threshold():.3f}, "
+                               f"the threshold {self._threshold_reason()}): {url}", log_level="DEBUG")
             stats.inc_value("newsforagers/agent/on_topic")
             logger.info("novel: %s (%s, relevance %.3f) found by %s", printable(url),
                         printable(output["title"]), relevance, printable(forager))
@@ -206,9 +226,84 @@ class ReinforcingAgentPipeline:
 
     def _relevance(self, text: str) -> float:
         """The document's relevance to the topic: its title and main text (the page's text
-        when trafilatura found none)."""
+        when trafilatura found none), to the topic's query as the colony last learned it."""
         self.topic.observe(text)  # (online idf only: a corpus's or encoder's is fixed)
-        return self.topic.relevance(text)
+        return self.learning.relevance(text)
+
+    def _threshold(self) -> float:
+        return self.learning.threshold.value
+
+    def _threshold_reason(self) -> str:
+        reason = self.learning.threshold.reason
+        return {"mixture": "the relevance scores' two modes set",
+                "fixed": "FORAGERS_TOPIC_MIN_RELEVANCE"}.get(
+                    reason, "FORAGERS_TOPIC_MIN_RELEVANCE, until the scores say more")
+
+    def _sync_topic(self) -> None:
+        """Take the colony's topic state from the store when it was fitted on more documents
+        than the one in effect here; fit it again when the colony's documents grew by
+        ``TOPIC_REFIT_GROWTH`` since, reading the new ones into the pool, and offer the result
+        to the store (the first offer for a state wins; the others take it). One topic state
+        for the colony, whichever forager or process read the documents, saved with the
+        colony's other state (docs/topics.md, "What the colony learns").
+
+        The agent that fitted the state in the store fits the next one (one pool of documents
+        in the colony, not one an agent); any other does when that one has not for twice the
+        growth (it retired, or its process ended)."""
+        self._topic_next_sync = self._topic_judged + TOPIC_SYNC_EVERY
+        stats = self.crawler.stats
+        stored = self.store.get_value(self._topic_key)
+        self._adopt(stored)
+        if self.config.topic_feedback == "off" and self.config.topic_threshold == "fixed":
+            return  # the papers' relevance: nothing to learn
+        count = self.store.document_count()
+        due = max(self.learning.min_documents, math.ceil(self._topic_fitted_on * TOPIC_REFIT_GROWTH))
+        if stored and stored.get("by") != self._agent_name():
+            due = max(due, math.ceil(self._topic_fitted_on * TOPIC_REFIT_GROWTH ** 2))
+        if count < due:
+            return
+        # (only the newest the pool keeps are read)
+        start = max(self._topic_seen, count - self.learning.pool_size)
+        for record in self.store.documents_after(start):
+            self.learning.add(f"{record.title}\n{record.text or record.description}")
+        self._topic_seen = max(start, count)
+        self.learning.refit()
+        state = {**self.learning.state(), "documents": count, "by": self._agent_name()}
+        if self.store.swap_value(self._topic_key, stored, state):
+            self._topic_fitted_on = count
+            stats.inc_value("newsforagers/topic/fits")
+            self._explain(state)
+        else:  # another forager offered its fit first: the colony's is that one
+            self._adopt(self.store.get_value(self._topic_key))
+
+    def _agent_name(self) -> str:
+        return self.context.name if self.context is not None else f"agent-{id(self):x}"
+
+    def _adopt(self, stored: dict | None) -> None:
+        if not stored or int(stored.get("documents", 0) or 0) <= self._topic_fitted_on:
+            return
+        try:
+            self.learning.load_state(stored)
+        except ValueError as exc:
+            self.crawler.stats.inc_value("newsforagers/topic/bad_state")
+            logger.warning("the colony's topic state in the store is not usable (%s): fitting "
+                           "it again", exc)
+            return
+        self._topic_fitted_on = int(stored["documents"])
+        self._explain(stored)
+
+    def _explain(self, state: dict) -> None:
+        stats = self.crawler.stats
+        stats.set_value("newsforagers/topic/threshold", round(self._threshold(), 6))
+        stats.set_value("newsforagers/topic/judged", int(state.get("judged", 0)))
+        stats.set_value("newsforagers/topic/kept", int(state.get("kept", 0)))
+        level = logging.DEBUG if self._topic_logged else logging.INFO
+        self._topic_logged = True
+        query = self.learning.query or self.topic.query_weights()
+        words = ", ".join(term for term, _ in sorted(query.items(), key=lambda kv: -kv[1])[:8])
+        logger.log(level, "topic: keeping documents with relevance >= %.3f (%s): %d of %d so far; "
+                   "the query's first words now: %s", self._threshold(), self._threshold_reason(),
+                   int(state.get("kept", 0)), int(state.get("judged", 0)), printable(words))
 
     def _record(self, adapter: ItemAdapter, url: str, forager: str) -> tuple[DocumentRecord, str]:
         """The send as the structured document the colony keeps and outputs: the page read by

@@ -8,7 +8,8 @@ Handlers are held weakly by Scrapy: connect bound methods, or pass ``weak=False`
 #: ``(path, step)``, the scheduled forager's listing visit number), ``profit`` (the
 #: immediate profit: +99/+100 for a reward, −1 otherwise), ``rewarded`` (bool), ``score``
 #: (the forager's score after the send), ``relevance`` (the document's relevance to the topic in
-#: the topical mode; None without a topic or when the send was not read).
+#: the topical mode; None without a topic or when the send was not read), ``on_topic`` (whether
+#: that relevance reaches the output's threshold as the colony learned it; None without one).
 reward_received = object()
 
 #: A forager finished a path. Arguments: ``forager``, ``path`` (its number), ``steps``,

@@ -410,7 +410,9 @@ class ScheduledDriver(Driver):
                         relevance: float | None = None, **kwargs) -> None:
         if forager == self.name:
             # the topical mode: a listing is credited for the documents on the topic it led to
-            on_topic = relevance is None or relevance >= self.mind.config.topic_min_relevance
+            on_topic = kwargs.get("on_topic")
+            if on_topic is None:
+                on_topic = relevance is None or relevance >= self.mind.config.topic_min_relevance
             # origin: the listing visit
             self.mind.on_reward(origin, profit, rewarded, on_topic, url=kwargs.get("url"))
 

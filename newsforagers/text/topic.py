@@ -211,6 +211,10 @@ class Topic:
         """``idf(term)`` as :meth:`relevance` uses it now (``df = 0`` for an unknown term)."""
         return float(self._idf_of([term])[0])
 
+    def idfs(self, terms: list[str]) -> np.ndarray:
+        """:meth:`idf` of each of ``terms``, as an array."""
+        return self._idf_of(list(terms))
+
     def _idf_of(self, terms: list[str]) -> np.ndarray:
         if self._vocabulary is not None:
             unknown = -1
@@ -257,29 +261,48 @@ class Topic:
 
     # -- relevance -----------------------------------------------------------------------
 
-    def relevance(self, text: str) -> float:
+    def relevance(self, text: str, query: dict[str, float] | None = None) -> float:
         """The cosine ``r = q·d / (‖q‖ ‖d‖)`` of the topic's and ``text``'s tf·idf vectors.
 
         In [0, 1]; 1.0 for the topic's own text (up to rounding); 0.0 for a text without any
         term (empty, punctuation, only stop words). Never NaN. A text that is not a ``str``
-        raises ``TypeError``.
+        raises ``TypeError``. ``query`` (term to its weight, already tf·idf: a query moved by
+        feedback, :class:`LearningTopic`) replaces the topic's own vector.
         """
         counts = Counter(self._analyze(_check_text(text, "text")))
         if not counts:
             return 0.0
         page = self._weights(counts)
-        topic = self._topic_weights
-        if topic is None:  # online idf moves with every page observed
-            topic = self._weights(self.terms)
+        if query is not None:
+            terms = list(query)
+            topic = np.fromiter(query.values(), dtype=np.float64, count=len(terms))
+        else:
+            terms = list(self.terms)
+            topic = self._topic_weights
+            if topic is None:  # online idf moves with every page observed
+                topic = self._weights(self.terms)
         position = {term: i for i, term in enumerate(counts)}
-        shared = [(i, position[term]) for i, term in enumerate(self.terms) if term in position]
+        shared = [(i, position[term]) for i, term in enumerate(terms) if term in position]
         if not shared:
             return 0.0
         topic_index, page_index = np.array(shared).T
         dot = float(topic[topic_index] @ page[page_index])
-        # idf >= 1, so both norms are positive here.
+        # idf >= 1, so both norms are positive here (a query's weights are positive).
         cosine = dot / (math.sqrt(float(topic @ topic)) * math.sqrt(float(page @ page)))
         return min(1.0, max(0.0, cosine))
+
+    def weights(self, text: str) -> dict[str, float]:
+        """``text``'s tf·idf vector as a mapping, term to ``tf · idf`` (empty without a term)."""
+        counts = Counter(self._analyze(_check_text(text, "text")))
+        return dict(zip(counts, self._weights(counts).tolist())) if counts else {}
+
+    def query_weights(self) -> dict[str, float]:
+        """The topic's own tf·idf vector ``q``, term to weight."""
+        return dict(zip(self.terms, self._weights(self.terms).tolist()))
+
+    def analyze(self, text: str) -> list[str]:
+        """``text``'s terms as the topic reads them (the encoder's tokens)."""
+        return self._analyze(_check_text(text, "text"))
 
     def class_relevance(self, encoder: StateEncoder, text: str) -> float:
         """The cosine of the topic's and ``text``'s class profiles under ``encoder``.

@@ -1,5 +1,6 @@
 """The reinforcing-agent pipeline, built the way Scrapy builds it."""
 
+import numpy as np
 import pytest
 from scrapy import Spider
 from scrapy.exceptions import DropItem
@@ -311,3 +312,129 @@ def test_the_novel_line_carries_no_terminal_escape_of_the_page(agent, caplog):
     assert not [c for c in line if ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c in BIDI_CONTROLS]
     assert line == ("novel: http://e/budget (Budget ]0;pwnedpasses [31mred(0 lqqk 2J evil INFO "
                     "forged line) found by f1")
+
+
+# -- the topic learns from what the colony reads (issue 32) ---------------------------------
+
+def newswire_agent(tmp_path, store, topic="crude oil output", **settings):
+    import gzip
+    import json
+
+    from tests.text.test_feedback import newswire
+
+    corpus = tmp_path / "wire.jsonl.gz"
+    with gzip.open(corpus, "wt") as handle:
+        for i, text in enumerate(newswire(seed=7)[0]):
+            handle.write(json.dumps({"url": f"https://c/{i}", "title": text,
+                                     "published": "2024-01-01T00:00:00+00:00"}) + "\n")
+    crawler = get_crawler(Spider, {"FORAGERS_STORE": store, "FORAGERS_TOPIC": topic,
+                                   "FORAGERS_TOPIC_CORPUS": str(corpus), **settings})
+    crawler.spider = crawler._create_spider("forager")
+    pipeline = ReinforcingAgentPipeline.from_crawler(crawler)
+    pipeline.open_spider()
+    received = []
+    crawler.signals.connect(lambda **kwargs: received.append(kwargs),
+                            signal=forager_signals.reward_received, weak=False)
+    pipeline.received = received
+    return pipeline
+
+
+def test_the_colony_learns_one_threshold_and_stops_outputting_what_shares_one_word(tmp_path, caplog):
+    import re
+
+    from tests.text.test_feedback import newswire
+
+    store = f"sqlite:///{tmp_path}/colony.db"
+    agent = newswire_agent(tmp_path, store)
+    texts, oil = newswire(seed=1)
+    # before any evidence the papers' cosine and its floor: one shared word is enough
+    one_word = next(t for t, o in zip(texts, oil) if not o and 0.07 <= agent.topic.relevance(f"\n{t}"))
+    assert process(agent, topical_send("http://early/", one_word)) is not None
+    assert agent.received[-1]["on_topic"] is True
+    outputs = []
+    with caplog.at_level("INFO", logger="newsforagers.pipelines"):
+        for i, text in enumerate(texts):
+            outputs.append(process(agent, topical_send(f"http://wire/{i}", text)) is not None)
+    stats = agent.crawler.stats
+    assert stats.get_value("newsforagers/topic/fits") >= 1
+    threshold = stats.get_value("newsforagers/topic/threshold")
+    assert threshold > agent.topic.relevance(f"\n{one_word}")  # the one word no longer clears it
+    explained = [r.getMessage() for r in caplog.records if "keeping documents with relevance" in r.getMessage()]
+    assert len(explained) == 1, explained  # explained once (later fits at DEBUG)
+    first = re.search(r">= (0\.\d+) \((.+)\): (\d+) of (\d+) so far; the query's first words now", explained[0])
+    assert first, explained
+    # the second half of the wire, judged as learned, against the papers' cosine at the floor:
+    # at least as many oil stories, fewer others
+    half = len(texts) // 2
+    late = np.array(outputs[half:])
+    papers = np.array([agent.topic.relevance(f"\n{t}") >= 0.07 for t in texts[half:]])
+    assert (late & oil[half:]).sum() >= (papers & oil[half:]).sum()
+    assert (late & ~oil[half:]).sum() < (papers & ~oil[half:]).sum()
+    # the colony's learning is in the store: a second forager (another process on the same
+    # store) takes it at once, without fitting
+    state = agent.store.get_value(agent._topic_key)
+    assert state["threshold"] == pytest.approx(threshold, abs=1e-6) and "opec" in state["query"]
+    assert state["documents"] >= 0.8 * len(texts)
+    agent.close_spider()
+    other = newswire_agent(tmp_path, store)
+    assert other.learning.threshold.value == pytest.approx(threshold, abs=1e-6)
+    assert process(other, topical_send("http://late/one", one_word + " late")) is None
+    assert other.received[-1]["on_topic"] is False  # a scheduled forager credits no listing for it
+    assert process(other, topical_send("http://late/oil", "opec barrels brent crude oil quota")) is not None
+    assert other.crawler.stats.get_value("newsforagers/topic/fits") is None
+    other.close_spider()
+
+
+def test_the_papers_cosine_and_a_fixed_threshold_learn_nothing(tmp_path):
+    from tests.text.test_feedback import newswire
+
+    agent = newswire_agent(tmp_path, f"sqlite:///{tmp_path}/colony.db", FORAGERS_TOPIC_FEEDBACK="off",
+                           FORAGERS_TOPIC_THRESHOLD="fixed")
+    texts, oil = newswire(seed=1)
+    for i, text in enumerate(texts):
+        process(agent, topical_send(f"http://wire/{i}", text))
+    assert agent.crawler.stats.get_value("newsforagers/topic/fits") is None
+    assert agent.learning.query is None and agent.learning.threshold.value == 0.07
+    # one shared word still clears the floor, as in the papers
+    one_word = next(t for t, o in zip(texts, oil) if not o and 0.07 <= agent.topic.relevance(f"\n{t}"))
+    assert process(agent, topical_send("http://one/", one_word + " again")) is not None
+    agent.close_spider()
+
+
+def test_a_topic_file_with_examples(tmp_path):
+    topic = tmp_path / "oil.txt"
+    topic.write_text("crude oil\n+ opec agrees barrels quota\n+ refinery margins widen\n"
+                     "- sony television output\n", encoding="utf-8")
+    agent = newswire_agent(tmp_path, f"sqlite:///{tmp_path}/colony.db", topic=f"@{topic}")
+    assert agent.topic.terms == {"crude": 1, "oil": 1}  # the words, not the examples
+    assert {"opec", "barrels", "refinery"} <= set(agent.learning.query)
+    assert agent.learning.negatives == ["sony television output"]
+    item = process(agent, topical_send("http://opec/", "opec barrels quota refinery"))
+    assert item is not None and item["relevance"] > 0.07  # no word of "crude oil" in it
+    agent.close_spider()
+
+
+def test_one_forager_fits_the_colony_s_topic_another_takes_over_when_it_stops(tmp_path):
+    from tests.text.test_feedback import newswire
+
+    store = f"sqlite:///{tmp_path}/colony.db"
+    first, second = newswire_agent(tmp_path, store), newswire_agent(tmp_path, store)
+    texts, _ = newswire(seed=1, stories=400)
+    for i, text in enumerate(texts[:100]):
+        process(first, topical_send(f"http://wire/{i}", text))
+    fitted = first.store.get_value(first._topic_key)["documents"]
+    assert first.crawler.stats.get_value("newsforagers/topic/fits") >= 1
+    # the second judges with the first's fit, and leaves the next fit to it
+    for i, text in enumerate(texts[100:100 + fitted // 4 + 10], start=100):
+        process(second, topical_send(f"http://wire/{i}", text))
+    assert second._topic_fitted_on == fitted and len(second.learning) == 0
+    assert second.crawler.stats.get_value("newsforagers/topic/fits") is None
+    # the first has stopped: past twice the growth the second fits, on the colony's documents
+    first.close_spider()
+    for i, text in enumerate(texts[200:], start=200):
+        process(second, topical_send(f"http://wire/{i}", text))
+    assert second.crawler.stats.get_value("newsforagers/topic/fits") >= 1
+    state = second.store.get_value(second._topic_key)
+    assert state["by"] == second._agent_name() and state["documents"] > fitted * 1.5
+    assert len(second.learning) > fitted  # the documents the first found too
+    second.close_spider()

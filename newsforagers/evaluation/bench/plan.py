@@ -65,16 +65,22 @@ def run_identity(config: BenchConfig, run: PlannedRun) -> dict[str, Any]:
 #: A topical benchmark's reference: the ``scheduled`` colony crawling without the topic, judged
 #: on the same documents (the topical colony's lag is to be no worse than its).
 NO_TOPIC = "no-topic"
+#: ... and the topical colony with the papers' relevance (the topic's tf·idf cosine, the fixed
+#: threshold ``FORAGERS_TOPIC_MIN_RELEVANCE``): the learned topic's reference (issue 32).
+COSINE = "cosine"
+COSINE_SETTINGS = (("FORAGERS_TOPIC_FEEDBACK", "off"), ("FORAGERS_TOPIC_THRESHOLD", "fixed"))
 
 
 def config_variants(config: BenchConfig, crawler: str) -> list[Variant]:
     """The variants of ``crawler`` this benchmark runs (:func:`~newsforagers.evaluation.bench.
     sweep.variants` with the config's ``--sweep``, ``--sweep-values`` and ``--budgets``); with a
-    ``--topic``, ``scheduled`` also runs without the topic (``scheduled@no-topic``)."""
+    ``--topic``, ``scheduled`` also runs without the topic (``scheduled@no-topic``) and with
+    the papers' relevance, which learns nothing (``scheduled@cosine``)."""
     found = variants(crawler, sweep=config.sweep, values=dict(config.sweep_values),
                      budgets=config.budgets, budget=config.budget)
     if config.topic is not None and crawler == "scheduled":
         found.append(Variant(crawler, f"{crawler}@{NO_TOPIC}", NO_TOPIC, topic=False))
+        found.append(Variant(crawler, f"{crawler}@{COSINE}", COSINE, settings=COSINE_SETTINGS))
     return found
 
 
@@ -213,7 +219,8 @@ def describe_plan(config: BenchConfig, start: str) -> str:
                  else f"words {config.topic_text!r}")
         lines.append(f"topic: section {config.topic!r}, {words}, given to "
                      f"{', '.join(given) or 'no crawler'}"
-                     + ("; scheduled@no-topic: the colony without it, the topic lag's reference"
+                     + ("; scheduled@no-topic: the colony without it, the topic lag's reference; "
+                        "scheduled@cosine: with the papers' relevance, the learned topic's reference"
                         if "scheduled" in config.crawlers else ""))
     for run in plan_runs(config):
         run_dir = out / "runs" / run.name

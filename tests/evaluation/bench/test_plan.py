@@ -55,12 +55,17 @@ def test_the_topical_crawlers_get_the_topics_words(tmp_path):
                          crawlers=("scheduled", "bfs", "best_first"))
     url = "http://127.0.0.1:1234/"
     argv = {run.key: crawl_argv(config, run, url, tmp_path / run.name) for run in plan_runs(config)}
-    assert list(argv) == ["scheduled", "scheduled@no-topic", "bfs", "best_first"]
+    assert list(argv) == ["scheduled", "scheduled@no-topic", "scheduled@cosine", "bfs", "best_first"]
     assert "topic=solar energy" in argv["scheduled"] and "seeds=" + url in argv["scheduled"]
     # the reference: the same colony without the topic, judged on the same documents
     reference = argv["scheduled@no-topic"]
     assert not any(arg.startswith("topic=") for arg in reference) and "seeds=" + url in reference
     assert reference[reference.index("crawl") + 1] == "forager"
+    # the papers' relevance: the same topic, its cosine and the fixed threshold, nothing learned
+    cosine = argv["scheduled@cosine"]
+    assert "topic=solar energy" in cosine
+    for setting in ("FORAGERS_TOPIC_FEEDBACK=off", "FORAGERS_TOPIC_THRESHOLD=fixed"):
+        assert setting in cosine and setting not in argv["scheduled"]
     best_first = argv["best_first"]
     assert best_first[best_first.index("crawl") + 1] == "best_first"
     for arg in ("topic=solar energy", f"start={url}", "rate=20", "speed=600"):

@@ -1,0 +1,406 @@
+"""A topic that learns from what the colony reads: feedback on the query, a threshold from the
+scores (issue 32; docs/topics.md, docs/algorithms.md, "Topic feedback").
+
+A topic typed as a few words is a thin query: one shared word ("output") lifts a document
+about cars over a fixed cosine threshold, while a document about the topic in other words
+scores nothing. Two classical remedies, both pure functions here (numbers in, numbers out):
+
+**Feedback on the query** (Rocchio, "Relevance feedback in information retrieval", 1971; the
+pseudo-relevance form of Lavrenko & Croft's relevance models, RM3 as Anserini runs it). With
+``v̂ = v / ‖v‖₂`` and every vector a tf·idf vector over terms::
+
+    F = (1/|R|) Σ_{d ∈ R} d̂                 (the feedback documents R)
+    F_m = F cut to its m largest components  (the expansion terms)
+    N = (1/|S|) Σ_{n ∈ S} n̂                 (negative examples S, when the user gives some)
+    q' = (1 − β) q̂ + β F̂_m − γ N            (restricted to q's and F_m's terms; components
+                                              below 0 dropped)
+
+With pseudo-relevance feedback R is the k documents the original query ranks highest among
+those read so far; with the user's examples R holds the positive ones and S the negative ones.
+
+**A threshold from the scores** (a two-component Gaussian mixture of the relevance scores, as
+score-distribution models do for retrieval: Manmatha, Rath & Feng, SIGIR 2001; Arampatzis et
+al., SIGIR 2009). The positive scores of the documents read (those sharing a term with the
+query: the "retrieved" ones) are fitted by two Gaussians (EM,
+scikit-learn's ``GaussianMixture``): the low one the documents off the topic, the high one the
+topic's. The threshold is the score between the two means where the weighted densities are
+equal — a document above it is more likely the high component's::
+
+    w₁ φ(x; μ₁, σ₁) = w₂ φ(x; μ₂, σ₂),   μ₁ < x < μ₂
+
+Only a mixture of two modes apart is trusted: Ashman's
+``D = √2 |μ₂ − μ₁| / √(σ₁² + σ₂²) > 2`` (Ashman, Bird & Zepf, *Astron. J.* 108, 1994), or less
+than Φ(−1) (16 %) of each component on the wrong side of the crossing x,
+``1 − Φ((x − μ₁)/σ₁) < Φ(−1)`` and ``Φ((x − μ₂)/σ₂) < Φ(−1)`` — the same test for two Gaussians
+of equal spread and weight, and one that D misses for a narrow low mode beside a broad high one
+(the documents that share one word of a short topic, all scored alike, beside the topic's) —
+and the high component holds at least one document's worth of weight; otherwise (no second
+mode: nothing tells the topic's documents from the rest) the threshold is the floor. The
+threshold is never below the floor (``FORAGERS_TOPIC_MIN_RELEVANCE``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["LearningTopic", "Mixture", "Threshold", "choose_threshold", "crossing", "feedback_query", "fit_mixture",
+           "unit"]
+
+#: Ashman's D above which two Gaussians count as separate modes (Ashman et al. 1994).
+SEPARATED_D = 2.0
+#: ... or the most of either component a threshold may leave on the wrong side for the two to
+#: count as separate: Φ(−1), which is D = 2 for two Gaussians of equal spread and weight,
+#: whose crossing is their midpoint, one σ from each.
+MISJUDGED = 0.5 * (1.0 + math.erf(-1.0 / math.sqrt(2.0)))
+
+
+def unit(vector: Mapping[str, float]) -> dict[str, float]:
+    """``v / ‖v‖₂``; an empty or all-zero vector gives ``{}``."""
+    norm = math.sqrt(sum(float(w) * float(w) for w in vector.values()))
+    if norm == 0.0:
+        return {}
+    return {term: float(w) / norm for term, w in vector.items() if w}
+
+
+def _mean_of_units(vectors: Sequence[Mapping[str, float]]) -> dict[str, float]:
+    total: dict[str, float] = {}
+    units = [unit(v) for v in vectors]
+    units = [u for u in units if u]
+    for u in units:
+        for term, w in u.items():
+            total[term] = total.get(term, 0.0) + w
+    return {term: w / len(units) for term, w in total.items()} if units else {}
+
+
+def feedback_query(query: Mapping[str, float], relevant: Sequence[Mapping[str, float]] = (), *,
+                   terms: int = 50, weight: float = 0.5,
+                   nonrelevant: Sequence[Mapping[str, float]] = (),
+                   nonrelevant_weight: float = 0.25) -> dict[str, float]:
+    """The expanded query ``q'`` of the module docstring: ``query`` (tf·idf weights) moved
+    toward the mean of the ``relevant`` vectors' units (its ``terms`` largest components) by
+    ``weight`` β, and away from the mean of ``nonrelevant``'s by ``nonrelevant_weight`` γ.
+
+    Ties among the expansion terms are broken by the term (so the result does not depend on
+    the documents' order). Without relevant vectors the query's unit comes back (minus γN).
+    ``ValueError`` for an empty query, ``terms`` < 1, or a weight outside [0, 1].
+    """
+    if terms < 1:
+        raise ValueError(f"terms ({terms}) must be at least 1")
+    for name, value in (("weight", weight), ("nonrelevant_weight", nonrelevant_weight)):
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{name} ({value}) must be within [0, 1]")
+    base = unit(query)
+    if not base:
+        raise ValueError("feedback_query: the query has no term of positive weight")
+    expanded = dict(base)
+    feedback = _mean_of_units(relevant)
+    if feedback:
+        top = heapq.nsmallest(terms, feedback.items(), key=lambda item: (-item[1], item[0]))
+        top_unit = unit(dict(top))
+        expanded = {term: (1.0 - weight) * w for term, w in base.items()}
+        for term, w in top_unit.items():
+            expanded[term] = expanded.get(term, 0.0) + weight * w
+    negative = _mean_of_units(nonrelevant)
+    if negative:
+        expanded = {term: w - nonrelevant_weight * negative.get(term, 0.0)
+                    for term, w in expanded.items()}
+    return {term: w for term, w in expanded.items() if w > 0.0}
+
+
+@dataclass(frozen=True)
+class Mixture:
+    """Two Gaussians over the scores: the low one (off the topic) and the high one."""
+
+    low_mean: float
+    low_sd: float
+    high_mean: float
+    high_sd: float
+    high_share: float  # the high component's weight w₂ (w₁ = 1 − w₂)
+
+    @property
+    def separation(self) -> float:
+        """Ashman's D: ``√2 |μ₂ − μ₁| / √(σ₁² + σ₂²)``."""
+        spread = math.sqrt(self.low_sd ** 2 + self.high_sd ** 2)
+        return math.inf if spread == 0.0 else math.sqrt(2.0) * abs(self.high_mean - self.low_mean) / spread
+
+    def misjudged(self, threshold: float) -> tuple[float, float]:
+        """Each component's share on the wrong side of ``threshold``: the low one's above it,
+        ``1 − Φ((t − μ₁)/σ₁)``, the high one's below it, ``Φ((t − μ₂)/σ₂)``."""
+        def below(x: float, mean: float, sd: float) -> float:
+            return 0.5 * (1.0 + math.erf((x - mean) / (sd * math.sqrt(2.0))))
+
+        return 1.0 - below(threshold, self.low_mean, self.low_sd), below(threshold, self.high_mean, self.high_sd)
+
+    def apart(self, threshold: float) -> bool:
+        """Whether the components are two modes ``threshold`` tells apart: Ashman's D > 2, or
+        less than :data:`MISJUDGED` of each component on the wrong side of it (which D misses
+        for a narrow mode beside a broad one; the two agree for Gaussians of equal spread and
+        weight)."""
+        return self.separation > SEPARATED_D or max(self.misjudged(threshold)) < MISJUDGED
+
+
+def crossing(mixture: Mixture) -> float:
+    """The score x between the two means where ``w₁ φ(x; μ₁, σ₁) = w₂ φ(x; μ₂, σ₂)``.
+
+    Taking logs gives ``a x² + b x + c = 0`` with ``a = 1/σ₁² − 1/σ₂²``,
+    ``b = 2 (μ₂/σ₂² − μ₁/σ₁²)``, ``c = μ₁²/σ₁² − μ₂²/σ₂² + 2 ln(w₂ σ₁ / (w₁ σ₂))``; the root
+    between the means is the one wanted. When none lies between them (one component dominates
+    the other everywhere between the means), the mean the dominating component is not at:
+    the high mean when the low component dominates, the low mean otherwise.
+    """
+    m1, s1, m2, s2 = mixture.low_mean, mixture.low_sd, mixture.high_mean, mixture.high_sd
+    w2 = mixture.high_share
+    w1 = 1.0 - w2
+    if not (s1 > 0 and s2 > 0 and 0 < w2 < 1 and m1 < m2):
+        raise ValueError(f"crossing: not two weighted Gaussians with μ₁ < μ₂: {mixture}")
+    a = 1.0 / s1 ** 2 - 1.0 / s2 ** 2
+    b = 2.0 * (m2 / s2 ** 2 - m1 / s1 ** 2)
+    c = m1 ** 2 / s1 ** 2 - m2 ** 2 / s2 ** 2 + 2.0 * math.log(w2 * s1 / (w1 * s2))
+    if abs(a) < 1e-12:
+        roots = [-c / b]
+    else:
+        disc = b * b - 4.0 * a * c
+        roots = [] if disc < 0 else [(-b + sign * math.sqrt(disc)) / (2.0 * a) for sign in (1.0, -1.0)]
+    between = [x for x in roots if m1 <= x <= m2]
+    if between:
+        return min(between)
+    # no crossing between the means: which one is above there, at their midpoint?
+    mid = (m1 + m2) / 2.0
+
+    def log_density(x, m, s, w):
+        return math.log(w) - math.log(s) - 0.5 * ((x - m) / s) ** 2
+
+    return m2 if log_density(mid, m1, s1, w1) > log_density(mid, m2, s2, w2) else m1
+
+
+def fit_mixture(scores: Sequence[float] | np.ndarray) -> Mixture | None:
+    """Two Gaussians fitted to ``scores`` by EM (scikit-learn's ``GaussianMixture``, seeded by
+    k-means with a fixed ``random_state``: the same scores give the same mixture); ``None``
+    for fewer than 4 scores or fewer than 2 distinct ones."""
+    from sklearn.mixture import GaussianMixture
+
+    x = np.asarray(scores, dtype=np.float64).reshape(-1, 1)
+    if x.shape[0] < 4 or np.unique(x).size < 2:
+        return None
+    model = GaussianMixture(n_components=2, covariance_type="full", random_state=0,
+                            reg_covar=1e-6, max_iter=200).fit(x)
+    means = model.means_.ravel()
+    sds = np.sqrt(model.covariances_.ravel())
+    low, high = (0, 1) if means[0] <= means[1] else (1, 0)
+    if means[low] == means[high]:
+        return None
+    return Mixture(float(means[low]), float(sds[low]), float(means[high]), float(sds[high]),
+                   float(model.weights_[high]))
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """The relevance a document needs, and why: ``"mixture"`` (the crossing of a separated
+    mixture), ``"floor"`` (no separated mixture, or a crossing below the floor),
+    ``"too_few"`` (fewer scores than the fit needs); :class:`LearningTopic` adds ``"fixed"``
+    (``FORAGERS_TOPIC_THRESHOLD=fixed``: the floor)."""
+
+    value: float
+    reason: str
+    mixture: Mixture | None = None
+
+
+def choose_threshold(scores: Sequence[float] | np.ndarray, floor: float, *,
+                     min_scores: int = 20) -> Threshold:
+    """The threshold of the module docstring over ``scores``: the crossing of a two-Gaussian
+    mixture it tells apart (:meth:`Mixture.apart`), never below ``floor``. Scores of 0
+    (documents sharing no term with the query: not retrieved, in the score-distribution
+    models' terms) are left out. The floor
+    when there are fewer than ``min_scores`` positive scores, when the crossing does not tell
+    the components apart or when the high component holds less than one score's weight."""
+    x = np.asarray(scores, dtype=np.float64)
+    x = x[x > 0.0]  # a document sharing no term with the query is not retrieved: no evidence
+    if x.size < max(min_scores, 4):
+        return Threshold(floor, "too_few")
+    mixture = fit_mixture(x)
+    if mixture is None or mixture.high_share * x.size < 1.0:
+        return Threshold(floor, "floor", mixture)
+    value = crossing(mixture)
+    if not mixture.apart(value) or value <= floor:
+        return Threshold(floor, "floor", mixture)
+    return Threshold(value, "mixture", mixture)
+
+
+class LearningTopic:
+    """A :class:`~newsforagers.text.topic.Topic` whose query and threshold learn from the
+    documents read (the module docstring's two rules), for the reinforcing agent.
+
+    Documents are :meth:`add`-ed to a pool (the newest ``pool`` of them, as term counts); a
+    :meth:`refit` over the pool ranks them by the topic's own cosine, expands the query with
+    the ``documents`` best (``feedback``) and the user's ``positives``, away from the user's
+    ``negatives``, scores the pool with the expanded query and chooses the threshold from those
+    scores (``threshold="mixture"``; ``"fixed"``: always ``floor``). :meth:`relevance` is the
+    cosine to the query as last fitted (the topic's own before the first fit, moved by the
+    examples when there are some). Before ``min_documents`` documents the query is not
+    expanded by the pool and the threshold is the floor. The expanded query is taken only when
+    its scores over the pool show the topic as a mode of their own (a separated mixture); else
+    the query stays the topic's own words (moved by the examples, if any), with the threshold
+    their scores show, or the floor: without evidence, the user's words are not changed. Only
+    documents the topic's own cosine accepts at the floor are feedback documents (early in a
+    crawl, before any of the topic's documents was read, none is).
+
+    :meth:`state` and :meth:`load_state` carry what was learned (the query's terms and
+    weights, the threshold) to the colony's store and back; the pool is not saved.
+    """
+
+    def __init__(self, topic, *, floor: float, feedback: bool = True, threshold: str = "mixture",
+                 documents: int = 10, terms: int = 50, weight: float = 0.5,
+                 positives: Sequence[str] = (), negatives: Sequence[str] = (),
+                 negative_weight: float = 0.25, pool: int = 2000, min_documents: int = 20):
+        if threshold not in ("mixture", "fixed"):
+            raise ValueError(f"threshold ({threshold!r}) must be 'mixture' or 'fixed'")
+        if documents < 1 or pool < 1 or min_documents < 1:
+            raise ValueError(f"documents ({documents}), pool ({pool}) and min_documents "
+                             f"({min_documents}) must be at least 1")
+        self.topic = topic
+        self.floor = float(floor)
+        self.feedback = bool(feedback)
+        self.mode = threshold
+        self.documents, self.terms, self.weight = documents, terms, weight
+        self.negative_weight = negative_weight
+        self.min_documents = min_documents
+        self.positives = [p for p in positives if p.strip()]
+        self.negatives = [n for n in negatives if n.strip()]
+        self.query: dict[str, float] | None = None
+        self.threshold = Threshold(self.floor, "too_few" if threshold == "mixture" else "fixed")
+        self.judged = 0  # documents in the pool at the last fit
+        self.kept = 0  # of them at or above the threshold then
+        self._pool: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=pool)
+        self._vocabulary: dict[str, int] = {}
+        self._terms: list[str] = []
+        if self.feedback and (self.positives or self.negatives):
+            self.query = self._expanded([])
+        # checked now: a bad setting should fail at start, not at the first fit
+        feedback_query({"x": 1.0}, (), terms=terms, weight=weight, nonrelevant_weight=negative_weight)
+
+    def add(self, text: str) -> None:
+        """One more document read (its title and text) into the pool."""
+        counts: dict[int, int] = {}
+        for term in self.topic.analyze(text):
+            index = self._vocabulary.get(term)
+            if index is None:
+                index = self._vocabulary[term] = len(self._terms)
+                self._terms.append(term)
+            counts[index] = counts.get(index, 0) + 1
+        self._pool.append((np.fromiter(counts, dtype=np.int64, count=len(counts)),
+                           np.fromiter(counts.values(), dtype=np.float64, count=len(counts))))
+
+    def __len__(self) -> int:
+        return len(self._pool)
+
+    @property
+    def pool_size(self) -> int:
+        """The most documents the pool keeps."""
+        return self._pool.maxlen
+
+    def relevance(self, text: str) -> float:
+        """The cosine of ``text`` to the query as last fitted, in [0, 1]."""
+        return self.topic.relevance(text, query=self.query)
+
+    def _expanded(self, relevant: list[dict[str, float]]) -> dict[str, float]:
+        positives = [self.topic.weights(text) for text in self.positives]
+        negatives = [self.topic.weights(text) for text in self.negatives]
+        return feedback_query(self.topic.query_weights(), [*positives, *relevant], terms=self.terms,
+                              weight=self.weight, nonrelevant=negatives,
+                              nonrelevant_weight=self.negative_weight)
+
+    def _compact(self) -> None:
+        used = sorted({int(i) for ids, _ in self._pool for i in ids})
+        renumber = np.full(len(self._terms), -1, dtype=np.int64)
+        renumber[used] = np.arange(len(used))
+        self._terms = [self._terms[i] for i in used]
+        self._vocabulary = {term: i for i, term in enumerate(self._terms)}
+        self._pool = deque(((renumber[ids], counts) for ids, counts in self._pool),
+                           maxlen=self._pool.maxlen)
+
+    def refit(self) -> Threshold:
+        """Fit the query and the threshold to the pool (see the class docstring); the new
+        threshold."""
+        from scipy.sparse import csr_matrix
+
+        n = len(self._pool)
+        if n < self.min_documents:
+            return self.threshold
+        if len(self._terms) > 4 * max(1, sum(len(ids) for ids, _ in self._pool) // n) * n:
+            self._compact()
+        width = len(self._terms)
+        indptr = np.cumsum([0, *(len(ids) for ids, _ in self._pool)])
+        counts = csr_matrix((np.concatenate([c for _, c in self._pool]),
+                             np.concatenate([ids for ids, _ in self._pool]), indptr), shape=(n, width))
+        x = csr_matrix(counts.multiply(self.topic.idfs(self._terms)[np.newaxis, :]))
+        norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
+        norms[norms == 0.0] = np.inf  # a document without a term scores 0
+        # the user's own query: the topic's words, moved by the examples when there are some
+        own = self._expanded([]) if self.feedback and (self.positives or self.negatives) else None
+        base = self._scores(x, norms, own if own is not None else self.topic.query_weights())
+        query, scores = own, base
+        chosen = choose_threshold(base, self.floor, min_scores=self.min_documents)
+        if self.feedback:
+            ranked = np.lexsort((np.arange(n), -base))[: self.documents]
+            relevant = []
+            # (a document the user's query does not accept at the floor is no evidence of the
+            # topic: early in a crawl, before any of the topic's documents, none is)
+            for row in ranked[base[ranked] >= self.floor]:
+                start, end = x.indptr[row], x.indptr[row + 1]
+                relevant.append({self._terms[j]: float(w) for j, w in zip(x.indices[start:end], x.data[start:end])})
+            if relevant:
+                expanded = self._expanded(relevant)
+                learned = self._scores(x, norms, expanded)
+                separate = choose_threshold(learned, self.floor, min_scores=self.min_documents)
+                # The learned query is taken only when its scores show the topic as a mode of
+                # their own; else the user's query stays, with the threshold its scores show,
+                # or the floor: no evidence, no change (docs/algorithms.md, "Topic feedback").
+                if separate.reason == "mixture":
+                    query, scores, chosen = expanded, learned, separate
+        self.query = query
+        self.threshold = chosen if self.mode == "mixture" else Threshold(self.floor, "fixed")
+        self.judged = n
+        self.kept = int((scores >= self.threshold.value).sum())
+        return self.threshold
+
+    def _scores(self, x, norms: np.ndarray, query: Mapping[str, float]) -> np.ndarray:
+        vector = np.zeros(x.shape[1])
+        for term, w in query.items():
+            index = self._vocabulary.get(term)
+            if index is not None:
+                vector[index] = w
+        length = math.sqrt(sum(w * w for w in query.values()))
+        return np.clip(np.asarray(x @ vector).ravel() / (norms * length), 0.0, 1.0)
+
+    def state(self) -> dict:
+        """What was learned, as JSON-able values: the query, the threshold, the counts."""
+        return {"query": dict(self.query) if self.query is not None else None,
+                "threshold": self.threshold.value, "reason": self.threshold.reason,
+                "judged": self.judged, "kept": self.kept}
+
+    def load_state(self, state: Mapping) -> None:
+        """Take what :meth:`state` gave (of this colony's topic, fitted elsewhere or earlier).
+        ``ValueError`` for a state of the wrong shape; nothing changes then."""
+        try:
+            query = state["query"]
+            if query is not None:
+                query = {str(term): float(w) for term, w in dict(query).items() if float(w) > 0}
+                if not query:
+                    raise ValueError("a query without a term")
+            value = float(state["threshold"])
+            reason = str(state.get("reason", "mixture"))
+            judged, kept = int(state.get("judged", 0)), int(state.get("kept", 0))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ValueError(f"a topic state of the wrong shape: {exc}") from None
+        if not 0.0 <= value <= 1.0 or not math.isfinite(value):
+            raise ValueError(f"a topic state with a threshold of {value}")
+        self.query = query
+        if self.mode == "mixture":
+            self.threshold = Threshold(max(self.floor, value), reason)
+        self.judged, self.kept = judged, kept

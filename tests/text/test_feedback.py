@@ -1,0 +1,266 @@
+"""The topic's feedback and threshold (issue 32): the expanded query and the mixture's crossing
+against cases computed by hand, and a LearningTopic on a small newswire of its own."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import expon, norm
+
+from newsforagers.text.feedback import (
+    LearningTopic,
+    Mixture,
+    choose_threshold,
+    crossing,
+    feedback_query,
+    unit,
+)
+from newsforagers.text.topic import Topic
+
+
+def test_unit_vectors():
+    assert unit({"a": 3.0, "b": 4.0}) == pytest.approx({"a": 0.6, "b": 0.8})
+    assert unit({}) == {} and unit({"a": 0.0}) == {}
+
+
+def test_feedback_moves_the_query_halfway_to_one_document():
+    # q̂ = (oil 1); d̂ = (oil .6, opec .8); β = .5: oil .5·1 + .5·.6, opec .5·.8
+    assert feedback_query({"oil": 2.0}, [{"oil": 3.0, "opec": 4.0}], terms=2, weight=0.5) == \
+        pytest.approx({"oil": 0.8, "opec": 0.4})
+
+
+def test_feedback_keeps_the_mean_s_largest_terms_and_moves_away_from_negative_examples():
+    # F = mean(.6 oil + .8 opec, 1 barrels) = (oil .3, opec .4, barrels .5); the 2 largest:
+    # barrels .5, opec .4, whose unit is (.5, .4)/√.41
+    relevant = [{"oil": 3.0, "opec": 4.0}, {"barrels": 7.0}]
+    expanded = feedback_query({"oil": 1.0}, relevant, terms=2, weight=0.5)
+    norm = math.sqrt(0.41)
+    assert expanded == pytest.approx({"oil": 0.5, "barrels": 0.5 * 0.5 / norm, "opec": 0.5 * 0.4 / norm})
+    # N = unit(output 1, oil 1) = (.7071, .7071); γ = .25 takes .25·.7071 off oil; "output" is
+    # not a term of the query, so it does not enter it
+    moved = feedback_query({"oil": 1.0}, relevant, terms=2, weight=0.5,
+                           nonrelevant=[{"output": 1.0, "oil": 1.0}], nonrelevant_weight=0.25)
+    assert moved["oil"] == pytest.approx(0.5 - 0.25 / math.sqrt(2))
+    assert "output" not in moved and moved["barrels"] == pytest.approx(expanded["barrels"])
+    # a term pushed below zero leaves the query
+    assert "oil" not in feedback_query({"oil": 1.0, "gas": 1.0}, (), nonrelevant=[{"oil": 1.0}],
+                                       nonrelevant_weight=1.0)
+
+
+def test_feedback_without_documents_is_the_query_s_unit_and_ties_break_by_term():
+    assert feedback_query({"a": 1.0, "b": 1.0}) == pytest.approx({"a": 2 ** -0.5, "b": 2 ** -0.5})
+    # three terms of equal weight, one kept: the first by name, whatever the order given
+    one = feedback_query({"q": 1.0}, [{"z": 1.0, "m": 1.0, "c": 1.0}], terms=1, weight=1.0)
+    assert one == {"c": pytest.approx(1.0)}
+
+
+@pytest.mark.parametrize("kwargs", [{"terms": 0}, {"weight": 1.5}, {"nonrelevant_weight": -0.1}])
+def test_feedback_refuses_bad_parameters(kwargs):
+    with pytest.raises(ValueError):
+        feedback_query({"a": 1.0}, **kwargs)
+    with pytest.raises(ValueError, match="no term"):
+        feedback_query({}, ())
+
+
+def test_the_crossing_of_two_gaussians_by_hand():
+    # equal spreads and weights: the midpoint
+    assert crossing(Mixture(0.0, 0.2, 1.0, 0.2, 0.5)) == pytest.approx(0.5)
+    # a smaller high component: a = 0, b = 2/σ², c = −1/σ² + 2 ln(w₂/w₁) → x = −c/b
+    assert crossing(Mixture(0.0, 0.2, 1.0, 0.2, 0.2)) == pytest.approx((25 - 2 * math.log(0.25)) / 50)
+    # unequal spreads: a = 1/.01 − 1/.04 = 75, b = 2·(1/.04) = 50, c = −25 + 2 ln(.1/.2);
+    # the root between the means is (−50 + √(2500 + 300·26.386294)) / 150
+    x = crossing(Mixture(0.0, 0.1, 1.0, 0.2, 0.5))
+    assert x == pytest.approx(0.3470556, abs=1e-6)
+
+    def weighted(v, m, s, w):
+        return w * math.exp(-0.5 * ((v - m) / s) ** 2) / s
+
+    assert weighted(x, 0.0, 0.1, 0.5) == pytest.approx(weighted(x, 1.0, 0.2, 0.5))
+    with pytest.raises(ValueError):
+        crossing(Mixture(1.0, 0.1, 0.0, 0.1, 0.5))
+
+
+def test_without_a_crossing_between_the_means_the_dominated_side_decides():
+    # a tiny, wide high component: the low one is above it all the way to the high mean
+    assert crossing(Mixture(0.0, 0.3, 0.5, 3.0, 0.001)) == 0.5
+
+
+def test_a_narrow_mode_beside_a_broad_one_is_apart_though_ashman_s_d_is_not_above_2():
+    # the documents sharing one word of a short topic, all scored about 0.07, beside the
+    # topic's, spread around 0.19: D = √2·0.12 / √(0.003² + 0.088²) = 1.93
+    mixture = Mixture(0.07, 0.003, 0.19, 0.088, 0.43)
+    assert mixture.separation == pytest.approx(math.sqrt(2) * 0.12 / math.sqrt(0.003 ** 2 + 0.088 ** 2))
+    assert mixture.separation < 2
+    # at 0.08: 1 − Φ(3.333) = 0.00043 of the low mode above, Φ(−1.25) = 0.1056 of the high below
+    low, high = mixture.misjudged(0.08)
+    assert low == pytest.approx(0.000429, abs=2e-6) and high == pytest.approx(0.10565, abs=1e-4)
+    assert mixture.apart(0.08)
+    # two equal Gaussians one σ from their midpoint each: D = 2, Φ(−1) on each side: not apart
+    equal = Mixture(0.0, 0.1, 0.2, 0.1, 0.5)
+    assert equal.separation == pytest.approx(2.0)
+    assert max(equal.misjudged(0.1)) == pytest.approx(0.158655, abs=1e-6)
+    assert not equal.apart(0.1) and Mixture(0.0, 0.1, 0.21, 0.1, 0.5).apart(0.105)
+
+
+def test_the_threshold_from_two_modes_of_scores():
+    # 90 documents off the topic around 0.02, 10 on it around 0.40: the crossing lies between
+    low = np.linspace(0.0, 0.04, 90)
+    high = np.linspace(0.33, 0.47, 10)
+    chosen = choose_threshold(np.concatenate([low, high]), 0.07)
+    assert chosen.reason == "mixture"
+    assert 0.07 < chosen.value < 0.33
+    assert chosen.mixture.high_share == pytest.approx(0.1, abs=0.01)
+    assert chosen.mixture.separation > 2
+    # the same crossing as computed from the fitted mixture
+    assert chosen.value == pytest.approx(crossing(chosen.mixture))
+
+
+def test_the_threshold_stays_at_the_floor_without_two_modes_or_evidence():
+    # one mode, symmetric or skewed as most documents' scores are: quantiles of a normal and
+    # of an exponential distribution (Ashman's D of their fitted mixtures: 1.6 and 1.8)
+    u = (np.arange(200) + 0.5) / 200
+    for scores in (0.1 + 0.03 * norm.ppf(u), 0.03 * expon.ppf(u)):
+        chosen = choose_threshold(scores, 0.07)
+        assert chosen.reason == "floor" and chosen.value == 0.07
+        assert chosen.mixture.separation <= 2
+    assert choose_threshold([0.1, 0.5, 0.01], 0.07) .reason == "too_few"
+    assert choose_threshold(np.full(50, 0.3), 0.07).value == 0.07  # one value: no mixture
+    # two modes whose crossing is below the floor: the floor
+    scores = np.concatenate([np.linspace(0.0, 0.002, 90), np.linspace(0.02, 0.03, 10)])
+    chosen = choose_threshold(scores, 0.07)
+    assert chosen.reason == "floor" and chosen.value == 0.07 and chosen.mixture is not None
+
+
+OIL_WORDS = "crude oil opec barrels refinery output prices quota saudi pipeline brent drilling".split()
+OTHER_WORDS = [f"w{i:03d}x" for i in range(300)]
+
+
+def newswire(seed: int = 1, stories: int = 200) -> tuple[list[str], np.ndarray]:
+    """A wire of 20-word stories, one in five about oil (5 of its words from the oil words),
+    the others of other words, three in ten of them with one "output" or "prices" in them: the
+    one shared word that clears the papers' fixed threshold (the issue's "Sony To Expand U.K.
+    Television Output", 0.074). The stories and which are about oil."""
+    rng = np.random.default_rng(seed)
+    texts, oil = [], []
+    for i in range(stories):
+        words = list(rng.choice(OTHER_WORDS, 20))
+        if i % 5 == 0:
+            words[:5] = rng.choice(OIL_WORDS, 5)
+        elif rng.random() < 0.3:
+            words[0] = str(rng.choice(["output", "prices"]))
+        texts.append(" ".join(words))
+        oil.append(i % 5 == 0)
+    return texts, np.array(oil)
+
+
+def kept(relevance, threshold, oil) -> tuple[int, int]:
+    chosen = np.asarray(relevance) >= threshold
+    return int((chosen & oil).sum()), int((chosen & ~oil).sum())
+
+
+def test_a_learning_topic_expands_the_query_and_keeps_only_the_topic_s_mode():
+    texts, oil = newswire()
+    topic = Topic("crude oil output", corpus=texts)
+    learning = LearningTopic(topic, floor=0.07, min_documents=20)
+    # before the first fit: the topic's own cosine and the floor, where one shared word is enough
+    assert learning.relevance(texts[1]) == pytest.approx(topic.relevance(texts[1]))
+    assert learning.threshold.reason == "too_few"
+    base = [topic.relevance(t) for t in texts]
+    before = kept(base, 0.07, oil)
+    assert before[1] >= 5  # stories off the topic output for one shared word
+    for text in texts:
+        learning.add(text)
+    assert len(learning) == len(texts)
+    threshold = learning.refit()
+    assert threshold.reason == "mixture" and threshold.value > 0.07
+    assert {"opec", "barrels", "brent"} <= set(learning.query)
+    after = kept([learning.relevance(t) for t in texts], threshold.value, oil)
+    assert after[0] >= before[0] and after[1] <= 1  # as many oil stories, (almost) none other
+    assert learning.kept == sum(after) and learning.judged == len(texts)
+    # a story of oil words without any of the topic's own is found by the learned query
+    assert topic.relevance("opec barrels brent quota") == 0.0
+    assert learning.relevance("opec barrels brent quota") > threshold.value
+
+
+def test_examples_move_the_query_before_any_document_is_read():
+    topic = Topic("crude oil", corpus=newswire()[0])
+    learning = LearningTopic(topic, floor=0.07, positives=["opec barrels refinery"],
+                             negatives=["television output"])
+    assert {"opec", "barrels", "refinery"} <= set(learning.query)
+    assert learning.relevance("opec barrels") > 0.0 == topic.relevance("opec barrels")
+    off = LearningTopic(topic, floor=0.07, feedback=False, positives=["opec barrels refinery"])
+    assert off.query is None and off.relevance("opec barrels") == 0.0
+
+
+def test_without_the_topic_s_mode_above_the_floor_the_words_and_the_floor_stay():
+    # 200 texts each naming the topic once among 15 to 60 random words of 2,000: nothing but
+    # the one word in common, no mode of the topic's documents above the floor
+    rng = np.random.default_rng(1)
+    vocabulary = [f"w{i:04d}x" for i in range(2000)]
+    texts = ["topicword " + " ".join(rng.choice(vocabulary, 15 + i % 46)) for i in range(200)]
+    topic = Topic("topicword", corpus=texts)
+    learning = LearningTopic(topic, floor=0.07, min_documents=20)
+    for text in texts:
+        learning.add(text)
+    threshold = learning.refit()
+    # no evidence of the topic: the papers' cosine of the words typed, at the floor
+    assert threshold.reason == "floor" and threshold.value == 0.07, threshold
+    assert learning.query is None
+    assert learning.kept == sum(topic.relevance(t) >= 0.07 for t in texts)
+    assert learning.relevance(texts[0]) == pytest.approx(topic.relevance(texts[0]))
+
+
+def test_a_fixed_threshold_stays_at_the_floor():
+    texts, _ = newswire()
+    learning = LearningTopic(Topic("crude oil output", corpus=texts), floor=0.07,
+                             threshold="fixed")
+    for text in texts:
+        learning.add(text)
+    assert learning.refit().value == 0.07 and learning.threshold.reason == "fixed"
+    assert "opec" in learning.query  # the query still learns (its scores show the topic's mode)
+
+
+def test_the_state_goes_to_the_store_and_back():
+    texts, _ = newswire()
+    topic = Topic("crude oil output", corpus=texts)
+    learning = LearningTopic(topic, floor=0.07)
+    for text in texts:
+        learning.add(text)
+    learning.refit()
+    state = learning.state()
+    other = LearningTopic(topic, floor=0.07)
+    other.load_state(state)
+    assert other.query == pytest.approx(learning.query)
+    assert other.threshold.value == pytest.approx(learning.threshold.value)
+    assert other.relevance(texts[0]) == pytest.approx(learning.relevance(texts[0]))
+    # a state below this colony's floor is raised to it
+    higher = LearningTopic(topic, floor=0.5)
+    higher.load_state(state)
+    assert higher.threshold.value == 0.5
+    for bad in ({}, {"query": {"a": "x"}, "threshold": 0.1}, {"query": None, "threshold": 2.0},
+                {"query": {}, "threshold": 0.1}, {"query": ["a"], "threshold": 0.1}):
+        with pytest.raises(ValueError):
+            other.load_state(bad)
+    assert other.query == pytest.approx(learning.query)  # unchanged by the refusals
+
+
+def test_the_pool_is_bounded_and_compacted():
+    topic = Topic("crude oil")
+    learning = LearningTopic(topic, floor=0.07, pool=30, min_documents=5)
+    for i in range(300):
+        learning.add(f"crude oil word{i} other{i} filler{i}" if i % 3 else f"unrelated word{i}")
+    assert len(learning) == 30
+    learning.refit()
+    assert len(learning._terms) <= 4 * 30 * 4  # the vocabulary of the pool, not of all 300
+
+
+def test_bad_parameters_are_refused_at_once():
+    topic = Topic("crude oil")
+    with pytest.raises(ValueError):
+        LearningTopic(topic, floor=0.07, threshold="median")
+    with pytest.raises(ValueError):
+        LearningTopic(topic, floor=0.07, documents=0)
+    with pytest.raises(ValueError):
+        LearningTopic(topic, floor=0.07, weight=2.0)
