@@ -101,7 +101,6 @@ class ReinforcingAgentPipeline:
         self._topic_fitted_on = 0  # the store's documents the topic state in effect was fitted on
         self._topic_judged = 0
         self._topic_next_sync = 0
-        self._topic_logged = False
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -130,7 +129,7 @@ class ReinforcingAgentPipeline:
             self.learning = learning_topic(self.config, self.topic)
             digest = hashlib.sha256(self.config.topic.strip().encode("utf-8")).hexdigest()[:16]
             self._topic_key = f"topic:{digest}"
-            self._sync_topic()  # what the colony learned of this topic before (a resumed crawl)
+            self._sync_topic(opening=True)  # what the colony learned of this topic before (a resumed crawl)
         forager = self.context.name if self.context is not None else None
         if forager is not None and self.store.get_score(forager) is None:
             self.store.set_score(forager, self.rules.score_init)
@@ -235,11 +234,11 @@ class ReinforcingAgentPipeline:
 
     def _threshold_reason(self) -> str:
         reason = self.learning.threshold.reason
-        return {"mixture": "the relevance scores' two modes set",
+        return {"mixture": "where the scores of the documents read part into the topic's and the rest",
                 "fixed": "FORAGERS_TOPIC_MIN_RELEVANCE"}.get(
-                    reason, "FORAGERS_TOPIC_MIN_RELEVANCE, until the scores say more")
+                    reason, "FORAGERS_TOPIC_MIN_RELEVANCE: the scores show no mode of the topic's yet")
 
-    def _sync_topic(self) -> None:
+    def _sync_topic(self, opening: bool = False) -> None:
         """Take the colony's topic state from the store when it was fitted on more documents
         than the one in effect here; fit it again when the colony's documents grew by
         ``TOPIC_REFIT_GROWTH`` since, reading the new ones into the pool, and offer the result
@@ -253,7 +252,7 @@ class ReinforcingAgentPipeline:
         self._topic_next_sync = self._topic_judged + TOPIC_SYNC_EVERY
         stats = self.crawler.stats
         stored = self.store.get_value(self._topic_key)
-        self._adopt(stored)
+        self._adopt(stored, opening)
         if self.config.topic_feedback == "off" and self.config.topic_threshold == "fixed":
             return  # the papers' relevance: nothing to learn
         count = self.store.document_count()
@@ -272,36 +271,51 @@ class ReinforcingAgentPipeline:
         if self.store.swap_value(self._topic_key, stored, state):
             self._topic_fitted_on = count
             stats.inc_value("newsforagers/topic/fits")
-            self._explain(state)
+            self._explain(state, first=not stored)  # (the colony's first fit)
         else:  # another forager offered its fit first: the colony's is that one
             self._adopt(self.store.get_value(self._topic_key))
 
     def _agent_name(self) -> str:
         return self.context.name if self.context is not None else f"agent-{id(self):x}"
 
-    def _adopt(self, stored: dict | None) -> None:
-        if not stored or int(stored.get("documents", 0) or 0) <= self._topic_fitted_on:
+    def _adopt(self, stored, opening: bool = False) -> None:
+        """Take ``stored`` (the colony's topic state) when it was fitted on more documents than
+        the one in effect here. A state of the wrong shape (written by hand, or by another
+        version) is counted, logged and left to be replaced by the next fit, which is due."""
+        if not stored:
             return
         try:
+            documents = int(stored.get("documents", 0) or 0)
+        except (AttributeError, TypeError, ValueError):
+            documents = None
+        if documents is not None and documents <= self._topic_fitted_on:
+            return
+        try:
+            if documents is None:
+                raise ValueError(f"documents = {stored.get('documents') if isinstance(stored, dict) else stored!r}")
             self.learning.load_state(stored)
         except ValueError as exc:
             self.crawler.stats.inc_value("newsforagers/topic/bad_state")
             logger.warning("the colony's topic state in the store is not usable (%s): fitting "
-                           "it again", exc)
+                           "it again", printable(str(exc)[:200]))
             return
-        self._topic_fitted_on = int(stored["documents"])
-        self._explain(stored)
+        self._topic_fitted_on = documents
+        self._explain(stored, first=opening and self._is_root())
 
-    def _explain(self, state: dict) -> None:
+    def _is_root(self) -> bool:
+        return self.context is None or self.context.is_root
+
+    def _explain(self, state: dict, first: bool) -> None:
+        """The topic state in effect, in the stats; in the log once a colony at INFO (its
+        first fit, or the state a resumed crawl's root takes back), else at DEBUG."""
         stats = self.crawler.stats
         stats.set_value("newsforagers/topic/threshold", round(self._threshold(), 6))
         stats.set_value("newsforagers/topic/judged", int(state.get("judged", 0)))
         stats.set_value("newsforagers/topic/kept", int(state.get("kept", 0)))
-        level = logging.DEBUG if self._topic_logged else logging.INFO
-        self._topic_logged = True
         query = self.learning.query or self.topic.query_weights()
         words = ", ".join(term for term, _ in sorted(query.items(), key=lambda kv: -kv[1])[:8])
-        logger.log(level, "topic: keeping documents with relevance >= %.3f (%s): %d of %d so far; "
+        logger.log(logging.INFO if first else logging.DEBUG,
+                   "topic: keeping documents with relevance >= %.3f (%s): %d of %d so far; "
                    "the query's first words now: %s", self._threshold(), self._threshold_reason(),
                    int(state.get("kept", 0)), int(state.get("judged", 0)), printable(words))
 

@@ -212,19 +212,20 @@ class Threshold:
 
 
 def choose_threshold(scores: Sequence[float] | np.ndarray, floor: float, *,
-                     min_scores: int = 20) -> Threshold:
+                     min_scores: int = 20, min_mode: float = 1.0) -> Threshold:
     """The threshold of the module docstring over ``scores``: the crossing of a two-Gaussian
     mixture it tells apart (:meth:`Mixture.apart`), never below ``floor``. Scores of 0
     (documents sharing no term with the query: not retrieved, in the score-distribution
     models' terms) are left out. The floor
     when there are fewer than ``min_scores`` positive scores, when the crossing does not tell
-    the components apart or when the high component holds less than one score's weight."""
+    the components apart or when the high component holds less than ``min_mode`` scores'
+    weight (a mode of one or two documents is no estimate of the topic's scores)."""
     x = np.asarray(scores, dtype=np.float64)
     x = x[x > 0.0]  # a document sharing no term with the query is not retrieved: no evidence
     if x.size < max(min_scores, 4):
         return Threshold(floor, "too_few")
     mixture = fit_mixture(x)
-    if mixture is None or mixture.high_share * x.size < 1.0:
+    if mixture is None or mixture.high_share * x.size < min_mode:
         return Threshold(floor, "floor", mixture)
     value = crossing(mixture)
     if not mixture.apart(value) or value <= floor:
@@ -345,7 +346,7 @@ class LearningTopic:
         own = self._expanded([]) if self.feedback and (self.positives or self.negatives) else None
         base = self._scores(x, norms, own if own is not None else self.topic.query_weights())
         query, scores = own, base
-        chosen = choose_threshold(base, self.floor, min_scores=self.min_documents)
+        chosen = self._threshold_of(base)
         if self.feedback:
             ranked = np.lexsort((np.arange(n), -base))[: self.documents]
             relevant = []
@@ -357,7 +358,7 @@ class LearningTopic:
             if relevant:
                 expanded = self._expanded(relevant)
                 learned = self._scores(x, norms, expanded)
-                separate = choose_threshold(learned, self.floor, min_scores=self.min_documents)
+                separate = self._threshold_of(learned)
                 # The learned query is taken only when its scores show the topic as a mode of
                 # their own; else the user's query stays, with the threshold its scores show,
                 # or the floor: no evidence, no change (docs/algorithms.md, "Topic feedback").
@@ -368,6 +369,11 @@ class LearningTopic:
         self.judged = n
         self.kept = int((scores >= self.threshold.value).sum())
         return self.threshold
+
+    def _threshold_of(self, scores: np.ndarray) -> Threshold:
+        # a mode of the topic is trusted once it holds as many documents as the feedback takes
+        # to describe the topic (FORAGERS_TOPIC_FEEDBACK_DOCUMENTS)
+        return choose_threshold(scores, self.floor, min_scores=self.min_documents, min_mode=self.documents)
 
     def _scores(self, x, norms: np.ndarray, query: Mapping[str, float]) -> np.ndarray:
         vector = np.zeros(x.shape[1])

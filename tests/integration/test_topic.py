@@ -55,7 +55,12 @@ def test_a_topical_colony_outputs_the_topic_s_new_documents_with_their_relevance
               and start <= datetime.fromisoformat(t["published"]) <= end - timedelta(hours=1)}
     assert len(wanted) >= 5, wanted
     assert len(wanted & set(paths)) / len(wanted) >= 0.8, (sorted(wanted - set(paths)), len(wanted))
+    # the colony learned its threshold from what it read (issue 32), and said so once
+    explained = [line for line in result.log.splitlines() if "topic: keeping documents with relevance >=" in line]
+    assert len(explained) == 1 and " INFO: " in explained[0], explained
+    assert float(explained[0].split(">= ")[1].split()[0]) >= MIN_RELEVANCE
     # the other sections' news was read, judged and dropped, never output
     stats = colony_stats(result.log)
+    assert stats.get("newsforagers/topic/fits", 0) >= 1
     assert stats.get("newsforagers/agent/dropped/off_topic", 0) > len(items)
     assert stats["newsforagers/agent/on_topic"] == len(items)

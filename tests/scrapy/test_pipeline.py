@@ -438,3 +438,19 @@ def test_one_forager_fits_the_colony_s_topic_another_takes_over_when_it_stops(tm
     assert state["by"] == second._agent_name() and state["documents"] > fitted * 1.5
     assert len(second.learning) > fitted  # the documents the first found too
     second.close_spider()
+
+
+def test_a_topic_state_of_the_wrong_shape_is_counted_logged_and_fitted_again(tmp_path, caplog):
+    from tests.text.test_feedback import newswire
+
+    agent = newswire_agent(tmp_path, f"sqlite:///{tmp_path}/colony.db")
+    agent.store.put_value(agent._topic_key, {"documents": "many", "query": 3})
+    texts, _ = newswire(seed=1)
+    with caplog.at_level("WARNING", logger="newsforagers.pipelines"):
+        for i, text in enumerate(texts[:40]):
+            process(agent, topical_send(f"http://wire/{i}", text))
+    assert agent.crawler.stats.get_value("newsforagers/topic/bad_state") >= 1
+    assert any("topic state in the store is not usable" in r.getMessage() for r in caplog.records)
+    state = agent.store.get_value(agent._topic_key)
+    assert isinstance(state["documents"], int) and state["by"] == agent._agent_name()
+    agent.close_spider()

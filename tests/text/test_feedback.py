@@ -117,6 +117,15 @@ def test_the_threshold_from_two_modes_of_scores():
     assert chosen.value == pytest.approx(crossing(chosen.mixture))
 
 
+def test_a_mode_of_a_few_documents_is_not_trusted_yet():
+    # three documents far above 97 others: a mode, but of three documents
+    scores = np.concatenate([np.linspace(0.01, 0.05, 97), [0.6, 0.62, 0.65]])
+    assert choose_threshold(scores, 0.07).reason == "mixture"
+    few = choose_threshold(scores, 0.07, min_mode=10)
+    assert few.reason == "floor" and few.value == 0.07
+    assert few.mixture.high_share * 100 == pytest.approx(3, abs=0.5)
+
+
 def test_the_threshold_stays_at_the_floor_without_two_modes_or_evidence():
     # one mode, symmetric or skewed as most documents' scores are: quantiles of a normal and
     # of an exponential distribution (Ashman's D of their fitted mixtures: 1.6 and 1.8)
