@@ -176,6 +176,12 @@ def main(argv: list[str] | None = None) -> None:
         cut = int(len(articles) * args.examples)
         earlier, articles = articles[:cut], articles[cut:]
     counts = Counter(s for a in articles for s in a.sections)
+    if args.synth_words:
+        # a regional edition ("politics-north") is written with its topic's words: no words
+        # tell it from its topic's own section, so only the topics' sections are judged
+        from newsforagers.replay.synth import TOPICS
+
+        counts = Counter({s: n for s, n in counts.items() if s in TOPICS})
     sections = [s for s, _ in counts.most_common(args.topics)]
     if args.learned:
         print(f"{len(articles)} documents judged, topics: {', '.join(sections)}")

@@ -244,10 +244,11 @@ class LearningTopic:
     scores (``threshold="mixture"``; ``"fixed"``: always ``floor``). :meth:`relevance` is the
     cosine to the query as last fitted (the topic's own before the first fit, moved by the
     examples when there are some). Before ``min_documents`` documents the query is not
-    expanded by the pool and the threshold is the floor. The expanded query is taken only when
-    its scores over the pool show the topic as a mode of their own (a separated mixture); else
-    the query stays the topic's own words (moved by the examples, if any), with the threshold
-    their scores show, or the floor: without evidence, the user's words are not changed. Only
+    expanded by the pool and the threshold is the floor. The expanded query is taken, with the
+    threshold its scores show, only when its scores over the pool show the topic as a mode of
+    their own (a separated mixture); else the query stays the topic's own words (moved by the
+    examples, if any) at the floor: without evidence, the user's words are not changed. (With
+    ``feedback`` off, the threshold is the one the words' own scores show, or the floor.) Only
     documents the topic's own cosine accepts at the floor are feedback documents (early in a
     crawl, before any of the topic's documents was read, none is).
 
@@ -346,7 +347,9 @@ class LearningTopic:
         own = self._expanded([]) if self.feedback and (self.positives or self.negatives) else None
         base = self._scores(x, norms, own if own is not None else self.topic.query_weights())
         query, scores = own, base
-        chosen = self._threshold_of(base)
+        # with feedback, a learned threshold comes only with the learned query (below); the
+        # user's own words keep the floor (a mode of one word's counts is not the topic's)
+        chosen = self._threshold_of(base) if not self.feedback else Threshold(self.floor, "floor")
         if self.feedback:
             ranked = np.lexsort((np.arange(n), -base))[: self.documents]
             relevant = []
@@ -359,9 +362,9 @@ class LearningTopic:
                 expanded = self._expanded(relevant)
                 learned = self._scores(x, norms, expanded)
                 separate = self._threshold_of(learned)
-                # The learned query is taken only when its scores show the topic as a mode of
-                # their own; else the user's query stays, with the threshold its scores show,
-                # or the floor: no evidence, no change (docs/algorithms.md, "Topic feedback").
+                # The learned query and its threshold are taken only when its scores show the
+                # topic as a mode of their own; else the user's query stays, at the floor: no
+                # evidence, no change (docs/algorithms.md, "Topic feedback").
                 if separate.reason == "mixture":
                     query, scores, chosen = expanded, learned, separate
         self.query = query

@@ -324,7 +324,7 @@ def newswire_agent(tmp_path, store, topic="crude oil output", **settings):
 
     corpus = tmp_path / "wire.jsonl.gz"
     with gzip.open(corpus, "wt") as handle:
-        for i, text in enumerate(newswire(seed=7)[0]):
+        for i, text in enumerate(newswire(seed=7, oil_words=8)[0]):
             handle.write(json.dumps({"url": f"https://c/{i}", "title": text,
                                      "published": "2024-01-01T00:00:00+00:00"}) + "\n")
     crawler = get_crawler(Spider, {"FORAGERS_STORE": store, "FORAGERS_TOPIC": topic,
@@ -346,7 +346,7 @@ def test_the_colony_learns_one_threshold_and_stops_outputting_what_shares_one_wo
 
     store = f"sqlite:///{tmp_path}/colony.db"
     agent = newswire_agent(tmp_path, store)
-    texts, oil = newswire(seed=1)
+    texts, oil = newswire(seed=1, oil_words=8)
     # before any evidence the papers' cosine and its floor: one shared word is enough
     one_word = next(t for t, o in zip(texts, oil) if not o and 0.07 <= agent.topic.relevance(f"\n{t}"))
     assert process(agent, topical_send("http://early/", one_word)) is not None
@@ -390,7 +390,7 @@ def test_the_papers_cosine_and_a_fixed_threshold_learn_nothing(tmp_path):
 
     agent = newswire_agent(tmp_path, f"sqlite:///{tmp_path}/colony.db", FORAGERS_TOPIC_FEEDBACK="off",
                            FORAGERS_TOPIC_THRESHOLD="fixed")
-    texts, oil = newswire(seed=1)
+    texts, oil = newswire(seed=1, oil_words=8)
     for i, text in enumerate(texts):
         process(agent, topical_send(f"http://wire/{i}", text))
     assert agent.crawler.stats.get_value("newsforagers/topic/fits") is None
@@ -419,7 +419,7 @@ def test_one_forager_fits_the_colony_s_topic_another_takes_over_when_it_stops(tm
 
     store = f"sqlite:///{tmp_path}/colony.db"
     first, second = newswire_agent(tmp_path, store), newswire_agent(tmp_path, store)
-    texts, _ = newswire(seed=1, stories=400)
+    texts, _ = newswire(seed=1, stories=400, oil_words=8)
     for i, text in enumerate(texts[:100]):
         process(first, topical_send(f"http://wire/{i}", text))
     fitted = first.store.get_value(first._topic_key)["documents"]
@@ -445,7 +445,7 @@ def test_a_topic_state_of_the_wrong_shape_is_counted_logged_and_fitted_again(tmp
 
     agent = newswire_agent(tmp_path, f"sqlite:///{tmp_path}/colony.db")
     agent.store.put_value(agent._topic_key, {"documents": "many", "query": 3})
-    texts, _ = newswire(seed=1)
+    texts, _ = newswire(seed=1, oil_words=8)
     with caplog.at_level("WARNING", logger="newsforagers.pipelines"):
         for i, text in enumerate(texts[:40]):
             process(agent, topical_send(f"http://wire/{i}", text))

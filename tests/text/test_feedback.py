@@ -146,8 +146,8 @@ OIL_WORDS = "crude oil opec barrels refinery output prices quota saudi pipeline 
 OTHER_WORDS = [f"w{i:03d}x" for i in range(300)]
 
 
-def newswire(seed: int = 1, stories: int = 200) -> tuple[list[str], np.ndarray]:
-    """A wire of 20-word stories, one in five about oil (5 of its words from the oil words),
+def newswire(seed: int = 1, stories: int = 200, oil_words: int = 5) -> tuple[list[str], np.ndarray]:
+    """A wire of 20-word stories, one in five about oil (``oil_words`` of its words from the oil words),
     the others of other words, three in ten of them with one "output" or "prices" in them: the
     one shared word that clears the papers' fixed threshold (the issue's "Sony To Expand U.K.
     Television Output", 0.074). The stories and which are about oil."""
@@ -156,7 +156,7 @@ def newswire(seed: int = 1, stories: int = 200) -> tuple[list[str], np.ndarray]:
     for i in range(stories):
         words = list(rng.choice(OTHER_WORDS, 20))
         if i % 5 == 0:
-            words[:5] = rng.choice(OIL_WORDS, 5)
+            words[:oil_words] = rng.choice(OIL_WORDS, oil_words)
         elif rng.random() < 0.3:
             words[0] = str(rng.choice(["output", "prices"]))
         texts.append(" ".join(words))
@@ -273,3 +273,15 @@ def test_bad_parameters_are_refused_at_once():
         LearningTopic(topic, floor=0.07, documents=0)
     with pytest.raises(ValueError):
         LearningTopic(topic, floor=0.07, weight=2.0)
+
+
+def test_without_feedback_the_threshold_is_the_words_own_scores():
+    texts, _ = newswire(oil_words=8)
+    topic = Topic("crude oil output", corpus=texts)
+    learning = LearningTopic(topic, floor=0.07, feedback=False)
+    for text in texts:
+        learning.add(text)
+    threshold = learning.refit()
+    assert learning.query is None
+    expected = choose_threshold([topic.relevance(t) for t in texts], 0.07, min_mode=10)
+    assert (threshold.reason, threshold.value) == pytest.approx((expected.reason, expected.value))
