@@ -172,8 +172,9 @@ def test_a_topical_bench_end_to_end(corpus, tmp_path):
     out = tmp_path / "topic"
     done = bench(corpus, out, "--topic", "politics", "--crawlers", "scheduled,best_first,bfs",
                  "--repeats", "1", "--duration", "6", "--speed", "600", "--budget", "40", timeout=170)
-    assert "run 2/4 scheduled@no-topic-r0: ok" in done.stderr
-    assert "run 3/4 best_first-r0: ok" in done.stderr and "harvest rate" in done.stderr
+    assert "run 2/5 scheduled@no-topic-r0: ok" in done.stderr
+    assert "run 3/5 scheduled@cosine-r0: ok" in done.stderr
+    assert "run 4/5 best_first-r0: ok" in done.stderr and "harvest rate" in done.stderr
     results = json.loads((out / "results.json").read_text())
     assert results["settings"]["topic"] == "politics"
     assert results["settings"]["topic_text"].startswith("the parliament the senate")
@@ -181,6 +182,9 @@ def test_a_topical_bench_end_to_end(corpus, tmp_path):
     assert "'topic=the parliament" in runs["best_first"]["argv"]
     assert "'topic=the parliament" in runs["scheduled"]["argv"] and "topic=" not in runs["bfs"]["argv"]
     assert "topic=" not in runs["scheduled@no-topic"]["argv"]
+    # the papers' relevance beside the learned one (issue 32)
+    assert "'topic=the parliament" in runs["scheduled@cosine"]["argv"]
+    assert "FORAGERS_TOPIC_FEEDBACK=off" in runs["scheduled@cosine"]["argv"]
     for name in ("scheduled", "scheduled@no-topic", "best_first", "bfs"):
         topic = results["crawlers"][name]["topic"]
         assert topic["requests"]["mean"] > 0, name

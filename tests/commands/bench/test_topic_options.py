@@ -36,13 +36,15 @@ def test_a_topic_plan_gives_its_words_to_the_colony_and_best_first(corpus, tmp_p
                      "--topic", "politics", "--repeats", "1", "--dry-run"]) == 0
     plan = capsys.readouterr().out
     # the topical benchmark's crawlers by default
-    # (and the colony without the topic: the reference of the topic lag's target)
-    assert plan.startswith("bench plan: 1 repeat(s) x 4 variant(s) of 3 crawler(s) = 4 runs")
+    # (and the colony without the topic: the reference of the topic lag's target; and with the
+    # papers' relevance: the reference of what the learned topic changes)
+    assert plan.startswith("bench plan: 1 repeat(s) x 5 variant(s) of 3 crawler(s) = 5 runs")
     runs = [line for line in plan.splitlines() if line.startswith("run ")]
-    assert [line.split()[2] for line in runs] == ["scheduled", "scheduled@no-topic", "bfs", "best_first"]
+    assert [line.split()[2] for line in runs] == ["scheduled", "scheduled@no-topic", "scheduled@cosine",
+                                                  "bfs", "best_first"]
     crawls = [line for line in plan.splitlines() if "scrapy crawl" in line]
     words = "'topic=the parliament the senate"  # the synthetic site's words for the section
-    assert [words in line for line in crawls] == [True, False, False, True]
+    assert [words in line for line in crawls] == [True, False, True, False, True]
     assert "topic: section 'politics', words 'the parliament" in plan
     # --crawlers still chooses; --feeds composes (the site gains feeds, nothing else changes)
     assert cli.main(["bench", "--corpus", str(corpus), "--out", str(tmp_path / "out"), "--topic",
