@@ -208,12 +208,7 @@ def main(argv: list[str] | None = None) -> None:
         per_topic.append((section, len(titles), int(truth.sum()), hits / chosen if chosen else 0.0,
                           hits / truth.sum(), truth.mean()))
         for t in THRESHOLDS:
-            chosen = relevance >= t
-            hits = int((chosen & truth).sum())
-            precision = hits / chosen.sum() if chosen.sum() else 0.0
-            recall = hits / truth.sum()
-            f1 = 2 * precision * recall / (precision + recall) if hits else 0.0
-            rows[t].append((precision, recall, f1))
+            rows[t].append(scores(relevance, truth, t))
     print("| threshold | precision | recall | F1 |")
     print("|---:|---:|---:|---:|")
     best = max(THRESHOLDS, key=lambda t: np.mean([r[2] for r in rows[t]]))

@@ -407,14 +407,11 @@ class ScheduledDriver(Driver):
         self._wake_in(max(0.05, wait / self.clock.speed))
 
     def reward_received(self, forager: str, origin: Any, profit: float, rewarded: bool,
-                        relevance: float | None = None, **kwargs) -> None:
+                        on_topic: bool | None = None, **kwargs) -> None:
         if forager == self.name:
             # the topical mode: a listing is credited for the documents on the topic it led to
-            on_topic = kwargs.get("on_topic")
-            if on_topic is None:
-                on_topic = relevance is None or relevance >= self.mind.config.topic_min_relevance
-            # origin: the listing visit
-            self.mind.on_reward(origin, profit, rewarded, on_topic, url=kwargs.get("url"))
+            # (the agent's judgement; None without a topic); origin: the listing visit
+            self.mind.on_reward(origin, profit, rewarded, on_topic is not False, url=kwargs.get("url"))
 
 
 

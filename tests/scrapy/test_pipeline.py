@@ -213,18 +213,19 @@ def test_a_bad_languages_setting_is_refused():
 
 # -- the topical mode (issue 20) -------------------------------------------------------------
 
-def topical_agent(tmp_path, **settings):
+def topical_agent(tmp_path, texts=("solar panels on every roof", "the council budget vote",
+                                     "wind and solar farms", "a budget for the library"),
+                  store="memory://", topic="solar energy", **settings):
+    """A reinforcing agent with a topic, its idf from a corpus of ``texts`` (their titles)."""
     import gzip
     import json
 
     corpus = tmp_path / "idf.jsonl.gz"
-    texts = ["solar panels on every roof", "the council budget vote", "wind and solar farms",
-             "a budget for the library"]
     with gzip.open(corpus, "wt") as handle:
         for i, text in enumerate(texts):
             handle.write(json.dumps({"url": f"https://c/{i}", "title": text,
                                      "published": "2024-01-01T00:00:00+00:00"}) + "\n")
-    crawler = get_crawler(Spider, {"FORAGERS_STORE": "memory://", "FORAGERS_TOPIC": "solar energy",
+    crawler = get_crawler(Spider, {"FORAGERS_STORE": store, "FORAGERS_TOPIC": topic,
                                    "FORAGERS_TOPIC_CORPUS": str(corpus), **settings})
     crawler.spider = crawler._create_spider("forager")
     pipeline = ReinforcingAgentPipeline.from_crawler(crawler)
@@ -317,26 +318,9 @@ def test_the_novel_line_carries_no_terminal_escape_of_the_page(agent, caplog):
 # -- the topic learns from what the colony reads (issue 32) ---------------------------------
 
 def newswire_agent(tmp_path, store, topic="crude oil output", **settings):
-    import gzip
-    import json
-
     from tests.text.test_feedback import newswire
 
-    corpus = tmp_path / "wire.jsonl.gz"
-    with gzip.open(corpus, "wt") as handle:
-        for i, text in enumerate(newswire(seed=7, oil_words=8)[0]):
-            handle.write(json.dumps({"url": f"https://c/{i}", "title": text,
-                                     "published": "2024-01-01T00:00:00+00:00"}) + "\n")
-    crawler = get_crawler(Spider, {"FORAGERS_STORE": store, "FORAGERS_TOPIC": topic,
-                                   "FORAGERS_TOPIC_CORPUS": str(corpus), **settings})
-    crawler.spider = crawler._create_spider("forager")
-    pipeline = ReinforcingAgentPipeline.from_crawler(crawler)
-    pipeline.open_spider()
-    received = []
-    crawler.signals.connect(lambda **kwargs: received.append(kwargs),
-                            signal=forager_signals.reward_received, weak=False)
-    pipeline.received = received
-    return pipeline
+    return topical_agent(tmp_path, newswire(seed=7, oil_words=8)[0], store=store, topic=topic, **settings)
 
 
 def test_the_colony_learns_one_threshold_and_stops_outputting_what_shares_one_word(tmp_path, caplog):
