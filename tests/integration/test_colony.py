@@ -161,11 +161,12 @@ def test_energy_population_stays_within_bounds(corpus, tmp_path):
             "FORAGERS_FETCH_TTL": 0, "FORAGERS_RUN_DIR": run_dir})
     assert result.returncode == 0, result.log[-3000:]
     summary = json.loads((run_dir / "colony.json").read_text())["energy"]
-    # a run of at least 2,000 pages downloaded; each step page is one energy visit, about one
-    # page in five (a loaded machine's CI run stopped at the 120 s cap with 476 visits)
+    # a run of at least 2,000 pages downloaded; each step page is one energy visit: measured one
+    # page in 9 to 10 (537 visits for 5,004 pages; a loaded machine's run stopped at the 120 s
+    # cap with 476), so at least one in 12
     pages = len(list(read_log(requests)))
     assert pages >= 2000
-    assert summary["visits"] >= pages / 6
+    assert summary["visits"] >= pages / 12
     # The paper's C/(G + C) share of relevant pages holds for relevances that arrive in no
     # order (tests/learning/test_population.py checks it to ±0.012, stationary and drifting).
     # A crawl's are ordered: ties in profit are broken by tanh(w·s), and w drifts as TD learns,
