@@ -171,7 +171,7 @@ def test_a_topical_bench_end_to_end(corpus, tmp_path):
     plot; the same files judged again give the same."""
     out = tmp_path / "topic"
     done = bench(corpus, out, "--topic", "politics", "--crawlers", "scheduled,best_first,bfs",
-                 "--repeats", "1", "--duration", "6", "--speed", "600", "--budget", "40", timeout=170)
+                 "--repeats", "1", "--duration", "4", "--speed", "600", "--budget", "40", timeout=170)
     assert "run 2/5 scheduled@no-topic-r0: ok" in done.stderr
     assert "run 3/5 scheduled@cosine-r0: ok" in done.stderr
     assert "run 4/5 best_first-r0: ok" in done.stderr and "harvest rate" in done.stderr

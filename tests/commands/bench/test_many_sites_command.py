@@ -23,7 +23,7 @@ def test_a_bench_of_three_sites(corpus, tmp_path):
     out = tmp_path / "bench"
     argv = [sys.executable, "-m", "newsforagers.cli", "bench", "--corpus", str(corpus),
             "--out", str(out), "--sites", "3", "--crawlers", "scheduled,bfs", "--repeats", "1",
-            "--duration", "15", "--budget", str(BUDGET), "--no-plots"]
+            "--duration", "10", "--budget", str(BUDGET), "--no-plots"]
     done = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=160,
                           env=dict(os.environ, PYTHONUNBUFFERED="1"))
     assert done.returncode == 0, done.stderr[-3000:]
