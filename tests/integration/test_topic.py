@@ -64,3 +64,63 @@ def test_a_topical_colony_outputs_the_topic_s_new_documents_with_their_relevance
     assert stats.get("newsforagers/topic/fits", 0) >= 1
     assert stats.get("newsforagers/agent/dropped/off_topic", 0) > len(items)
     assert stats["newsforagers/agent/on_topic"] == len(items)
+
+
+def test_two_processes_on_redis_learn_one_topic_state(tmp_path, redis_server):
+    """Issue 32 over processes: the topic state is the colony's, in its store. A second crawl
+    process joining a colony on Redis takes the state the first one fitted (it explains that
+    one, judged on documents it never read), and whatever either fits after is offered to the
+    same place: one state, every output document at or above the floor, each output once."""
+    import hashlib
+    import re
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from newsforagers.store import open_store
+
+    corpus = synth_corpus(tmp_path / "synth.jsonl.gz", days=1, rate=600, sections=8, seed=5,
+                          start=datetime.fromisoformat("2024-03-04T00:00:00+00:00"))
+    section = {urlsplit(a.url).path: a.sections for a in load_corpus(corpus)}
+    # where the colony keeps its topic's state (docs/architecture.md, the store's values)
+    key = "topic:" + hashlib.sha256(TOPIC.encode("utf-8")).hexdigest()[:16]
+    settings = {"FORAGERS_STORE": redis_server.url, "FORAGERS_SEED": 3, "FORAGERS_HOST_RATE": 20,
+                "FORAGERS_BOOTSTRAP_PAGES": 100, "FORAGERS_FETCH_TTL": 0}
+    store = open_store(redis_server.url)
+    try:
+        with ReplayProcess(corpus, speed=SPEED, start="2024-03-04T09:00:00+00:00") as replay, \
+                ThreadPoolExecutor(2) as pool:
+            def crawl(name: str, seconds: float):
+                return pool.submit(crawl_forager, replay.url, tmp_path, seconds=seconds, name=name,
+                                   args={"speed": SPEED, "topic": TOPIC},
+                                   settings={**settings, "FORAGERS_RUN_DIR": tmp_path / f"run-{name}"})
+
+            first = crawl("a", 18)
+            deadline = time.monotonic() + 60
+            while not (fitted := store.get_value(key)):
+                assert time.monotonic() < deadline and not first.done(), "the first process never fitted its topic"
+                time.sleep(0.2)
+            second = crawl("b", 12)
+            a, b = first.result(), second.result()
+        final = store.get_value(key)
+    finally:
+        store.close()
+    for result in (a, b):
+        assert result.returncode == 0, result.log[-3000:]
+        assert "Traceback" not in result.log and " ERROR: " not in result.log, result.log[-3000:]
+    assert "other process(es) host foragers" in b.log  # the second joined the first's colony
+    # the second process began with the colony's state: its one INFO line explains a fit made
+    # on at least the documents the first had judged when it joined, before it judged any
+    explained = [line for line in b.log.splitlines() if "topic: keeping documents with relevance >=" in line]
+    assert len(explained) == 1 and " INFO: " in explained[0], explained
+    judged = int(re.search(r": \d+ of (\d+) so far", explained[0]).group(1))
+    assert judged >= fitted["judged"] >= 20, (explained[0], fitted)
+    # one state, fitted on ever more of the colony's documents, by whichever agent fitted last
+    assert final["documents"] >= fitted["documents"] and final["threshold"] >= MIN_RELEVANCE
+    stats = [colony_stats(result.log) for result in (a, b)]
+    assert sum(s.get("newsforagers/topic/fits", 0) for s in stats) >= 2
+    items = a.items + b.items
+    assert items and all(MIN_RELEVANCE <= item["relevance"] <= 1 for item in items)
+    urls = [item["url"] for item in items]
+    assert len(urls) == len(set(urls))  # each document output once, whichever process found it
+    on_topic = sum("sports" in section.get(urlsplit(u).path, ()) for u in urls)
+    assert on_topic / len(urls) >= 0.9, [(u, section.get(urlsplit(u).path)) for u in urls]
