@@ -235,6 +235,7 @@ class ReinforcingAgentPipeline:
     def _threshold_reason(self) -> str:
         reason = self.learning.threshold.reason
         return {"mixture": "where the scores of the documents read part into the topic's and the rest",
+                "examples": "where the topic's examples part, the scores of the documents read showing no mode yet",
                 "fixed": "FORAGERS_TOPIC_MIN_RELEVANCE"}.get(
                     reason, "FORAGERS_TOPIC_MIN_RELEVANCE: the scores show no mode of the topic's yet")
 

@@ -37,6 +37,15 @@ of equal spread and weight, and one that D misses for a narrow low mode beside a
 and the high component holds at least one document's worth of weight; otherwise (no second
 mode: nothing tells the topic's documents from the rest) the threshold is the floor. The
 threshold is never below the floor (``FORAGERS_TOPIC_MIN_RELEVANCE``).
+
+**A threshold from the user's examples** (when a topic file gives both positive and negative
+ones). Each example is scored by the query the others make (leave-one-out: an example in the
+query would score itself high), and the threshold is the cut between two neighbouring scores
+that leaves the fewest examples on the wrong side — positives below it, negatives at or above
+it — the widest such gap on ties, the lowest on ties of width: its middle, taken when above
+the floor and when it misjudges fewer examples than keeping all of them or none would. It
+stands where the documents read show no mode of the topic's (before the crawl has read enough
+of them, or never): the user's own judgment in place of the bare floor.
 """
 
 from __future__ import annotations
@@ -49,8 +58,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["LearningTopic", "Mixture", "Threshold", "choose_threshold", "crossing", "feedback_query", "fit_mixture",
-           "unit"]
+__all__ = ["LearningTopic", "Mixture", "Threshold", "choose_threshold", "crossing", "example_threshold",
+           "feedback_query", "fit_mixture", "unit"]
 
 #: Ashman's D above which two Gaussians count as separate modes (Ashman et al. 1994).
 SEPARATED_D = 2.0
@@ -203,7 +212,8 @@ def fit_mixture(scores: Sequence[float] | np.ndarray) -> Mixture | None:
 class Threshold:
     """The relevance a document needs, and why: ``"mixture"`` (the crossing of a separated
     mixture), ``"floor"`` (no separated mixture, or a crossing below the floor),
-    ``"too_few"`` (fewer scores than the fit needs); :class:`LearningTopic` adds ``"fixed"``
+    ``"too_few"`` (fewer scores than the fit needs), ``"examples"`` (the user's examples'
+    cut, :func:`example_threshold`); :class:`LearningTopic` adds ``"fixed"``
     (``FORAGERS_TOPIC_THRESHOLD=fixed``: the floor)."""
 
     value: float
@@ -233,6 +243,35 @@ def choose_threshold(scores: Sequence[float] | np.ndarray, floor: float, *,
     return Threshold(value, "mixture", mixture)
 
 
+def example_threshold(positives: Sequence[float], negatives: Sequence[float], floor: float) -> Threshold:
+    """The threshold the user's examples show (the module docstring): the middle of the gap
+    between two neighbouring scores of ``positives`` and ``negatives`` (the examples' scores)
+    that leaves the fewest examples on the wrong side (a positive below it, a negative at or
+    above it), the widest gap on ties, then the lowest. Reason ``"examples"``. The floor
+    (reason ``"floor"``) when that cut is not above ``floor``, without a positive and a
+    negative score, or
+    when the best cut misjudges as many examples as keeping all (every negative) or none (every
+    positive) does."""
+    pos = np.asarray(positives, dtype=np.float64)
+    neg = np.asarray(negatives, dtype=np.float64)
+    if pos.size == 0 or neg.size == 0:
+        return Threshold(floor, "floor")
+    values = np.unique(np.concatenate([pos, neg]))
+    best: tuple[int, float, float] | None = None  # (errors, -width, cut)
+    for low, high in zip(values[:-1], values[1:]):
+        cut = (low + high) / 2.0
+        errors = int((pos < cut).sum() + (neg >= cut).sum())
+        key = (errors, -(high - low), cut)
+        if best is None or key < best:
+            best = key
+    # a cut must misjudge fewer examples than keeping them all (every negative wrong) or none
+    # (every positive wrong) does; else the examples show no part (or every one scored alike)
+    if best is None or best[0] >= min(pos.size, neg.size):
+        return Threshold(floor, "floor")
+    cut = float(best[2])
+    return Threshold(cut, "examples") if cut > floor else Threshold(floor, "floor")
+
+
 class LearningTopic:
     """A :class:`~newsforagers.text.topic.Topic` whose query and threshold learn from the
     documents read (the module docstring's two rules), for the reinforcing agent.
@@ -244,10 +283,12 @@ class LearningTopic:
     scores (``threshold="mixture"``; ``"fixed"``: always ``floor``). :meth:`relevance` is the
     cosine to the query as last fitted (the topic's own before the first fit, moved by the
     examples when there are some). Before ``min_documents`` documents the query is not
-    expanded by the pool and the threshold is the floor. The expanded query is taken, with the
-    threshold its scores show, only when its scores over the pool show the topic as a mode of
-    their own (a separated mixture); else the query stays the topic's own words (moved by the
-    examples, if any) at the floor: without evidence, the user's words are not changed. (With
+    expanded by the pool and the threshold is the floor, or the one the user's examples show
+    (:func:`example_threshold`, with positive and negative examples). The expanded query is
+    taken, with the threshold its scores show, only when its scores over the pool show the
+    topic as a mode of their own (a separated mixture); else the query stays the topic's own
+    words (moved by the examples, if any) at the floor or the examples' threshold: without
+    evidence, the user's words are not changed. (With
     ``feedback`` off, the threshold is the one the words' own scores show, or the floor.) Only
     documents the topic's own cosine accepts at the floor are feedback documents (early in a
     crawl, before any of the topic's documents was read, none is).
@@ -283,6 +324,8 @@ class LearningTopic:
         self._terms: list[str] = []
         if self.feedback and (self.positives or self.negatives):
             self.query = self._expanded([])
+            if threshold == "mixture":
+                self.threshold = self._examples_threshold()
         # checked now: a bad setting should fail at start, not at the first fit
         feedback_query({"x": 1.0}, (), terms=terms, weight=weight, nonrelevant_weight=negative_weight)
 
@@ -317,6 +360,26 @@ class LearningTopic:
                               weight=self.weight, nonrelevant=negatives,
                               nonrelevant_weight=self.negative_weight)
 
+    def _examples_threshold(self) -> Threshold:
+        """:func:`example_threshold` over the user's examples, each scored by the query the
+        other examples make with the topic's words (leave-one-out); the floor without both
+        kinds of example."""
+        if not (self.feedback and self.positives and self.negatives):
+            return Threshold(self.floor, "floor")
+        positives = [self.topic.weights(text) for text in self.positives]
+        negatives = [self.topic.weights(text) for text in self.negatives]
+        words = self.topic.query_weights()
+
+        def query(relevant, nonrelevant):
+            return feedback_query(words, relevant, terms=self.terms, weight=self.weight,
+                                  nonrelevant=nonrelevant, nonrelevant_weight=self.negative_weight)
+
+        scores_in = [self.topic.relevance(text, query=query(positives[:i] + positives[i + 1:], negatives))
+                     for i, text in enumerate(self.positives)]
+        scores_out = [self.topic.relevance(text, query=query(positives, negatives[:j] + negatives[j + 1:]))
+                      for j, text in enumerate(self.negatives)]
+        return example_threshold(scores_in, scores_out, self.floor)
+
     def _compact(self) -> None:
         used = sorted({int(i) for ids, _ in self._pool for i in ids})
         renumber = np.full(len(self._terms), -1, dtype=np.int64)
@@ -349,7 +412,8 @@ class LearningTopic:
         query, scores = own, base
         # with feedback, a learned threshold comes only with the learned query (below); the
         # user's own words keep the floor (a mode of one word's counts is not the topic's)
-        chosen = self._threshold_of(base) if not self.feedback else Threshold(self.floor, "floor")
+        # (or the one the user's examples show, when there are both kinds)
+        chosen = self._threshold_of(base) if not self.feedback else self._examples_threshold()
         if self.feedback:
             ranked = np.lexsort((np.arange(n), -base))[: self.documents]
             relevant = []

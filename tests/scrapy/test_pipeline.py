@@ -398,6 +398,28 @@ def test_a_topic_file_with_examples(tmp_path):
     agent.close_spider()
 
 
+def test_a_topic_file_s_examples_set_the_threshold_from_the_first_document(tmp_path, caplog):
+    """The issue's case: headlines that share one word with the topic, given as negative
+    examples, are dropped from the crawl's first document on, before the colony has read
+    enough to learn anything; the oil news is kept."""
+    from tests.text.test_feedback import OIL_NEGATIVES, OIL_POSITIVES
+
+    topic = tmp_path / "oil.txt"
+    topic.write_text("crude oil output prices\n" + "".join(f"+ {p}\n" for p in OIL_POSITIVES)
+                     + "".join(f"- {n}\n" for n in OIL_NEGATIVES), encoding="utf-8")
+    agent = newswire_agent(tmp_path, f"sqlite:///{tmp_path}/colony.db", topic=f"@{topic}")
+    threshold = agent.learning.threshold
+    assert threshold.reason == "examples" and threshold.value > 0.07
+    one_word = "w010x w011x w012x w013x output w014x w015x w016x w017x"
+    assert agent.topic.relevance(f"\n{one_word}") >= 0.07  # the papers' floor would keep it
+    assert process(agent, topical_send("http://cars/", one_word)) is None
+    assert agent.received[-1]["on_topic"] is False
+    assert agent.crawler.stats.get_value("newsforagers/agent/dropped/off_topic") == 1
+    item = process(agent, topical_send("http://oil/", "saudi crude output opec barrels quota"))
+    assert item is not None and item["relevance"] >= threshold.value
+    agent.close_spider()
+
+
 def test_one_forager_fits_the_colony_s_topic_another_takes_over_when_it_stops(tmp_path):
     from tests.text.test_feedback import newswire
 

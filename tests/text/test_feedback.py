@@ -14,6 +14,7 @@ from newsforagers.text.feedback import (
     Mixture,
     choose_threshold,
     crossing,
+    example_threshold,
     feedback_query,
     unit,
 )
@@ -285,3 +286,81 @@ def test_without_feedback_the_threshold_is_the_words_own_scores():
     assert learning.query is None
     expected = choose_threshold([topic.relevance(t) for t in texts], 0.07, min_mode=10)
     assert (threshold.reason, threshold.value) == pytest.approx((expected.reason, expected.value))
+
+
+@pytest.mark.parametrize("positives, negatives, floor, expected", [
+    # apart: cuts 0.075 (2 wrong), 0.15 (1), 0.25 (0), 0.35 (1), 0.45 (2): the middle of 0.2 and 0.3
+    ([0.3, 0.4, 0.5], [0.05, 0.1, 0.2], 0.07, (0.25, "examples")),
+    # overlapping: 0.15 and 0.4 leave one wrong each (0.25 two); 0.4's gap (0.3 to 0.5) is the wider
+    ([0.2, 0.5], [0.1, 0.3], 0.07, (0.4, "examples")),
+    # two cuts of one wrong and gaps of 0.2 each: the lower, 0.1 (0.3 leaves two wrong)
+    ([0.2, 0.6], [0.0, 0.4], 0.07, (0.1, "examples")),
+    # the examples' cut, 0.03, is under the floor: the floor
+    ([0.05], [0.01], 0.07, (0.07, "floor")),
+    # the negative above the positive: 0.2 misjudges both, keeping all or none one of them
+    ([0.1], [0.3], 0.07, (0.07, "floor")),
+    # one wrong at best (0.2 leaves the negative 0.5 above it), as many as keeping none
+    ([0.3], [0.1, 0.5], 0.07, (0.07, "floor")),
+    ([0.3, 0.4], [], 0.07, (0.07, "floor")),  # no negative example: nothing to cut from
+    ([0.2], [0.2], 0.07, (0.07, "floor")),  # scored alike: no gap at all
+])
+def test_the_threshold_the_examples_show_by_hand(positives, negatives, floor, expected):
+    chosen = example_threshold(positives, negatives, floor)
+    assert (chosen.value, chosen.reason) == (pytest.approx(expected[0]), expected[1])
+
+
+#: The issue's case as a topic file: oil headlines to keep, and the headlines that shared one
+#: word of the topic with them ("Sony To Expand U.K. Television Output", "Gm Output Fell Last
+#: Month", "Turkish Retail Prices Rise") to drop.
+OIL_POSITIVES = ["saudi crude output rises opec quota", "brent crude prices fall on refinery outage",
+                 "opec barrels output cut", "pipeline drilling crude oil"]
+OIL_NEGATIVES = ["w001x television output w002x", "w003x retail prices rise w004x", "w005x car output fell w006x"]
+
+
+def test_examples_set_the_threshold_before_any_document_is_read():
+    texts, oil = newswire()
+    topic = Topic("crude oil output prices", corpus=texts)
+    learning = LearningTopic(topic, floor=0.07, positives=OIL_POSITIVES, negatives=OIL_NEGATIVES)
+    threshold = learning.threshold
+    assert threshold.reason == "examples" and threshold.value > 0.07
+    # each example scored by the query the others make: the negatives under the cut, the positives over
+    for i, text in enumerate(OIL_POSITIVES):
+        other = LearningTopic(topic, floor=0.07, positives=OIL_POSITIVES[:i] + OIL_POSITIVES[i + 1:],
+                              negatives=OIL_NEGATIVES)
+        assert other.relevance(text) >= threshold.value
+    for j, text in enumerate(OIL_NEGATIVES):
+        other = LearningTopic(topic, floor=0.07, positives=OIL_POSITIVES,
+                              negatives=OIL_NEGATIVES[:j] + OIL_NEGATIVES[j + 1:])
+        assert other.relevance(text) < threshold.value
+    # a story sharing one word of the topic passes the papers' floor, not the examples' cut
+    story = "w010x w011x w012x w013x output w014x w015x w016x w017x"
+    assert topic.relevance(story) >= 0.07 > 0 and learning.relevance(story) < threshold.value
+    # on the wire: more of the oil stories than the words at the floor, none of the others
+    words = kept([topic.relevance(t) for t in texts], 0.07, oil)
+    examples = kept([learning.relevance(t) for t in texts], threshold.value, oil)
+    assert examples[0] >= words[0] and examples[1] == 0
+    # with feedback off the examples are not the user's judgment of anything: the floor
+    assert LearningTopic(topic, floor=0.07, feedback=False, positives=OIL_POSITIVES,
+                         negatives=OIL_NEGATIVES).threshold.value == 0.07
+    assert LearningTopic(topic, floor=0.07, threshold="fixed", positives=OIL_POSITIVES,
+                         negatives=OIL_NEGATIVES).threshold.reason == "fixed"
+
+
+def test_the_examples_threshold_stands_until_the_documents_read_show_a_mode():
+    # the documents read show nothing of the topic (one word in common): the examples' cut stays
+    rng = np.random.default_rng(1)
+    vocabulary = [f"w{i:04d}x" for i in range(2000)]
+    texts = ["output " + " ".join(rng.choice(vocabulary, 15 + i % 46)) for i in range(200)]
+    wire, _ = newswire()
+    topic = Topic("crude oil output prices", corpus=wire)
+    learning = LearningTopic(topic, floor=0.07, positives=OIL_POSITIVES, negatives=OIL_NEGATIVES,
+                             min_documents=20, pool=200)
+    before = learning.threshold
+    for text in texts:
+        learning.add(text)
+    assert learning.refit() == before and before.reason == "examples"
+    # a wire with the topic's mode (the pool's 200 newest): the learned query and its mixture's
+    # threshold take over
+    for text in wire:
+        learning.add(text)
+    assert learning.refit().reason == "mixture"
