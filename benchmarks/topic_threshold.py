@@ -39,6 +39,11 @@ over those learnable by name (both)::
     python benchmarks/topic_threshold.py ../shared/data/digitalgov.jsonl.gz --topics 20 --learned
     python benchmarks/topic_threshold.py synth.jsonl.gz --topics 12 --synth-words --learned
 
+With ``--judged K`` each topic is judged a third way: its name and a topic file's examples, as a
+user gives them after a first look at the output by name — the section's first K titles as
+``+ `` lines and the first K other titles the name's words accept at the floor as ``- `` lines
+(``--whole-examples``: title and text) — every measure then over the other articles only.
+
 (docs/benchmarks.md, "Topical mode", "Topical benches" and "Topic feedback").
 """
 
@@ -79,10 +84,13 @@ def scores(relevance: np.ndarray, truth: np.ndarray, threshold) -> tuple[float, 
     return precision, recall, (2 * precision * recall / (precision + recall) if hits else 0.0)
 
 
-def read_as_a_crawl(topic: Topic, documents: list[str]) -> tuple[np.ndarray, np.ndarray, dict]:
+def read_as_a_crawl(topic: Topic, documents: list[str], positives=(),
+                    negatives=()) -> tuple[np.ndarray, np.ndarray, dict]:
     """Each document's learned relevance and the threshold in effect when it was read, in
-    order, with the query and threshold refitted as the colony does; and the last fit's state."""
-    learning = LearningTopic(topic, floor=FORAGERS_TOPIC_MIN_RELEVANCE)
+    order, with the query and threshold refitted as the colony does; and the last fit's state.
+    ``positives`` and ``negatives``: a topic file's examples (``+ `` and ``- `` lines)."""
+    learning = LearningTopic(topic, floor=FORAGERS_TOPIC_MIN_RELEVANCE, positives=positives,
+                             negatives=negatives)
     relevance, thresholds = np.zeros(len(documents)), np.zeros(len(documents))
     fitted_on = 0
     for i, text in enumerate(documents):
@@ -109,14 +117,33 @@ def learnability(documents: list[str], truths: dict[str, np.ndarray]) -> dict[st
     return f1
 
 
-def learned(articles, texts: list[str], sections: list[str], synth_words: bool) -> None:
+def judged_examples(articles, documents: list[str], truth: np.ndarray, topic: Topic, k: int,
+                    whole: bool) -> tuple[list[str], list[str], np.ndarray]:
+    """A user's examples after a first look at the output: the section's first ``k`` articles
+    (``+ ``) and the first ``k`` others the topic's words accept at the floor (``- ``: the
+    misfits output first), as titles or (``whole``) as the documents; and the mask of the
+    articles left to judge (the examples' own left out)."""
+    def text(i: int) -> str:
+        return documents[i].replace("\n", " ") if whole else articles[i].title
+
+    inside = [i for i in range(len(articles)) if truth[i]][:k]
+    misfits = [i for i in range(len(articles))
+               if not truth[i] and topic.relevance(documents[i]) >= FORAGERS_TOPIC_MIN_RELEVANCE][:k]
+    mask = np.ones(len(articles), dtype=bool)
+    mask[inside + misfits] = False
+    return [text(i) for i in inside], [text(i) for i in misfits], mask
+
+
+def learned(articles, texts: list[str], sections: list[str], synth_words: bool, judged: int = 0,
+            whole: bool = False) -> None:
     documents = [f"{a.title}\n{a.text}" for a in articles]  # as the agent reads a document
     truths = {s: np.array([s in a.sections for a in articles]) for s in sections}
     ceiling = learnability(documents, truths)
     at = FORAGERS_TOPIC_MIN_RELEVANCE
+    extra = f" with {judged} + {judged} examples P | R | F1 | their threshold |" if judged else ""
     print("| topic | share | learnable (F1) | name in its documents | before P | R | F1 | after P | R | F1 | "
-          "last threshold | reason | query learned |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|")
+          "last threshold | reason | query learned |" + extra)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|" + ("---:|---:|---:|---|" if judged else ""))
     rows = []
     for section in sections:
         words = topic_text(section, synth_words)
@@ -127,15 +154,26 @@ def learned(articles, texts: list[str], sections: list[str], synth_words: bool) 
         named = set(topic.terms)
         inside = [d for d, t in zip(documents, truth) if t]
         covered = sum(bool(named & set(topic.analyze(d))) for d in inside) / len(inside)
-        before = scores(np.array([topic.relevance(d) for d in documents]), truth, at)
+        mask = np.ones(len(documents), dtype=bool)
+        if judged:
+            positives, negatives, mask = judged_examples(articles, documents, truth, topic, judged, whole)
+        before = scores(np.array([topic.relevance(d) for d in documents])[mask], truth[mask], at)
         relevance, thresholds, state = read_as_a_crawl(topic, documents)
-        after = scores(relevance, truth, thresholds)
+        after = scores(relevance[mask], truth[mask], thresholds[mask])
         learnable = ceiling[section] >= LEARNABLE_F1 and covered >= NAMED_SHARE
-        rows.append((section, learnable, before, after))
-        print(f"| {section} | {truth.mean():.3f} | {ceiling[section]:.2f} | {covered:.2f} | "
-              + " | ".join(f"{v:.3f}" for v in (*before, *after))
-              + f" | {state['threshold']:.3f} | {state['reason']} | "
-              + f"{'yes' if state['query'] else 'no'} |")
+        line = (f"| {section} | {truth.mean():.3f} | {ceiling[section]:.2f} | {covered:.2f} | "
+                + " | ".join(f"{v:.3f}" for v in (*before, *after))
+                + f" | {state['threshold']:.3f} | {state['reason']} | "
+                + f"{'yes' if state['query'] else 'no'} |")
+        if judged:
+            relevance, thresholds, state = read_as_a_crawl(topic, documents, positives, negatives)
+            with_examples = scores(relevance[mask], truth[mask], thresholds[mask])
+            rows.append((section, learnable, before, after, with_examples))
+            line += (" " + " | ".join(f"{v:.3f}" for v in with_examples)
+                     + f" | {thresholds[mask][0]:.3f} → {state['threshold']:.3f} ({state['reason']}) |")
+        else:
+            rows.append((section, learnable, before, after))
+        print(line)
     print()
     print(f"learnable by name: a classifier trained on the labels reaches F1 >= {LEARNABLE_F1} and "
           f"at least {NAMED_SHARE:.0%} of the section's documents hold a word of its name")
@@ -147,6 +185,10 @@ def learned(articles, texts: list[str], sections: list[str], synth_words: bool) 
         low = min(r[3][0] for r in chosen)
         print(f"{name} ({len(chosen)}): before P {mean[0]:.3f} R {mean[1]:.3f} F1 {mean[2]:.3f}; "
               f"after P {mean[3]:.3f} R {mean[4]:.3f} F1 {mean[5]:.3f}; lowest precision after {low:.3f}")
+        if judged:
+            mean = [np.mean([r[4][i] for r in chosen]) for i in range(3)]
+            print(f"{name} ({len(chosen)}), with {judged} + {judged} examples: P {mean[0]:.3f} "
+                  f"R {mean[1]:.3f} F1 {mean[2]:.3f}; lowest precision {min(r[4][0] for r in chosen):.3f}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -164,7 +206,15 @@ def main(argv: list[str] | None = None) -> None:
                         help="before/after per topic: the papers' cosine at the default threshold "
                         "against the learned topic read as a crawl reads, with each section's "
                         "learnability")
+    parser.add_argument("--judged", type=int, default=0, metavar="K",
+                        help="with --learned: also each topic by its name and a topic file's "
+                        "examples, K + lines (the section's first K titles) and K - lines (the first "
+                        "K other titles its words accept), judged on the other articles")
+    parser.add_argument("--whole-examples", action="store_true",
+                        help="with --judged: the examples are the articles' title and text, not titles")
     args = parser.parse_args(argv)
+    if args.judged and not args.learned:
+        parser.error("--judged goes with --learned")
     if args.learned and args.examples is not None:
         parser.error("--learned describes each topic by its name: leave --examples out")
     if args.examples is not None and not 0 < args.examples < 1:
@@ -185,7 +235,7 @@ def main(argv: list[str] | None = None) -> None:
     sections = [s for s, _ in counts.most_common(args.topics)]
     if args.learned:
         print(f"{len(articles)} documents judged, topics: {', '.join(sections)}")
-        learned(articles, texts, sections, args.synth_words)
+        learned(articles, texts, sections, args.synth_words, args.judged, args.whole_examples)
         return
     rows = {t: [] for t in THRESHOLDS}
     per_topic = []

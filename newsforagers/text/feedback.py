@@ -40,10 +40,12 @@ threshold is never below the floor (``FORAGERS_TOPIC_MIN_RELEVANCE``).
 
 **A threshold from the user's examples** (when a topic file gives both positive and negative
 ones). Each example is scored by the query the others make (leave-one-out: an example in the
-query would score itself high), and the threshold is the cut between two neighbouring scores
-that leaves the fewest examples on the wrong side — positives below it, negatives at or above
-it — the widest such gap on ties, the lowest on ties of width: its middle, taken when above
-the floor and when it misjudges fewer examples than keeping all of them or none would. It
+query would score itself high); of the cuts between two neighbouring scores that leave the
+fewest examples on the wrong side (positives below, negatives above), the lowest, and the
+threshold just above the highest score it leaves out: what scores like a negative example is
+dropped, anything higher kept (a few positives say little of how low the topic's documents
+score; the negatives say what to drop). It is taken when above the floor and when it misjudges
+fewer examples than keeping all of them or none would. It
 stands where the documents read show no mode of the topic's (before the crawl has read enough
 of them, or never): the user's own judgment in place of the bare floor.
 """
@@ -244,32 +246,30 @@ def choose_threshold(scores: Sequence[float] | np.ndarray, floor: float, *,
 
 
 def example_threshold(positives: Sequence[float], negatives: Sequence[float], floor: float) -> Threshold:
-    """The threshold the user's examples show (the module docstring): the middle of the gap
-    between two neighbouring scores of ``positives`` and ``negatives`` (the examples' scores)
-    that leaves the fewest examples on the wrong side (a positive below it, a negative at or
-    above it), the widest gap on ties, then the lowest. Reason ``"examples"``. The floor
-    (reason ``"floor"``) when that cut is not above ``floor``, without a positive and a
-    negative score, or
-    when the best cut misjudges as many examples as keeping all (every negative) or none (every
-    positive) does."""
+    """The threshold the user's examples show (the module docstring): of the cuts between two
+    neighbouring scores of ``positives`` and ``negatives`` (the examples' scores), the lowest
+    of those that leave the fewest examples on the wrong side (a positive below the cut, a
+    negative above it); the threshold is just above the highest score that cut leaves out (a
+    document scoring like a negative example is dropped, one scoring any higher kept). Reason
+    ``"examples"``. The floor (reason ``"floor"``) without a positive and a negative score,
+    when that threshold is not above ``floor``, or when the cut misjudges as many examples as
+    keeping all of them (every negative) or none (every positive) does."""
     pos = np.asarray(positives, dtype=np.float64)
     neg = np.asarray(negatives, dtype=np.float64)
     if pos.size == 0 or neg.size == 0:
         return Threshold(floor, "floor")
     values = np.unique(np.concatenate([pos, neg]))
-    best: tuple[int, float, float] | None = None  # (errors, -width, cut)
+    best: tuple[int, float] | None = None  # (errors, the highest score left out)
     for low, high in zip(values[:-1], values[1:]):
-        cut = (low + high) / 2.0
-        errors = int((pos < cut).sum() + (neg >= cut).sum())
-        key = (errors, -(high - low), cut)
-        if best is None or key < best:
-            best = key
+        errors = int((pos <= low).sum() + (neg >= high).sum())
+        if best is None or (errors, low) < best:
+            best = (errors, float(low))
     # a cut must misjudge fewer examples than keeping them all (every negative wrong) or none
     # (every positive wrong) does; else the examples show no part (or every one scored alike)
     if best is None or best[0] >= min(pos.size, neg.size):
         return Threshold(floor, "floor")
-    cut = float(best[2])
-    return Threshold(cut, "examples") if cut > floor else Threshold(floor, "floor")
+    value = float(np.nextafter(best[1], np.inf))
+    return Threshold(value, "examples") if value > floor else Threshold(floor, "floor")
 
 
 class LearningTopic:

@@ -289,17 +289,16 @@ def test_without_feedback_the_threshold_is_the_words_own_scores():
 
 
 @pytest.mark.parametrize("positives, negatives, floor, expected", [
-    # apart: cuts 0.075 (2 wrong), 0.15 (1), 0.25 (0), 0.35 (1), 0.45 (2): the middle of 0.2 and 0.3
-    ([0.3, 0.4, 0.5], [0.05, 0.1, 0.2], 0.07, (0.25, "examples")),
-    # overlapping: 0.15 and 0.4 leave one wrong each (0.25 two); 0.4's gap (0.3 to 0.5) is the wider
-    ([0.2, 0.5], [0.1, 0.3], 0.07, (0.4, "examples")),
-    # two cuts of one wrong and gaps of 0.2 each: the lower, 0.1 (0.3 leaves two wrong)
-    ([0.2, 0.6], [0.0, 0.4], 0.07, (0.1, "examples")),
-    # the examples' cut, 0.03, is under the floor: the floor
+    # apart: only the cut between 0.2 and 0.3 leaves none wrong: just above 0.2
+    ([0.3, 0.4, 0.5], [0.05, 0.1, 0.2], 0.07, (0.2, "examples")),
+    # overlapping: the cuts above 0.1 and above 0.3 leave one wrong each (above 0.2, two): the
+    # lower, though the gap from 0.3 to 0.6 is the wider
+    ([0.15, 0.6], [0.1, 0.3], 0.07, (0.1, "examples")),
+    # the examples' cut, just above 0.01, is under the floor: the floor
     ([0.05], [0.01], 0.07, (0.07, "floor")),
-    # the negative above the positive: 0.2 misjudges both, keeping all or none one of them
+    # the negative above the positive: the cut misjudges both, keeping all or none one of them
     ([0.1], [0.3], 0.07, (0.07, "floor")),
-    # one wrong at best (0.2 leaves the negative 0.5 above it), as many as keeping none
+    # one wrong at best (the negative 0.5 above the cut), as many as keeping none
     ([0.3], [0.1, 0.5], 0.07, (0.07, "floor")),
     ([0.3, 0.4], [], 0.07, (0.07, "floor")),  # no negative example: nothing to cut from
     ([0.2], [0.2], 0.07, (0.07, "floor")),  # scored alike: no gap at all
@@ -307,6 +306,8 @@ def test_without_feedback_the_threshold_is_the_words_own_scores():
 def test_the_threshold_the_examples_show_by_hand(positives, negatives, floor, expected):
     chosen = example_threshold(positives, negatives, floor)
     assert (chosen.value, chosen.reason) == (pytest.approx(expected[0]), expected[1])
+    if chosen.reason == "examples":  # just above the score left out: that score is dropped
+        assert chosen.value > expected[0]
 
 
 #: The issue's case as a topic file: oil headlines to keep, and the headlines that shared one
