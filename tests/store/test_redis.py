@@ -277,9 +277,10 @@ def _start_requests(url, name, barrier, queue):
     barrier.wait(timeout=60)
     starts, end = [], time.time() + 3.0
     while time.time() < end:
+        asked = time.time()
         wait = store.reserve_start("budget.example", 10, 1.0 * 1.05, 0.105)
-        if wait == 0:
-            starts.append(time.time())
+        if wait == 0:  # the start was granted at a moment between the ask and the answer
+            starts.append((asked, time.time()))
         else:
             time.sleep(min(wait, max(0.0, end - time.time())))
     queue.put(starts)
@@ -321,9 +322,13 @@ def test_eight_processes_competing_for_the_last_place_one_wins(redis_server):
 
 
 def test_a_host_budget_holds_across_processes(redis_server):
-    starts = sorted(t for result in race(redis_server.url, _start_requests, processes=4) for t in result)
-    # no second of the run holds more than the cap, whichever second it is
-    busiest = max(sum(1 for t in starts[i:] if t - start < 1.0) for i, start in enumerate(starts))
+    starts = sorted(tuple(t) for result in race(redis_server.url, _start_requests, processes=4) for t in result)
+    # No second of the run holds more than the cap, whichever second it is: no 11 starts were
+    # granted, each between its ask and its answer, all within one second. (Judged on those
+    # bounds, not on a stamp taken after the answer: on a loaded machine a process stamped one
+    # start late enough to see 11 stamps in a second of 10 grants.)
+    busiest = max(sum(1 for asked, answered in starts if asked >= start and answered < start + 1.0)
+                  for start, _ in starts)
     assert busiest <= 10
     # and the budget is spent: about 10 a second (the spacing allows 9.5) for 3 s
     assert len(starts) >= 0.7 * 10 * 3
