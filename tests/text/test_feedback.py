@@ -16,6 +16,7 @@ from newsforagers.text.feedback import (
     crossing,
     example_threshold,
     feedback_query,
+    leave_one_out_scores,
     unit,
 )
 from newsforagers.text.topic import Topic
@@ -365,3 +366,38 @@ def test_the_examples_threshold_stands_until_the_documents_read_show_a_mode():
     for text in wire:
         learning.add(text)
     assert learning.refit().reason == "mixture"
+
+
+def _cosine(page: dict, query: dict) -> float:
+    dot = sum(w * query.get(t, 0.0) for t, w in page.items())
+    norms = math.sqrt(sum(w * w for w in page.values())) * math.sqrt(sum(w * w for w in query.values()))
+    return 0.0 if norms == 0.0 else min(1.0, max(0.0, dot / norms))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_leave_one_out_scores_are_those_of_one_feedback_query_an_example(seed):
+    """The one-pass scores against the definition: for each example, feedback_query over the
+    other examples and the cosine to it; with ties among the expansion terms (a repeated
+    example, m = 3), an empty example, and a lone positive or negative."""
+    rng = np.random.default_rng(seed)
+    vocabulary = [f"t{i}" for i in range(12)]
+
+    def vector():
+        terms = rng.choice(vocabulary, int(rng.integers(1, 6)), replace=False)
+        return {str(t): float(rng.choice([1.0, 2.0, 3.5])) for t in terms}
+
+    positives = [vector() for _ in range(int(rng.integers(1, 5)))]
+    negatives = [vector() for _ in range(int(rng.integers(1, 4)))]
+    if seed % 2:
+        positives += [dict(positives[0]), {}]  # a tie, and an example without a term
+    query = {"t0": 1.0, "t1": 2.0}
+    inside, outside = leave_one_out_scores(query, positives, negatives, terms=3, weight=0.5,
+                                           nonrelevant_weight=0.25)
+    for i, page in enumerate(positives):
+        expected = _cosine(page, feedback_query(query, positives[:i] + positives[i + 1:], nonrelevant=negatives,
+                                                terms=3, weight=0.5))
+        assert inside[i] == pytest.approx(expected, abs=1e-12), i
+    for j, page in enumerate(negatives):
+        expected = _cosine(page, feedback_query(query, positives, nonrelevant=negatives[:j] + negatives[j + 1:],
+                                                terms=3, weight=0.5))
+        assert outside[j] == pytest.approx(expected, abs=1e-12), j
