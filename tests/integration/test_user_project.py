@@ -210,7 +210,10 @@ def stop_when(processes: list[subprocess.Popen], until, timeout: float = 100.0) 
             raise AssertionError("a crawl did not end after SIGINT") from None
 
 
-def several_foragers_found(out: Path, dropped: Path, foragers: int = 3) -> bool:
+def several_foragers_found(out: Path, dropped: Path, foragers: int = 2) -> bool:
+    # Two finders, as check_output asks: a user's project from `scrapy startproject` sets
+    # DOWNLOAD_DELAY = 1, which the colony folds into one request a second for all its
+    # foragers, and waiting for a third finder ran the crawl to its 90 s limit (30-95 s a run).
     return len({item["forager"] for item in items_of(out)}) >= foragers and len(lines_of(dropped)) >= 3
 
 
@@ -236,7 +239,7 @@ def check_output(tmp_path: Path, feeds: list[Path], store_url: str, index: Path,
     assert dropped and not dropped & set(urls)
     assert set(urls) | dropped == set(seen)  # every document the pipeline saw: output or dropped
     # items of foragers other than the root's first forager went through the pipelines too (the
-    # crawl waits for three finders; on a loaded machine the root may find all but a few: two)
+    # crawl waits for two finders)
     assert len({item["forager"] for item in items}) >= 2
     store = open_store(store_url)
     try:
@@ -297,9 +300,8 @@ def test_two_crawl_processes_on_one_redis_output_each_document_once(corpus, tmp_
                              {**settings, "FORAGERS_RUN_DIR": tmp_path / "run-b"}, env)
 
         def both_found() -> bool:
-            return all(items_of(feed) for feed in feeds) and \
-                len({item["forager"] for feed in feeds for item in items_of(feed)}) >= 3 and \
-                len(lines_of(tmp_path / "dropped.txt")) >= 3
+            # (a finder in each process: two foragers at least, as check_output asks)
+            return all(items_of(feed) for feed in feeds) and len(lines_of(tmp_path / "dropped.txt")) >= 3
 
         stop_when([first, second], both_found)
     assert first.returncode == 0 and second.returncode == 0, logs[1].read_text()[-3000:]
