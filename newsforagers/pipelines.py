@@ -67,7 +67,7 @@ from newsforagers.logs import tag_forager_logs
 from newsforagers.pages.document import StructuredDocument, detect_language, structured_document
 from newsforagers.store import DocumentRecord, open_store
 from newsforagers.terminal import printable
-from newsforagers.topics import build_topic, learning_topic
+from newsforagers.topics import build_topic, learning_topic, topic_text
 
 logger = logging.getLogger(__name__)
 
@@ -127,7 +127,9 @@ class ReinforcingAgentPipeline:
             self.topic = topic or build_topic(self.config, None)
         if self.topic is not None and self.learning is None:
             self.learning = learning_topic(self.config, self.topic)
-            digest = hashlib.sha256(self.config.topic.strip().encode("utf-8")).hexdigest()[:16]
+            # the topic's text (a topic file's contents, not its path): a file edited between two
+            # runs is another topic, and what was learned of the old one is not taken back
+            digest = hashlib.sha256(topic_text(self.config.topic).strip().encode("utf-8")).hexdigest()[:16]
             self._topic_key = f"topic:{digest}"
             self._sync_topic(opening=True)  # what the colony learned of this topic before (a resumed crawl)
         forager = self.context.name if self.context is not None else None

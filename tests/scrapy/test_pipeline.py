@@ -420,6 +420,23 @@ def test_a_topic_file_s_examples_set_the_threshold_from_the_first_document(tmp_p
     agent.close_spider()
 
 
+def test_the_colony_s_topic_state_is_keyed_by_the_topic_file_s_text_not_its_path(tmp_path):
+    topic = tmp_path / "oil.txt"
+    store = f"sqlite:///{tmp_path}/colony.db"
+    keys = []
+    for text in ("crude oil output\n", "crude oil output\n", "crude oil output\n+ opec barrels quota\n"):
+        topic.write_text(text, encoding="utf-8")
+        agent = newswire_agent(tmp_path, store, topic=f"@{topic}")
+        keys.append(agent._topic_key)
+        agent.close_spider()
+    # the same text, the same state; the file edited (an example added), another topic
+    assert keys[0] == keys[1] != keys[2]
+    # ... and the words given inline are the same topic as a file holding them
+    inline = newswire_agent(tmp_path, store, topic="crude oil output")
+    assert inline._topic_key == keys[0]
+    inline.close_spider()
+
+
 def test_one_forager_fits_the_colony_s_topic_another_takes_over_when_it_stops(tmp_path):
     from tests.text.test_feedback import newswire
 
