@@ -52,7 +52,6 @@ of them, or never): the user's own judgment in place of the bare floor.
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -79,14 +78,105 @@ def unit(vector: Mapping[str, float]) -> dict[str, float]:
     return {term: float(w) / norm for term, w in vector.items() if w}
 
 
-def _mean_of_units(vectors: Sequence[Mapping[str, float]]) -> dict[str, float]:
-    total: dict[str, float] = {}
-    units = [unit(v) for v in vectors]
-    units = [u for u in units if u]
-    for u in units:
-        for term, w in u.items():
-            total[term] = total.get(term, 0.0) + w
-    return {term: w / len(units) for term, w in total.items()} if units else {}
+def _check(terms: int, weight: float, nonrelevant_weight: float) -> None:
+    if terms < 1:
+        raise ValueError(f"terms ({terms}) must be at least 1")
+    for name, value in (("weight", weight), ("nonrelevant_weight", nonrelevant_weight)):
+        if not 0.0 <= value <= 1.0:
+            raise ValueError(f"{name} ({value}) must be within [0, 1]")
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """Vectors as sparse rows over a :class:`_Space`'s terms: their tf·idf weights, norms,
+    units, where each has a term, and the units' and presences' sums over the rows."""
+
+    raw: object
+    norms: np.ndarray
+    units: object
+    present: object
+    total: np.ndarray
+    counts: np.ndarray
+
+    def mean_without(self, row: int | None = None) -> np.ndarray | None:
+        """The mean of the non-empty units, but ``row``'s (None when none is left), zero where
+        no other unit has the term (as a mean of dicts leaves it out)."""
+        total, counts, left = self.total, self.counts, int((self.norms > 0).sum())
+        if row is not None:
+            total = total - self.units[row].toarray().ravel()
+            counts = counts - self.present[row].toarray().ravel()
+            left -= int(self.norms[row] > 0)
+        if left == 0:
+            return None
+        return np.where(counts > 0, total / left, 0.0)
+
+    def cosine(self, row: int, vector: np.ndarray) -> float:
+        """The cosine of row ``row`` and ``vector``, in [0, 1] (0 for an empty one)."""
+        length, norm = float(np.linalg.norm(vector)), float(self.norms[row])
+        if norm == 0.0 or length == 0.0:
+            return 0.0
+        return min(1.0, max(0.0, float(self.raw[row].toarray().ravel() @ vector) / (norm * length)))
+
+
+class _Space:
+    """The module docstring's update over dense vectors of the terms of a query and its
+    feedback and negative vectors, the terms sorted (the index order is the terms' order, by
+    which ties among expansion terms are broken): :func:`feedback_query` and
+    :func:`leave_one_out_scores` both compute ``q'`` here."""
+
+    def __init__(self, query: Mapping[str, float], *groups: Sequence[Mapping[str, float]], terms: int,
+                 weight: float, nonrelevant_weight: float):
+        _check(terms, weight, nonrelevant_weight)
+        self.terms, self.weight, self.nonrelevant_weight = terms, weight, nonrelevant_weight
+        self.vocabulary = sorted({*query, *(t for group in groups for v in group for t in v)})
+        self.index = {term: i for i, term in enumerate(self.vocabulary)}
+        self.base = np.zeros(len(self.vocabulary))
+        for term, w in unit(query).items():
+            self.base[self.index[term]] = w
+        if not self.base.any():
+            raise ValueError("feedback_query: the query has no term of positive weight")
+
+    def rows(self, vectors: Sequence[Mapping[str, float]]) -> _Rows:
+        from scipy.sparse import csr_matrix
+
+        data, columns, pointers = [], [], [0]
+        for vector in vectors:
+            kept = [(self.index[t], float(w)) for t, w in vector.items() if w]
+            columns.extend(i for i, _ in kept)
+            data.extend(w for _, w in kept)
+            pointers.append(len(columns))
+        raw = csr_matrix((np.asarray(data, dtype=np.float64), np.asarray(columns, dtype=np.int64),
+                          np.asarray(pointers)), shape=(len(vectors), len(self.vocabulary)))
+        norms = np.sqrt(np.asarray(raw.multiply(raw).sum(axis=1)).ravel())
+        units = csr_matrix(raw.multiply(1.0 / np.where(norms > 0, norms, 1.0)[:, np.newaxis]))
+        present = csr_matrix((units > 0).astype(np.float64))
+        return _Rows(raw, norms, units, present, np.asarray(units.sum(axis=0)).ravel(),
+                     np.asarray(present.sum(axis=0)).ravel())
+
+    def expanded(self, feedback: np.ndarray | None, negative: np.ndarray | None) -> np.ndarray:
+        """``q'`` from the feedback mean F and the negative mean N (None: none), components ≤ 0
+        dropped."""
+        expanded = self.base.copy()
+        if feedback is not None:
+            top = _top(feedback, self.terms)
+            chosen = np.zeros_like(feedback)
+            chosen[top] = feedback[top]
+            expanded = (1.0 - self.weight) * self.base + self.weight * chosen / np.linalg.norm(chosen)
+        if negative is not None:
+            expanded = expanded - np.where(expanded != 0.0, self.nonrelevant_weight * negative, 0.0)
+        return np.where(expanded > 0.0, expanded, 0.0)
+
+
+def _top(values: np.ndarray, m: int) -> np.ndarray:
+    """The indices of the ``m`` largest positive ``values``, ties by the lower index (the
+    earlier term)."""
+    support = np.flatnonzero(values > 0.0)
+    if support.size <= m:
+        return support
+    kth = np.partition(values[support], support.size - m)[support.size - m]  # the m-th largest
+    above = support[values[support] > kth]
+    tied = support[values[support] == kth][: m - above.size]
+    return np.concatenate([above, tied])
 
 
 def feedback_query(query: Mapping[str, float], relevant: Sequence[Mapping[str, float]] = (), *,
@@ -101,27 +191,10 @@ def feedback_query(query: Mapping[str, float], relevant: Sequence[Mapping[str, f
     the documents' order). Without relevant vectors the query's unit comes back (minus γN).
     ``ValueError`` for an empty query, ``terms`` < 1, or a weight outside [0, 1].
     """
-    if terms < 1:
-        raise ValueError(f"terms ({terms}) must be at least 1")
-    for name, value in (("weight", weight), ("nonrelevant_weight", nonrelevant_weight)):
-        if not 0.0 <= value <= 1.0:
-            raise ValueError(f"{name} ({value}) must be within [0, 1]")
-    base = unit(query)
-    if not base:
-        raise ValueError("feedback_query: the query has no term of positive weight")
-    expanded = dict(base)
-    feedback = _mean_of_units(relevant)
-    if feedback:
-        top = heapq.nsmallest(terms, feedback.items(), key=lambda item: (-item[1], item[0]))
-        top_unit = unit(dict(top))
-        expanded = {term: (1.0 - weight) * w for term, w in base.items()}
-        for term, w in top_unit.items():
-            expanded[term] = expanded.get(term, 0.0) + weight * w
-    negative = _mean_of_units(nonrelevant)
-    if negative:
-        expanded = {term: w - nonrelevant_weight * negative.get(term, 0.0)
-                    for term, w in expanded.items()}
-    return {term: w for term, w in expanded.items() if w > 0.0}
+    space = _Space(query, relevant, nonrelevant, terms=terms, weight=weight,
+                   nonrelevant_weight=nonrelevant_weight)
+    vector = space.expanded(space.rows(relevant).mean_without(), space.rows(nonrelevant).mean_without())
+    return {space.vocabulary[i]: float(vector[i]) for i in np.flatnonzero(vector)}
 
 
 @dataclass(frozen=True)
@@ -245,106 +318,22 @@ def choose_threshold(scores: Sequence[float] | np.ndarray, floor: float, *,
     return Threshold(value, "mixture", mixture)
 
 
-@dataclass(frozen=True)
-class _Rows:
-    """Examples as sparse rows (:func:`leave_one_out_scores`): their tf·idf vectors, norms,
-    units, where each has a term, and the units' and presences' sums over the rows."""
-
-    raw: object
-    norms: np.ndarray
-    units: object
-    present: object
-    total: np.ndarray
-    counts: np.ndarray
-
-
-def _top(values: np.ndarray, m: int) -> np.ndarray:
-    """The indices of the ``m`` largest positive ``values``, ties by the lower index (the
-    earlier term: indices follow the terms' order), as :func:`feedback_query` breaks them."""
-    support = np.flatnonzero(values > 0.0)
-    if support.size <= m:
-        return support
-    kth = np.partition(values[support], support.size - m)[support.size - m]  # the m-th largest
-    above = support[values[support] > kth]
-    tied = support[values[support] == kth][: m - above.size]
-    return np.concatenate([above, tied])
-
-
 def leave_one_out_scores(query: Mapping[str, float], positives: Sequence[Mapping[str, float]],
                          negatives: Sequence[Mapping[str, float]], *, terms: int = 50,
                          weight: float = 0.5, nonrelevant_weight: float = 0.25) -> tuple[np.ndarray, np.ndarray]:
     """Each example's cosine to the query the other examples make: positive i's to
     ``feedback_query(query, positives but i, nonrelevant=negatives)``, negative j's to
-    ``feedback_query(query, positives, nonrelevant=negatives but j)`` (tf·idf vectors in,
-    the same numbers as those calls, up to rounding), in one pass over sparse rows: k examples
-    of V terms cost O(k·V), not k calls over all k examples each."""
-    from scipy.sparse import csr_matrix
-
-    feedback_query(query, (), terms=terms, weight=weight, nonrelevant_weight=nonrelevant_weight)  # checks
-    vocabulary = sorted({*query, *(t for v in positives for t in v), *(t for v in negatives for t in v)})
-    index = {term: i for i, term in enumerate(vocabulary)}
-    width = len(vocabulary)
-
-    def rows(vectors):
-        data, columns, pointers = [], [], [0]
-        for vector in vectors:
-            kept = [(index[t], float(w)) for t, w in vector.items() if w]
-            columns.extend(i for i, _ in kept)
-            data.extend(w for _, w in kept)
-            pointers.append(len(columns))
-        raw = csr_matrix((np.asarray(data, dtype=np.float64), np.asarray(columns, dtype=np.int64),
-                          np.asarray(pointers)), shape=(len(vectors), width))
-        norms = np.sqrt(np.asarray(raw.multiply(raw).sum(axis=1)).ravel())
-        units = csr_matrix(raw.multiply(1.0 / np.where(norms > 0, norms, 1.0)[:, np.newaxis]))
-        present = csr_matrix((units > 0).astype(np.float64))
-        return _Rows(raw, norms, units, present, np.asarray(units.sum(axis=0)).ravel(),
-                    np.asarray(present.sum(axis=0)).ravel())
-
-    base = np.zeros(width)
-    for term, w in unit(query).items():
-        base[index[term]] = w
-
-    def expanded_by(feedback: np.ndarray | None) -> np.ndarray:
-        if feedback is None:
-            return base.copy()
-        top = _top(feedback, terms)
-        chosen = np.zeros(width)
-        chosen[top] = feedback[top]
-        return (1.0 - weight) * base + weight * chosen / np.linalg.norm(chosen)
-
-    def away_from(expanded: np.ndarray, negative: np.ndarray | None) -> np.ndarray:
-        if negative is not None:
-            support = expanded != 0.0
-            expanded = expanded - np.where(support, nonrelevant_weight * negative, 0.0)
-        return np.where(expanded > 0.0, expanded, 0.0)
-
-    def cosine(raw_row: np.ndarray, norm: float, vector: np.ndarray) -> float:
-        length = np.linalg.norm(vector)
-        if norm == 0.0 or length == 0.0:
-            return 0.0
-        return min(1.0, max(0.0, float(raw_row @ vector) / (norm * length)))
-
-    def mean_without(rows: _Rows, row: int | None) -> np.ndarray | None:
-        """The mean of the non-empty units but ``row``'s (None when none is left), zero where no
-        other unit has the term (as a mean of dicts leaves it out)."""
-        total, counts, left = rows.total, rows.counts, int((rows.norms > 0).sum())
-        if row is not None:
-            total = total - rows.units[row].toarray().ravel()
-            counts = counts - rows.present[row].toarray().ravel()
-            left -= int(rows.norms[row] > 0)
-        if left == 0:
-            return None
-        return np.where(counts > 0, total / left, 0.0)
-
-    def score(rows: _Rows, row: int, vector: np.ndarray) -> float:
-        return cosine(rows.raw[row].toarray().ravel(), rows.norms[row], vector)
-
-    good, bad = rows(positives), rows(negatives)
-    everyone = mean_without(bad, None)
-    inside = np.array([score(good, i, away_from(expanded_by(mean_without(good, i)), everyone))
+    ``feedback_query(query, positives, nonrelevant=negatives but j)`` (tf·idf vectors in), the
+    sums over the examples taken once: k examples of V terms cost O(k·V), not k calls over all
+    k examples each."""
+    space = _Space(query, positives, negatives, terms=terms, weight=weight,
+                   nonrelevant_weight=nonrelevant_weight)
+    good, bad = space.rows(positives), space.rows(negatives)
+    everyone = bad.mean_without()
+    inside = np.array([good.cosine(i, space.expanded(good.mean_without(i), everyone))
                        for i in range(len(positives))])
-    with_all = expanded_by(mean_without(good, None))
-    outside = np.array([score(bad, j, away_from(with_all, mean_without(bad, j)))
+    every_positive = good.mean_without()
+    outside = np.array([bad.cosine(j, space.expanded(every_positive, bad.mean_without(j)))
                         for j in range(len(negatives))])
     return inside, outside
 
