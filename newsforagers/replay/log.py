@@ -58,8 +58,17 @@ def busiest_second(times: Iterable[float]) -> int:
 
 
 def read_log(path: str | Path) -> Iterator[Record]:
-    """The records of a request log, skipping a last line still being written."""
-    with open(path, encoding="utf-8") as lines:
-        for line in lines:
-            if line.endswith("\n"):
-                yield json.loads(line)
+    """The records of a JSON-lines log (a request log, a crawl's items) that may still be being
+    written: its complete lines, the last line left out while it has no newline.
+
+    The file is read as one stream of bytes, not line by line: a writer's line can reach the
+    disk a page at a time, and a line-by-line reader that met the end of the file in the middle
+    of one returned the part it had (left out) and then, on its next read, the rest of it as a
+    line of its own, which is not JSON."""
+    with open(path, "rb") as stream:
+        partial = b""
+        for block in iter(lambda: stream.read(1 << 20), b""):
+            *lines, partial = (partial + block).split(b"\n")
+            for line in lines:
+                if line.strip():
+                    yield json.loads(line)

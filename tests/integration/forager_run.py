@@ -15,6 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Callable
 
+from newsforagers.replay.log import read_log
+
 REPO = Path(__file__).resolve().parents[2]
 POLL = 0.1  # seconds between two checks of a crawl's ``until`` condition
 
@@ -117,8 +119,7 @@ def read_jsonl(path: Path) -> list[dict]:
     does not exist): what a running crawl has recorded so far."""
     if not path.exists():
         return []
-    with open(path, encoding="utf-8") as lines:
-        return [json.loads(line) for line in lines if line.endswith("\n")]
+    return list(read_log(path))
 
 
 def load_truth(path: Path) -> dict[str, datetime]:
