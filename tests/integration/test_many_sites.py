@@ -21,9 +21,10 @@ SPEED = 600
 def test_a_stalled_answer_on_one_host_does_not_delay_the_other_host_s_requests(tmp_path):
     corpus = synth_corpus(tmp_path / "synth.jsonl.gz", days=2, rate=200, sections=6, seed=5)
     requests, seeds, profiles = tmp_path / "requests.jsonl", tmp_path / "seeds.txt", tmp_path / "profiles.json"
-    # site 1 stalls a third of its answers for 20 s (headers, then nothing): one forager holds
+    # site 1 stalls a third of its answers for 5 s (headers, then nothing; the crawl's close waits
+    # for the last of them): one forager holds
     # both sites, one request in flight by default on a fast site
-    profiles.write_text(json.dumps({"sites": {"1": {"stall_share": 0.33, "stall_seconds": 20}}}))
+    profiles.write_text(json.dumps({"sites": {"1": {"stall_share": 0.33, "stall_seconds": 5}}}))
     with ReplayProcess(corpus, speed=SPEED, start=START, log_path=requests,
                        extra_args=["--sites", "2", "--site-profiles", str(profiles), "--seeds", str(seeds)]):
         hosts = [line[len("http://"):-1] for line in seeds.read_text().splitlines()]
