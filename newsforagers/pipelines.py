@@ -132,6 +132,10 @@ class ReinforcingAgentPipeline:
             digest = hashlib.sha256(topic_text(self.config.topic).strip().encode("utf-8")).hexdigest()[:16]
             self._topic_key = f"topic:{digest}"
             self._sync_topic(opening=True)  # what the colony learned of this topic before (a resumed crawl)
+            if not self._topic_fitted_on and self.learning.threshold.reason == "examples":
+                # nothing learned yet, and the user's examples set the threshold: said at once,
+                # since it is in force from the first document on
+                self._explain(self.learning.state(), first=self._is_root())
         forager = self.context.name if self.context is not None else None
         if forager is not None and self.store.get_score(forager) is None:
             self.store.set_score(forager, self.rules.score_init)
@@ -310,7 +314,8 @@ class ReinforcingAgentPipeline:
 
     def _explain(self, state: dict, first: bool) -> None:
         """The topic state in effect, in the stats; in the log once a colony at INFO (its
-        first fit, or the state a resumed crawl's root takes back), else at DEBUG."""
+        first fit, or the state a resumed crawl's root takes back; and at its start, the
+        threshold the user's examples set), else at DEBUG."""
         stats = self.crawler.stats
         stats.set_value("newsforagers/topic/threshold", round(self._threshold(), 6))
         stats.set_value("newsforagers/topic/judged", int(state.get("judged", 0)))
