@@ -36,7 +36,7 @@ CRAWLER_NAMES = ("wlrl", "wl", "rl", "scheduled", "bfs", "hubs", "adaptive", "fe
 #: ``TOPIC_CRAWLERS``, ``scheduled,bfs,best_first``).
 DEFAULT_CRAWLERS = tuple(name for name in CRAWLER_NAMES if name not in ("feeds", "best_first"))
 #: ``--topic-words``'s choices (evaluation/bench/config.py's ``TOPIC_WORDS``)
-TOPIC_WORDS = ("name", "examples")
+TOPIC_WORDS = ("name", "examples", "name+examples")
 #: ``--split``'s choices (evaluation/bench/config.py's ``SPLITS``)
 SPLITS = ("auto", "section", "hash")
 
@@ -125,7 +125,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="how the topical crawlers are told the topic: its name, as a reader "
                         "would type it (default), or examples: the titles of the section's "
                         "articles published before the window, written to OUT/topic.txt and "
-                        "given as -a topic=@OUT/topic.txt")
+                        "given as -a topic=@OUT/topic.txt; or name+examples: a topic file as a "
+                        "user writes one, the name, those titles as '+ ' lines and as many other "
+                        "sections' titles as '- ' lines (best_first takes the name alone)")
     parser.add_argument("--sweep", action="store_true",
                         help="run each crawler at several values of its cost knob (scheduled: "
                         "poll yield; adaptive, feeds: interval scale; hubs: interval) and draw "

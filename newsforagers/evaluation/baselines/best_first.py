@@ -11,6 +11,7 @@ from newsforagers.errors import ForagersUsageError
 from newsforagers.evaluation.baselines.common import BaselineSpider, positive
 from newsforagers.pages import Page
 from newsforagers.pages.links import base_url, link_contexts
+from newsforagers.topics import topic_spec
 
 # -- best_first ------------------------------------------------------------------------------
 
@@ -102,7 +103,9 @@ class Frontier:
 
 
 def read_topic(topic: str | None) -> str:
-    """The topic text of ``-a topic``: the words given, or a file's text for ``@PATH``;
+    """The topic text of ``-a topic``: the words given, or a file's text for ``@PATH`` (of a
+    file with examples, ``+ `` and ``- `` lines, its words: best_first learns nothing from
+    examples, and a negative example's words are not the topic's; docs/topics.md);
     :class:`ForagersUsageError` when there is none."""
     if topic is None or not topic.strip():
         raise ForagersUsageError(f"best_first needs a topic: {TOPIC_USAGE}")
@@ -116,7 +119,7 @@ def read_topic(topic: str | None) -> str:
                                  f"{TOPIC_USAGE}") from None
     if not text.strip():
         raise ForagersUsageError(f"topic file {str(path)!r} is empty; {TOPIC_USAGE}")
-    return text
+    return topic_spec(text).words
 
 
 class BestFirstSpider(BaselineSpider):

@@ -32,8 +32,10 @@ TOPICAL = COLONIES + ("best_first",)
 PROFILES = ("hard", "easy")
 #: How a topical benchmark describes its topic to the crawlers (``--topic-words``): ``name``,
 #: the section's name as a reader would type it; ``examples``, the titles of the section's
-#: articles published before the window (a longer text, given as ``-a topic=@FILE``).
-TOPIC_WORDS = ("name", "examples")
+#: articles published before the window (a longer text, given as ``-a topic=@FILE``);
+#: ``name+examples``, a topic file as docs/topics.md's *Examples* has users write it: the name,
+#: those titles as ``+ `` lines and as many other sections' titles as ``- `` lines.
+TOPIC_WORDS = ("name", "examples", "name+examples")
 #: How a many-site benchmark (``--sites N``) splits the corpus into sites (the replay's
 #: ``--split``): by section when there are enough of them, by section, or by a hash of the URL.
 SPLITS = ("auto", "section", "hash")

@@ -214,9 +214,16 @@ def describe_plan(config: BenchConfig, start: str) -> str:
                      f"with every site's home page; the budget is per host")
     if config.topic is not None:
         given = [c for c in config.crawlers if c in TOPICAL]
-        words = (f"{len((config.topic_text or '').splitlines())} example titles in "
-                 f"{topic_argument(config)[1:]}" if config.topic_words == "examples"
-                 else f"words {config.topic_text!r}")
+        lines_of = (config.topic_text or "").splitlines()
+        if config.topic_words == "examples":
+            words = f"{len(lines_of)} example titles in {topic_argument(config)[1:]}"
+        elif config.topic_words == "name+examples":
+            words = (f"words {lines_of[0] if lines_of else ''!r} with "
+                     f"{sum(line.startswith('+ ') for line in lines_of)} titles of it and "
+                     f"{sum(line.startswith('- ') for line in lines_of)} of other sections as examples "
+                     f"in {topic_argument(config)[1:]}")
+        else:
+            words = f"words {config.topic_text!r}"
         lines.append(f"topic: section {config.topic!r}, {words}, given to "
                      f"{', '.join(given) or 'no crawler'}"
                      + ("; scheduled@no-topic: the colony without it, the topic lag's reference; "

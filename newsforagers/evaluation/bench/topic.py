@@ -15,8 +15,11 @@ With ``--topic-words examples`` the topic is described instead by example: the t
 section's articles published before the window (:func:`example_text`), as a user would describe
 "more like these" with ``-a topic=@FILE``. An editorial tag is often a topic its name does not
 say (digital.gov's ``emerging-tech`` posts seldom contain the words), and the examples are
-what the site itself filed under it; none of them is a document the run is judged on. The
-crawlers read the text from :data:`TOPIC_FILE` in the benchmark's directory
+what the site itself filed under it; none of them is a document the run is judged on. With
+``--topic-words name+examples`` the file is one a user writes (docs/topics.md, *Examples*): the
+section's words, its titles as ``+ `` lines, and as many titles of the other sections as ``- ``
+lines (:func:`labelled_text`), from which the colony also sets its threshold; best_first takes
+the words alone. The crawlers read the text from :data:`TOPIC_FILE` in the benchmark's directory
 (:func:`write_topic_file`, :func:`topic_argument`)."""
 
 from __future__ import annotations
@@ -74,6 +77,26 @@ def example_text(section: str, examples: Mapping[str, Sequence[str]]) -> str:
     return "\n".join(titles) + "\n"
 
 
+def labelled_text(section: str, words: str, examples: Mapping[str, Sequence[str]]) -> str:
+    """A topic file of ``section`` as a user writes one: ``words`` on the first line, the
+    section's titles in ``examples`` (:func:`example_text`'s) as ``+ `` lines, then as many
+    titles of the other sections as ``- `` lines, taken in turn from each other section (in
+    ``examples``' order), newest first, none that is also one of the section's."""
+    positives = example_text(section, examples).splitlines()
+    own = set(positives)
+    others = [[" ".join(t.split()) for t in reversed(titles) if isinstance(t, str)]
+              for name, titles in examples.items() if name != section]
+    negatives: list[str] = []
+    for turn in range(max((len(titles) for titles in others), default=0)):
+        for titles in others:
+            if len(negatives) < len(positives) and turn < len(titles):
+                title = titles[turn]
+                if title and title not in own and title not in negatives:
+                    negatives.append(title)
+    return "".join([words.strip() + "\n", *(f"+ {t}\n" for t in positives),
+                    *(f"- {t}\n" for t in negatives)])
+
+
 def resolve_topic(config: BenchConfig, sections: Sequence[str],
                   examples: Mapping[str, Sequence[str]] | None = None) -> BenchConfig:
     """``config`` with its topic's words (``topic_text``, unless it has some already), checked
@@ -95,6 +118,9 @@ def resolve_topic(config: BenchConfig, sections: Sequence[str],
     if not text:
         if config.topic_words == "examples":
             text = example_text(config.topic, examples or {})
+        elif config.topic_words == "name+examples":
+            text = labelled_text(config.topic, section_words(config.topic, is_synthetic(sections)),
+                                 examples or {})
         else:
             text = section_words(config.topic, is_synthetic(sections))
     return replace(config, topic_text=text)
@@ -104,7 +130,7 @@ def topic_argument(config: BenchConfig) -> str:
     """The value of the crawlers' ``-a topic=``: the words themselves, or for a topic
     described by examples ``@`` and the path of :data:`TOPIC_FILE` in the benchmark's
     directory (written by :func:`write_topic_file`)."""
-    if config.topic_words == "examples":
+    if config.topic_words != "name":
         return "@" + str(Path(config.out) / TOPIC_FILE)
     return config.topic_text or ""
 
@@ -112,7 +138,7 @@ def topic_argument(config: BenchConfig) -> str:
 def write_topic_file(config: BenchConfig) -> Path | None:
     """Write a topic described by examples to :data:`TOPIC_FILE` in the benchmark's directory
     (which must exist) and return its path; None when the topic is given as words."""
-    if config.topic is None or config.topic_words != "examples" or not config.topic_text:
+    if config.topic is None or config.topic_words == "name" or not config.topic_text:
         return None
     path = Path(config.out) / TOPIC_FILE
     path.write_text(config.topic_text, encoding="utf-8")
@@ -133,5 +159,5 @@ def topic_documents(truth: Iterable[Mapping], section: str) -> set[str]:
     return found
 
 
-__all__ = ["SHOWN_SECTIONS", "TOPIC_FILE", "example_text", "is_synthetic", "resolve_topic",
+__all__ = ["SHOWN_SECTIONS", "TOPIC_FILE", "example_text", "is_synthetic", "labelled_text", "resolve_topic",
            "section_words", "topic_argument", "topic_documents", "write_topic_file"]

@@ -51,3 +51,23 @@ def test_a_topic_plan_gives_its_words_to_the_colony_and_best_first(corpus, tmp_p
                      "politics", "--crawlers", "wlrl,oracle", "--feeds", "0.5", "--dry-run"]) == 0
     crawls = [line for line in capsys.readouterr().out.splitlines() if "scrapy crawl" in line]
     assert len(crawls) == 3 * 2 and all((words in line) == ("crawl forager" in line) for line in crawls)
+
+
+def test_a_topic_named_and_labelled_by_example_is_planned_as_a_topic_file(corpus, tmp_path, capsys):
+    from newsforagers.commands import bench as command
+    from newsforagers.evaluation.bench import config
+
+    # the command's choices are the benchmark's (kept apart so that parsing imports nothing heavy)
+    assert command.TOPIC_WORDS == config.TOPIC_WORDS and command.SPLITS == config.SPLITS
+    out = tmp_path / "out"
+    assert cli.main(["bench", "--corpus", str(corpus), "--out", str(out), "--topic", "politics",
+                     "--topic-words", "name+examples", "--start", "2024-01-02T07:00:00+00:00",
+                     "--repeats", "1", "--dry-run"]) == 0
+    plan = capsys.readouterr().out
+    described = [line for line in plan.splitlines() if line.startswith("topic: section 'politics'")]
+    assert len(described) == 1 and "words 'the parliament" in described[0], plan
+    assert " titles of it and " in described[0] and f"as examples in {out / 'topic.txt'}" in described[0]
+    positives = int(described[0].split(" with ")[1].split()[0])
+    assert positives > 0 and f"and {positives} of other sections" in described[0]
+    crawls = [line for line in plan.splitlines() if "scrapy crawl" in line]
+    assert ["topic=@$OUT/topic.txt" in line for line in crawls] == [True, False, True, False, True]

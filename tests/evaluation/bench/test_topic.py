@@ -13,6 +13,7 @@ from newsforagers.evaluation.bench.site import earlier_titles, prepare_site
 from newsforagers.evaluation.bench.topic import (
     TOPIC_FILE,
     is_synthetic,
+    labelled_text,
     resolve_topic,
     section_words,
     topic_argument,
@@ -113,6 +114,32 @@ def test_a_topic_described_by_examples(tmp_path):
     named = resolve_topic(replace(config, topic_words="name"), ["solar", "wind"], examples)
     assert topic_argument(named) == "solar" and write_topic_file(named) is None
     assert not (tmp_path / "other").exists()
+
+
+def test_a_topic_described_by_its_name_and_labelled_examples(tmp_path):
+    examples = {"solar": ("Cheap  panels", "Rooftop solar, again"),
+                "wind": ("Wind farms", "Offshore turbines", "Rooftop solar, again"),
+                "coal": ("Pits close",), "tides": ()}
+    config = BenchConfig(corpus="c", out=str(tmp_path), topic="solar", topic_words="name+examples")
+    resolved = resolve_topic(config, ["solar", "wind", "coal", "tides"], examples)
+    # the name, the section's titles, then as many other titles, each other section's newest in
+    # turn ("wind"'s is the section's own too: not a negative), then their second newest...
+    assert resolved.topic_text == ("solar\n+ Cheap panels\n+ Rooftop solar, again\n"
+                                   "- Pits close\n- Offshore turbines\n")
+    assert labelled_text("coal", "coal", examples) == "coal\n+ Pits close\n- Rooftop solar, again\n"
+    # written to the topic file the crawlers are given; the colony reads the name as its words
+    # and the lines as its examples, best_first the name alone
+    path = write_topic_file(resolved)
+    assert topic_argument(resolved) == "@" + str(path)
+    from newsforagers.evaluation.baselines import read_topic
+    from newsforagers.topics import topic_spec
+
+    spec = topic_spec(path.read_text(encoding="utf-8"))
+    assert (spec.words, spec.positives, spec.negatives) == (
+        "solar", ("Cheap panels", "Rooftop solar, again"), ("Pits close", "Offshore turbines"))
+    assert read_topic(topic_argument(resolved)) == "solar"
+    with pytest.raises(BenchError, match="no article of section 'tides'"):
+        resolve_topic(replace(config, topic="tides"), ["solar", "wind", "coal", "tides"], examples)
 
 
 def test_topic_words_are_checked():
