@@ -126,10 +126,12 @@ class ReinforcingAgentPipeline:
             topic = self.context.topic if self.context is not None else None
             self.topic = topic or build_topic(self.config, None)
         if self.topic is not None and self.learning is None:
-            self.learning = learning_topic(self.config, self.topic)
-            # the topic's text (a topic file's contents, not its path): a file edited between two
-            # runs is another topic, and what was learned of the old one is not taken back
-            digest = hashlib.sha256(topic_text(self.config.topic).strip().encode("utf-8")).hexdigest()[:16]
+            # the topic's text (a topic file's contents, not its path), read once: its examples,
+            # and the key of its state: a file edited between two runs is another topic, and
+            # what was learned of the old one is not taken back
+            text = topic_text(self.config.topic)
+            self.learning = learning_topic(self.config, self.topic, text)
+            digest = hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:16]
             self._topic_key = f"topic:{digest}"
             self._sync_topic(opening=True)  # what the colony learned of this topic before (a resumed crawl)
             if not self._topic_fitted_on and self.learning.threshold.reason == "examples":

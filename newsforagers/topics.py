@@ -77,13 +77,13 @@ def build_topic(config: ForagersConfig, encoder=None):
         raise ForagersUsageError(f"topic: {exc}") from None
 
 
-def learning_topic(config: ForagersConfig, topic):
+def learning_topic(config: ForagersConfig, topic, text: str | None = None):
     """The reinforcing agent's topic (:class:`~newsforagers.text.feedback.LearningTopic`):
     ``topic`` (:func:`build_topic`'s) with the feedback and threshold of the settings and the
-    examples of the topic's text."""
+    examples of the topic's text (``text``: :func:`topic_text`'s, when the caller read it)."""
     from newsforagers.text.feedback import LearningTopic
 
-    spec = topic_spec(topic_text(config.topic))
+    spec = topic_spec(text if text is not None else topic_text(config.topic))
     feedback = config.topic_feedback != "off"
     return LearningTopic(topic, floor=config.topic_min_relevance, feedback=feedback,
                          threshold=config.topic_threshold, documents=config.topic_feedback_documents,

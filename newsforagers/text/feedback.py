@@ -446,22 +446,27 @@ class LearningTopic:
         """The cosine of ``text`` to the query as last fitted, in [0, 1]."""
         return self.topic.relevance(text, query=self.query)
 
-    def _expanded(self, relevant: list[dict[str, float]]) -> dict[str, float]:
-        positives = [self.topic.weights(text) for text in self.positives]
-        negatives = [self.topic.weights(text) for text in self.negatives]
+    def _example_vectors(self) -> tuple[list[dict[str, float]], list[dict[str, float]]]:
+        """The user's positive and negative examples as tf·idf vectors, with the topic's idf as
+        it is now (online idf changes as documents are read)."""
+        return ([self.topic.weights(text) for text in self.positives],
+                [self.topic.weights(text) for text in self.negatives])
+
+    def _expanded(self, relevant: list[dict[str, float]], examples=None) -> dict[str, float]:
+        positives, negatives = examples if examples is not None else self._example_vectors()
         return feedback_query(self.topic.query_weights(), [*positives, *relevant], terms=self.terms,
                               weight=self.weight, nonrelevant=negatives,
                               nonrelevant_weight=self.negative_weight)
 
-    def _examples_threshold(self) -> Threshold:
-        """:func:`example_threshold` over the user's examples, each scored by the query the
-        other examples make with the topic's words (leave-one-out); the floor without both
-        kinds of example."""
+    def _examples_threshold(self, examples=None) -> Threshold:
+        """:func:`example_threshold` over the user's examples (``examples``: their vectors,
+        :meth:`_example_vectors`'s), each scored by the query the other examples make with the
+        topic's words (leave-one-out); the floor without both kinds of example."""
         if not (self.feedback and self.positives and self.negatives):
             return Threshold(self.floor, "floor")
+        positives, negatives = examples if examples is not None else self._example_vectors()
         scores_in, scores_out = leave_one_out_scores(
-            self.topic.query_weights(), [self.topic.weights(text) for text in self.positives],
-            [self.topic.weights(text) for text in self.negatives], terms=self.terms,
+            self.topic.query_weights(), positives, negatives, terms=self.terms,
             weight=self.weight, nonrelevant_weight=self.negative_weight)
         return example_threshold(scores_in, scores_out, self.floor)
 
@@ -492,13 +497,16 @@ class LearningTopic:
         norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
         norms[norms == 0.0] = np.inf  # a document without a term scores 0
         # the user's own query: the topic's words, moved by the examples when there are some
-        own = self._expanded([]) if self.feedback and (self.positives or self.negatives) else None
+        # (the examples' vectors once a fit: the own query, the learned one and the examples'
+        # threshold all read them)
+        examples = self._example_vectors() if self.feedback else ([], [])
+        own = self._expanded([], examples) if self.feedback and (self.positives or self.negatives) else None
         base = self._scores(x, norms, own if own is not None else self.topic.query_weights())
         query, scores = own, base
         # with feedback, a learned threshold comes only with the learned query (below); the
         # user's own words keep the floor (a mode of one word's counts is not the topic's)
         # (or the one the user's examples show, when there are both kinds)
-        chosen = self._threshold_of(base) if not self.feedback else self._examples_threshold()
+        chosen = None
         if self.feedback:
             ranked = np.lexsort((np.arange(n), -base))[: self.documents]
             relevant = []
@@ -508,7 +516,7 @@ class LearningTopic:
                 start, end = x.indptr[row], x.indptr[row + 1]
                 relevant.append({self._terms[j]: float(w) for j, w in zip(x.indices[start:end], x.data[start:end])})
             if relevant:
-                expanded = self._expanded(relevant)
+                expanded = self._expanded(relevant, examples)
                 learned = self._scores(x, norms, expanded)
                 separate = self._threshold_of(learned)
                 # The learned query and its threshold are taken only when its scores show the
@@ -516,8 +524,12 @@ class LearningTopic:
                 # evidence, no change (docs/algorithms.md, "Topic feedback").
                 if separate.reason == "mixture":
                     query, scores, chosen = expanded, learned, separate
+        if self.mode == "fixed":
+            chosen = Threshold(self.floor, "fixed")
+        elif chosen is None:  # (computed only when the learned query's threshold is not taken)
+            chosen = self._threshold_of(base) if not self.feedback else self._examples_threshold(examples)
         self.query = query
-        self.threshold = chosen if self.mode == "mixture" else Threshold(self.floor, "fixed")
+        self.threshold = chosen
         self.judged = n
         self.kept = int((scores >= self.threshold.value).sum())
         return self.threshold

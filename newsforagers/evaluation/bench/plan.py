@@ -22,6 +22,7 @@ from newsforagers.evaluation.bench.config import (
 )
 from newsforagers.evaluation.bench.sweep import Variant, variants
 from newsforagers.evaluation.bench.topic import topic_argument
+from newsforagers.topics import topic_spec
 
 #: Wall seconds between two snapshots of a colony (its population and scores over time).
 SNAPSHOT_INTERVAL = 1.0
@@ -214,14 +215,13 @@ def describe_plan(config: BenchConfig, start: str) -> str:
                      f"with every site's home page; the budget is per host")
     if config.topic is not None:
         given = [c for c in config.crawlers if c in TOPICAL]
-        lines_of = (config.topic_text or "").splitlines()
         if config.topic_words == "examples":
-            words = f"{len(lines_of)} example titles in {topic_argument(config)[1:]}"
+            words = (f"{len((config.topic_text or '').splitlines())} example titles in "
+                     f"{topic_argument(config)[1:]}")
         elif config.topic_words == "name+examples":
-            words = (f"words {lines_of[0] if lines_of else ''!r} with "
-                     f"{sum(line.startswith('+ ') for line in lines_of)} titles of it and "
-                     f"{sum(line.startswith('- ') for line in lines_of)} of other sections as examples "
-                     f"in {topic_argument(config)[1:]}")
+            spec = topic_spec(config.topic_text or "")
+            words = (f"words {spec.words!r} with {len(spec.positives)} titles of it and "
+                     f"{len(spec.negatives)} of other sections as examples in {topic_argument(config)[1:]}")
         else:
             words = f"words {config.topic_text!r}"
         lines.append(f"topic: section {config.topic!r}, {words}, given to "
