@@ -420,9 +420,11 @@ class SQLiteStore(ColonyStore):
                 found = db.execute(f"SELECT url FROM urls WHERE url IN ({marks})", chunk)
                 taken.update(row[0] for row in found)
             touched = db.execute("SELECT COALESCE(MAX(touched), 0) FROM urls").fetchone()[0]
-            # Counted once, then kept up to date: nobody else writes during the transaction
-            # (one by one counts the table at each check). Rows not written yet count too.
-            count = self.url_count() if self.url_records_max else 0
+            # The table is counted at the batch's first check only (a count reads the whole
+            # table: at every batch it cost as much as the rest of the claim on a long crawl),
+            # then kept up to date: nobody else writes during the transaction (one by one
+            # counts the table at each check). Rows not written yet count too.
+            count: int | None = None
             insert = "INSERT INTO urls (url, record, touched) VALUES (?, ?, ?)"
             claimed: list[str] = []
             rows: list[tuple[str, str, int]] = []
@@ -432,15 +434,18 @@ class SQLiteStore(ColonyStore):
                 touched += 1
                 rows.append((url, text, touched))
                 claimed.append(url)
-                count += 1
+                if count is not None:
+                    count += 1
                 self._puts += 1
-                if (self.url_records_max and self._puts % self._check_every == 0
-                        and count > self.url_records_max):
-                    db.executemany(insert, rows)
-                    rows = []
-                    gone = self._evict_oldest(count - self.url_records_max)
-                    count -= len(gone)
-                    taken.difference_update(gone)
+                if self.url_records_max and self._puts % self._check_every == 0:
+                    if count is None:
+                        count = self.url_count() + len(rows)
+                    if count > self.url_records_max:
+                        db.executemany(insert, rows)
+                        rows = []
+                        gone = self._evict_oldest(count - self.url_records_max)
+                        count -= len(gone)
+                        taken.difference_update(gone)
             db.executemany(insert, rows)
             db.execute("COMMIT")
             return claimed
