@@ -114,6 +114,7 @@ class ForagersConfig:
     schedule_visit_yield: float = _default("schedule_visit_yield")
     schedule_rhythm: bool = _default("schedule_rhythm")
     schedule_credit: str = _default("schedule_credit")
+    schedule_family_complete: bool = _default("schedule_family_complete")
     explore_share: float = _default("explore_share")
     explore_steps: int = _default("explore_steps")
     explore_patience: int = _default("explore_patience")

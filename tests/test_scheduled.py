@@ -1067,6 +1067,92 @@ def _polled(seeds: list[str]) -> ScheduledMind:
                          np.random.default_rng(0), encoder=OneHot(), seeds=seeds)
 
 
+def _family_forager(family: bool = True) -> ScheduledMind:
+    """A forager polling a day archive and a section on each of the hosts a, b and c, every
+    listing due every 5 minutes (threshold 0)."""
+    seeds = [f"http://{h}/{path}" for h in "abc" for path in ("archive/2024/01/01/", "section/politics/")]
+    config = ForagersConfig.from_settings({
+        "FORAGERS_N_CLUSTERS": K, "FORAGERS_BOOTSTRAP_PAGES": K, "FORAGERS_EXPLORE_SHARE": 0.0,
+        "FORAGERS_SCHEDULE_THRESHOLD": 0.0, "FORAGERS_SCHEDULE_PRIORITY": "return",
+        "FORAGERS_SCHEDULE_MIN_INTERVAL": 300.0, "FORAGERS_SCHEDULE_FAMILY_COMPLETE": family})
+    return ScheduledMind("f1", config, schedule_from_config(config, seeds), np.ones(K),
+                         np.random.default_rng(0), encoder=OneHot(), seeds=seeds)
+
+
+def _family_round(forager: ScheduledMind, minutes: float, shows: dict[str, bool],
+                  day: dict[str, dict[str, float]]) -> None:
+    """Every due listing read at ``minutes``, host by host, each host's section before its day
+    archive. An archive shows a story of its own and the host's stories of the day so far
+    (``day``: host -> story -> when published). After 0, on a host of ``shows``, the section
+    first dates a new story that the archive then shows too (True: a visit that checked another
+    listing's story with no hole) or not (False: a hole). A host not in ``shows`` publishes
+    nothing a section dates: its archive's visits check nothing."""
+    now = at(minutes)
+    visits = _listing_visits(forager, now)
+    for host in "abc":
+        archive, section = f"http://{host}/archive/2024/01/01/", f"http://{host}/section/politics/"
+        stories = day.setdefault(host, {f"http://{host}/2024/01/01/{host}1/": at(-30)})
+        section_shows = {}
+        if minutes > 0 and host in shows:
+            new = f"http://{host}/2024/01/01/{host}-s{minutes:g}/"
+            section_shows = {new: now - 20 * 60}
+            if shows[host]:
+                stories[new] = now - 20 * 60
+        for url, shown in ((section, section_shows), (archive, stories)):
+            if url in visits:
+                listed = {story: datetime.fromtimestamp(when, UTC) for story, when in shown.items()}
+                forager.on_page(visits[url], now, text="c1", links=list(listed), published=None, listed=listed)
+    _harvest(forager, now)
+
+
+@pytest.mark.parametrize("family", [True, False])
+def test_a_day_archive_proven_complete_on_two_other_hosts_is_complete_on_a_quiet_one(family):
+    # hosts a and b: one visit each of their day archive checked a story their section dated
+    # first, with no hole (one visit: neither is proven on its own host). Host c has no story a
+    # section dates, so its archive's visits check nothing: with its family proven on a and b,
+    # its second visit without a hole makes it complete, and c's section then waits the window
+    forager, day = _family_forager(family), {}
+    for minutes in (0, 60):
+        _family_round(forager, minutes, {"a": True, "b": True}, day)
+    assert forager._has_complete("http://c/section/politics/") is family
+    assert forager.counters.family_complete == int(family)  # (newsforagers/family_complete)
+    # a and b themselves: the family is proven on one other host only
+    assert not forager._has_complete("http://a/section/politics/")
+    assert not forager._has_complete("http://b/section/politics/")
+    # c's section at its next visit: subsumed (a floor of the window) with the family's support
+    _family_round(forager, 120, {}, day)
+    assert forager.schedule.entry("http://c/section/politics/").subsumed is family
+    assert not forager.schedule.entry("http://a/section/politics/").subsumed
+
+
+def test_a_hole_on_any_host_withdraws_the_family_s_support():
+    forager, day = _family_forager(), {}
+    for minutes in (0, 60):
+        _family_round(forager, minutes, {"a": True, "b": True}, day)
+    assert forager._has_complete("http://c/section/politics/")
+    # a's archive misses a story its section dated first: a hole in the family
+    _family_round(forager, 120, {"a": False}, day)
+    assert not forager._has_complete("http://c/section/politics/")
+
+
+def test_a_day_archive_is_not_complete_once_its_day_has_ended():
+    # proven complete on its own host (two visits that checked the section's stories), until
+    # the site's clock passes the end of the day its URL names: it shows no later story
+    forager = _family_forager(family=False)
+    for minutes, story in ((0, None), (60, "s1"), (120, "s2")):
+        now = at(minutes)
+        visits = _listing_visits(forager, now)
+        section, archive = "http://a/section/politics/", "http://a/archive/2024/01/01/"
+        names = [name for name in ("s1", "s2") if story and name <= story]
+        listed = {f"http://a/2024/01/01/{name}/": dated(10, now) for name in names}
+        forager.on_page(visits[section], now, text="c1", links=list(listed), published=None, listed=listed)
+        forager.on_page(visits[archive], now, text="c1", links=list(listed), published=None, listed=listed)
+        _harvest(forager, now)
+    assert forager._has_complete("http://a/section/politics/")
+    forager.next_fetch(at(13 * 60))  # 2024-01-02 01:00 by the site's clock: the day has ended
+    assert not forager._has_complete("http://a/section/politics/")
+
+
 def test_yesterdays_archive_is_read_once_after_todays_shows_a_story_then_never_again():
     today, yesterday = HOME + "archive/2024/01/01/", HOME + "archive/2023/12/31/"
     forager = _polled([today, yesterday])
@@ -1107,7 +1193,8 @@ def test_a_listing_beside_one_that_shows_every_story_of_its_host_waits_a_window(
     # its own. Once two visits of the archive had no hole while checking a story the section
     # dated first, the archive is complete, and the section's next visit finds it subsumed:
     # no prior, no spare visits, a floor of the whole window (24 h)
-    archive, section = HOME + "archive/2024/01/01/", HOME + "section/politics/"
+    # (a "latest" page: a day's archive is complete only until its day ends, below)
+    archive, section = HOME + "latest/", HOME + "section/politics/"
     forager = _polled([archive, section])
     story = {name: HOME + f"2024/01/01/{name}/" for name in ("a1", "s1", "s2", "a2", "a3")}
     rounds = [  # minutes; the pages in the order read, with their stories' ages in minutes

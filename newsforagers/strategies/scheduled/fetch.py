@@ -49,6 +49,7 @@ class ScheduledCounters(ForagerCounters):
     listed_credits: int = 0  # novel documents credited to a listing that showed them after another
     subsumed: int = 0  # listing visits while another listing of the host shows every story
     not_needed: int = 0  # listings met on a host with a complete listing: not added
+    family_complete: int = 0  # day archives taken as complete on their family's proof on other hosts
     days_closed: int = 0  # past days' pages read after their site moved on: never polled again
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from newsforagers.config import ForagersConfig
 from newsforagers.learning.bounded import Bounded
-from newsforagers.learning.schedule import Entry, HubSchedule, host_of, of_the_past, shape
+from newsforagers.learning.schedule import Entry, HubSchedule, host_of, of_the_past, shape, url_day_end
 from newsforagers.pages import SentMemory
 from newsforagers.strategies.common import Encoder, EncoderBootstrap, Mind
 from newsforagers.strategies.scheduled.budget import BACKLOG, BACKLOG_AGE, STORY_DATES, BudgetRules, listed_rate
@@ -130,6 +130,10 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._completeness: Bounded[str, tuple[float, int, int]] = Bounded(schedule.capacity)
         self._host_dated: dict[str, dict[str, tuple[float, str]]] = {}
         self._complete: dict[str, str] = {}
+        # a URL family's (shape's) completeness over the hosts: (its listings' visits without a
+        # hole that checked another listing's story, their visits with a hole, up to three of
+        # the hosts of the former)
+        self._family_checks: Bounded[str, tuple[int, int, frozenset[str]]] = Bounded(schedule.capacity)
         self._novel: Bounded[str, None] = Bounded(max(1, memory_size))
         self._explore_previous: np.ndarray | None = None
         self._fruitless = 0
@@ -378,6 +382,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
         self._visits[fetch.visit] = (listing, False)
         # (unchanged since its last read: still subsumed while its host's complete listing is)
+        self._take_complete(fetch.url)
         self.counters.days_closed += self.schedule.visited(
             fetch.url, 0, listed_rate(self._listed.get(fetch.url, ()), now, self._hours()), now=now,
             subsumed=self._has_complete(fetch.url))
@@ -540,7 +545,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         the oldest story the listing shows (since its previous visit when it dates nothing) and
         before the visit began, is not on it. A listing is complete once two of its visits had
         no hole while checking a story another listing dated first (its own stories prove
-        nothing), and none had a hole."""
+        nothing), and none had a hole; a day's page also when its family is proven on other
+        hosts (:meth:`_proven`)."""
         host = self._host(listing)
         entry = self.schedule.entry(listing)
         begun = entry.last if entry is not None and entry.last is not None else now
@@ -548,6 +554,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         shown = set(links)
         record = self._completeness.get(listing)
         evidence = misses = 0
+        checked = False  # (this visit proved something: a hole, or another listing's story shown)
         if record is not None:
             since, evidence, misses = record
             if listed:
@@ -555,9 +562,24 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             expected = [(url, by) for url, (published, by) in known.items() if since <= published <= begun]
             if any(url not in shown for url, _ in expected):
                 misses += 1
+                checked = True
             elif any(by != listing for _, by in expected):
                 evidence += 1
+                checked = True
         self._completeness.put(listing, (begun, evidence, misses))
+        day_end = url_day_end(listing)
+        if checked and day_end is not None and begun < day_end:
+            # the family of a day's page, while its day lasts (read after its day ended, it
+            # shows no later story: no hole of its family); pages of other families (home
+            # pages, sections) showing every story of a host of few stories prove little
+            family = shape(listing)
+            family_evidence, family_misses, hosts = self._family_checks.get(family, (0, 0, frozenset()))
+            if misses > (record[2] if record is not None else 0):
+                family_misses += 1
+            else:
+                family_evidence += 1
+                hosts = hosts if len(hosts) >= 3 else hosts | {host}
+            self._family_checks.put(family, (family_evidence, family_misses, hosts))
         oldest = now - self.config.novelty_window
         for url, published in listed.items():
             if url not in known and published.timestamp() >= oldest:
@@ -565,12 +587,41 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         if len(known) > 4 * self.schedule.capacity:
             for url in [u for u, (t, _) in known.items() if t < oldest]:
                 del known[url]
-        complete = self._complete.get(host)
-        if misses and complete == listing:
+        if misses and self._complete.get(host) == listing:
             del self._complete[host]
-        elif evidence >= 2 and not misses and (complete is None or not self._live(complete)):
-            self._complete[host] = listing
+        else:
+            self._take_complete(listing)
         return self._has_complete(listing)
+
+    def _take_complete(self, listing: str) -> None:
+        """``listing`` becomes its host's complete listing if it is proven and the host has
+        none (a listing's unchanged answer, a 304, may find its family proven since)."""
+        host = self._host(listing)
+        complete = self._complete.get(host)
+        if self._proven(listing) and (complete is None or not self._proven(complete)):
+            self._complete[host] = listing
+            record = self._completeness.get(listing)
+            self.counters.family_complete += record is not None and record[1] < 2
+
+    def _proven(self, listing: str) -> bool:
+        """Whether ``listing`` is complete (``_subsumed``): never a hole, its day not ended when
+        its URL names one, and two visits that checked another listing's story. Or, for a day's
+        page (its URL names a day: a day archive), one visit checked, with nothing to check on a
+        host of few stories, while its URL family was proven on two other hosts or more, never
+        with a hole (``FORAGERS_SCHEDULE_FAMILY_COMPLETE``): a day archive built by one
+        publishing software lists every story of the day on every site that runs it."""
+        record = self._completeness.get(listing)
+        if record is None or record[2] or not self._live(listing):
+            return False
+        day_end = url_day_end(listing)
+        if day_end is not None and max(record[0], self._now or record[0]) >= day_end:
+            return False  # a day's page once its day has ended: it shows no later story
+        if record[1] >= 2:
+            return True
+        if day_end is None or not self.config.schedule_family_complete:
+            return False
+        evidence, misses, hosts = self._family_checks.get(shape(listing), (0, 0, frozenset()))
+        return not misses and evidence >= 2 and len(hosts - {self._host(listing)}) >= 2
 
     def _cover(self, listing: str, links: Sequence[str], new: Sequence[str]) -> None:
         """Credit ``listing`` with the novel documents it showed that it did not show at its
@@ -634,7 +685,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         """Whether a listing of ``url``'s host shows every story of the host (``_subsumed``): a
         new listing there would add nothing that listing's visits do not."""
         complete = self._complete.get(self._host(url))
-        return complete is not None and complete != url and self._live(complete)
+        return complete is not None and complete != url and self._proven(complete)
 
     def _live(self, listing: str) -> bool:
         entry = self.schedule.entry(listing)
