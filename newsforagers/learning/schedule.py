@@ -706,12 +706,12 @@ class HubSchedule:
         had not ended at its last visit, of a family (:func:`shape`) of which a page has paid:
         today's day archive beside yesterday's. Families of counters (numbered sections, tags)
         are not: most of their pages list little of what their siblings list."""
-        end = self._day_end(entry.url)
+        end = self.day_end(entry.url)
         if end is None or (entry.last is not None and entry.last >= end):
             return False
         return self._shapes.get(shape(entry.url), (0, 0))[1] > 0
 
-    def _day_end(self, url: str) -> float | None:
+    def day_end(self, url: str) -> float | None:
         """:func:`url_day_end` of ``url``, read once a URL (asked at every decision)."""
         if url not in self._day_ends:
             if len(self._day_ends) >= 2 * self.capacity:
@@ -756,7 +756,7 @@ class HubSchedule:
         else:  # average hours: n novel documents over it observe the level ℓ = n / ∫ p
             entry.interval = max(curve.integral(entry.last, now), 1.0 / HOUR)
         entry.last = now
-        end = self._day_end(url)
+        end = self.day_end(url)
         if end is not None and self._family_days.get(self._family(url), -math.inf) > end:
             self._closing.add(url)  # its site has moved on to a later day: this visit sees all
         else:
@@ -802,7 +802,7 @@ class HubSchedule:
             entry.rate *= 1.0 - self.beta
             if overflowed and listed_rate:
                 entry.rate = max(entry.rate, listed_rate)
-        end = self._day_end(url)
+        end = self.day_end(url)
         if end is not None and listed_rate is not None:  # a day's page showing dated stories
             family = self._family(url)
             self._family_days[family] = max(self._family_days.get(family, -math.inf), end)

@@ -18,7 +18,7 @@ import numpy as np
 
 from newsforagers.config import ForagersConfig
 from newsforagers.learning.bounded import Bounded
-from newsforagers.learning.schedule import Entry, HubSchedule, host_of, of_the_past, shape, url_day_end
+from newsforagers.learning.schedule import Entry, HubSchedule, host_of, of_the_past, shape
 from newsforagers.pages import SentMemory
 from newsforagers.strategies.common import Encoder, EncoderBootstrap, Mind
 from newsforagers.strategies.scheduled.budget import BACKLOG, BACKLOG_AGE, STORY_DATES, BudgetRules, listed_rate
@@ -554,27 +554,25 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         shown = set(links)
         record = self._completeness.get(listing)
         evidence = misses = 0
-        checked = False  # (this visit proved something: a hole, or another listing's story shown)
+        hole: bool | None = None  # what this visit proved: a hole, or another listing's story shown
         if record is not None:
             since, evidence, misses = record
             if listed:
                 since = min(since, min(d.timestamp() for d in listed.values()))
             expected = [(url, by) for url, (published, by) in known.items() if since <= published <= begun]
             if any(url not in shown for url, _ in expected):
-                misses += 1
-                checked = True
+                misses, hole = misses + 1, True
             elif any(by != listing for _, by in expected):
-                evidence += 1
-                checked = True
+                evidence, hole = evidence + 1, False
         self._completeness.put(listing, (begun, evidence, misses))
-        day_end = url_day_end(listing)
-        if checked and day_end is not None and begun < day_end:
+        day_end = self.schedule.day_end(listing)
+        if hole is not None and day_end is not None and begun < day_end:
             # the family of a day's page, while its day lasts (read after its day ended, it
             # shows no later story: no hole of its family); pages of other families (home
             # pages, sections) showing every story of a host of few stories prove little
             family = shape(listing)
             family_evidence, family_misses, hosts = self._family_checks.get(family, (0, 0, frozenset()))
-            if misses > (record[2] if record is not None else 0):
+            if hole:
                 family_misses += 1
             else:
                 family_evidence += 1
@@ -613,8 +611,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         record = self._completeness.get(listing)
         if record is None or record[2] or not self._live(listing):
             return False
-        day_end = url_day_end(listing)
-        if day_end is not None and max(record[0], self._now or record[0]) >= day_end:
+        day_end = self.schedule.day_end(listing)
+        now = record[0] if self._now is None else max(record[0], self._now)
+        if day_end is not None and now >= day_end:
             return False  # a day's page once its day has ended: it shows no later story
         if record[1] >= 2:
             return True
