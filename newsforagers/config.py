@@ -108,6 +108,7 @@ class ForagersConfig:
     schedule_barren_after: int = _default("schedule_barren_after")
     schedule_priority: str = _default("schedule_priority")
     schedule_in_flight: int = _default("schedule_in_flight")
+    schedule_hedge: bool = _default("schedule_hedge")
     schedule_poll_share: float = _default("schedule_poll_share")
     schedule_poll_yield: float = _default("schedule_poll_yield")
     schedule_scarce_floor: float = _default("schedule_scarce_floor")

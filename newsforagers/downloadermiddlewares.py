@@ -21,7 +21,7 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
 from scrapy.utils.httpobj import urlparse_cached
 
 from newsforagers.context import ForagerContext, context_of
-from newsforagers.scrapy_access import FORAGER_META, share_robots_parsers
+from newsforagers.scrapy_access import FORAGER_META, HEDGE_META, share_robots_parsers
 
 _FETCH_KEY = "_forager_shared_fetch"
 
@@ -78,7 +78,9 @@ class SharedFetchMiddleware:
         fetches = colony.fetches
         response = fetches.recent(request.url)
         if response is None:
-            pending = fetches.in_flight(request.url)
+            # a hedge (driver/hedge.py) is asked because the download in flight stalled: it
+            # does not wait for it, and its answer is the one the waiters get
+            pending = None if request.meta.get(HEDGE_META) else fetches.in_flight(request.url)
             if pending is not None:
                 # a download that never reports back must not hold this one forever
                 timeout = self.crawler.settings.getfloat("DOWNLOAD_TIMEOUT", 180.0)

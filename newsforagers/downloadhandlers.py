@@ -52,7 +52,7 @@ from newsforagers.colony.throttle import (
 )
 from newsforagers.context import context_of
 from newsforagers.errors import ForagersUsageError
-from newsforagers.scrapy_access import engine_of
+from newsforagers.scrapy_access import SENT_META, engine_of
 
 logger = logging.getLogger(__name__)
 
@@ -162,7 +162,7 @@ class ColonyBudgetMixin:
         except BudgetWaitAbandoned:
             self.colony_crawler.stats.inc_value("newsforagers/host/abandoned_on_close")
             raise ClosingIgnoreRequest(f"{request.url}: the crawler is closing") from None
-        began = time.monotonic()
+        began = request.meta[SENT_META] = time.monotonic()
         try:
             response = await self._download_within_grace(super().download_request(request), request,
                                                          colony.config.close_grace)

@@ -29,6 +29,11 @@ from scrapy.utils.sitemap import Sitemap
 
 #: Request meta key that marks a forager's requests (shared with the scheduler).
 FORAGER_META = "forager_kind"
+#: Request meta key the colony's download handler sets when the host budget lets a request go
+#: (``time.monotonic()``): how long it has waited for its answer (a hedge, driver/hedge.py).
+SENT_META = "forager_sent"
+#: Request meta key of a hedge: the second request of a fetch whose answer stalled (True).
+HEDGE_META = "forager_hedge"
 
 
 def engine_of(crawler: Any) -> Any | None:

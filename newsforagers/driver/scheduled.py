@@ -17,6 +17,7 @@ from scrapy import Request
 from newsforagers.colony.handback import ADOPT_EVERY, take_handed_back
 from newsforagers.colony.local import SITE_CLOCK, site_time_now
 from newsforagers.driver.base import Driver
+from newsforagers.driver.hedge import HEDGE_META, Hedges
 from newsforagers.learning.schedule import entry_from, host_of
 from newsforagers.store import ColonyStore
 from newsforagers.strategies.scheduled import poll_rate
@@ -71,6 +72,9 @@ class ScheduledDriver(Driver):
         self.concurrency = crawler.settings.getint("CONCURRENT_REQUESTS", 16)
         self._issued: dict[int, tuple[Any, float]] = {}  # id(fetch) -> (fetch, when, the stall clock)
         self._issued_hosts: dict[int, str] = {}  # id(fetch) -> its host
+        self._issued_requests: dict[int, Request] = {}  # id(fetch) -> its (last) request
+        # a stalled answer's request asked again (FORAGERS_SCHEDULE_HEDGE; driver/hedge.py)
+        self.hedges = Hedges() if forager.config.schedule_hedge else None
         self._latencies: deque[float] = deque(maxlen=LATENCY_SAMPLES)  # Scrapy's download_latency
         # their mean (Little's law) and the age of a stalled request, worked out once an answer
         # comes, not at every request decided
@@ -106,6 +110,9 @@ class ScheduledDriver(Driver):
             self._restore()
         self._start_checkpoints()
         self._adopt()
+        hedge = self._hedge()  # (a stalled answer's twin is no new request: the cap is not its)
+        if hedge is not None:
+            return hedge
         if self._held():
             return None
         if not self.clock.ready and not self._borrow_clock() and self.mind.in_flight:
@@ -137,7 +144,64 @@ class ScheduledDriver(Driver):
         self.stall.restart(self.mind.in_flight)
         self._issued[id(fetch)] = (fetch, self.stall.clock())
         self._issued_hosts[id(fetch)] = host_of(fetch.url)
-        return self.fetch_request(fetch)
+        request = self._issued_requests[id(fetch)] = self.fetch_request(fetch)
+        self._watch_hedges()
+        return request
+
+    def _hedge(self) -> Request | None:
+        """The second request of a fetch whose answer stalled (:mod:`newsforagers.driver.hedge`),
+        or None (and the engine woken when one may be due)."""
+        if self.hedges is None or not self._issued_requests:
+            return None
+        fetch, wait = self.hedges.due(self._in_flight_requests(), time.monotonic())
+        if fetch is None:
+            if wait != float("inf"):
+                self._wake_in(max(0.05, wait))
+            return None
+        first = self._issued_requests[id(fetch)]
+        self.hedges.hedge(fetch, first)
+        request = self.fetch_request(fetch)
+        request.meta[HEDGE_META] = True
+        self._issued[id(fetch)] = (fetch, self.stall.clock())  # in flight again, on its host
+        self._issued_requests[id(fetch)] = request
+        self.crawler.stats.inc_value("newsforagers/scheduled/hedged")
+        logger.debug("forager %s: %s asked again (its answer stalled)", self.name, request.url)
+        self._watch_hedges()
+        return request
+
+    def _in_flight_requests(self):
+        for key, request in self._issued_requests.items():
+            entry = self._issued.get(key)
+            if entry is not None:
+                yield entry[0], self._issued_hosts.get(key, ""), request
+
+    def _watch_hedges(self) -> None:
+        """Wake the engine when a request in flight may have stalled."""
+        if self.hedges is not None and self._issued_requests:
+            _, wait = self.hedges.due(self._in_flight_requests(), time.monotonic())
+            if wait != float("inf"):
+                self._wake_in(max(0.05, wait))
+
+    def first_answer(self, fetch: Any, response: Any) -> bool:
+        """Whether ``response`` is the answer of ``fetch`` the mind reads: False for the later
+        of a hedged fetch's two answers (counted ``newsforagers/scheduled/hedge_late``)."""
+        if self.hedges is None:
+            return True
+        first = self.hedges.answer(fetch, bool(response.meta.get(HEDGE_META)))
+        if first:
+            if response.meta.get(HEDGE_META):
+                self.crawler.stats.inc_value("newsforagers/scheduled/hedge_won")
+        else:
+            self.crawler.stats.inc_value("newsforagers/scheduled/hedge_late")
+        return first
+
+    def failure_counts(self, fetch: Any) -> bool:
+        """Whether a failed request of ``fetch`` is a failure the mind hears of: not while the
+        other request of a hedged fetch may still answer, nor once it has."""
+        if self.hedges is None or self.hedges.failure(fetch):
+            return True
+        self.crawler.stats.inc_value("newsforagers/scheduled/hedge_late")
+        return False
 
     @property
     def download_deadline(self) -> float:
@@ -223,8 +287,11 @@ class ScheduledDriver(Driver):
         ``latency`` wall seconds of download (``download_latency``: from sending the request
         to the response's headers, the downloader's queue left out)."""
         self._issued.pop(id(fetch), None)
-        self._issued_hosts.pop(id(fetch), None)
+        self._issued_requests.pop(id(fetch), None)
+        host = self._issued_hosts.pop(id(fetch), None)
         if latency is not None and latency >= 0:
+            if self.hedges is not None:
+                self.hedges.observe(host if host is not None else host_of(fetch.url), float(latency))
             self._latencies.append(float(latency))
             self._latency, self._stall_after = typical_latency(self._latencies), stall_after(self._latencies)
             self._deadline = answer_deadline(self._stall_after, self.download_timeout)
@@ -362,6 +429,7 @@ class ScheduledDriver(Driver):
     def _forget_issued(self) -> None:
         self._issued.clear()
         self._issued_hosts.clear()
+        self._issued_requests.clear()
 
     def _cap(self) -> int:
         """The forager's in-flight cap over all its hosts

@@ -428,6 +428,8 @@ class ForagerSpider(scrapy.Spider):
     def parse_fetch(self, response):
         driver = self.forager_driver
         fetch = response.meta["forager_fetch"]
+        if not driver.first_answer(fetch, response):
+            return  # its twin's answer came first (a hedged request: driver/hedge.py)
         driver.answered(fetch, response.meta.get("download_latency"))
         now = self.site_now(response)  # also sets the scheduled forager's site clock
         if response.status == NOT_MODIFIED:
@@ -509,9 +511,13 @@ class ForagerSpider(scrapy.Spider):
         self.forager_driver.not_modified(fetch, self.site_clock.now())
 
     def fetch_failed(self, failure):
+        fetch = failure.request.meta.get("forager_fetch")
+        if fetch is not None and not self.forager_driver.failure_counts(fetch):
+            logger.debug("forager %s: %s failed, its twin answers for it: %s", self.forager_id,
+                         failure.request.url, failure.getErrorMessage())
+            return
         if not self._count_failure(failure.request.meta.get(FORAGER_META, "fetch"), failure):
             return
-        fetch = failure.request.meta.get("forager_fetch")
         if fetch is not None:
             self.forager_driver.answered(fetch, None)
             self.forager_driver.fetch_failed(fetch, transient=self._transient(failure))

@@ -47,6 +47,41 @@ def test_a_stalled_answer_on_one_host_does_not_delay_the_other_host_s_requests(t
     assert len(healthy) >= 40, len(healthy)
 
 
+def test_a_stalled_answer_is_asked_again_at_once_and_its_page_read_once(tmp_path):
+    from tests.integration.testsite import parse_stats
+
+    corpus = synth_corpus(tmp_path / "synth.jsonl.gz", days=2, rate=200, sections=6, seed=5)
+    requests, seeds, profiles = tmp_path / "requests.jsonl", tmp_path / "seeds.txt", tmp_path / "profiles.json"
+    # a fifth of the answers stall for 12 s, longer than the answer deadline (10 s): without a
+    # hedge each would hold its page 10 s, then Scrapy's retry would ask again
+    profiles.write_text(json.dumps({"sites": {"0": {"stall_share": 0.2, "stall_seconds": 12}}}))
+    with ReplayProcess(corpus, speed=SPEED, start=START, log_path=requests,
+                       extra_args=["--sites", "1", "--site-profiles", str(profiles), "--seeds", str(seeds)]):
+        result = crawl_forager(f"@{seeds}", tmp_path, seconds=16, args={"speed": SPEED}, settings={
+            "FORAGERS_STRATEGY": "scheduled", "FORAGERS_MIN": 1, "FORAGERS_MAX": 1,
+            "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_SEED": 3,
+            "FORAGERS_HOST_RATE": 20, "FORAGERS_RUN_DIR": tmp_path / "run", "DOWNLOAD_TIMEOUT": 30})
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log, result.log[-3000:]
+    stats = parse_stats(result.log)
+    log = list(read_log(requests))
+    end = max(r["wall_time"] for r in log)
+    # (the colony's shared downloads on, as by default: a hedge does not wait for the download
+    # in flight of its URL, which another request of it would; robots.txt is Scrapy's own request; a host is hedged once it has answered 3 times)
+    stalls = [r for r in log[5:] if r.get("stalled") and r["path"] != "/robots.txt" and r["wall_time"] + 4.0 < end]
+    assert stalls, "no answer stalled: the profile was not applied"
+    # a loopback site answers in milliseconds: a request unanswered after 2 s (STALL_FLOOR) has
+    # stalled, and its twin leaves within the next request's spacing (20 a second) after that
+    again = [r for r in stalls if any(o["path"] == r["path"] and r["wall_time"] < o["wall_time"] <= r["wall_time"] + 3.0
+                                      for o in log)]
+    assert len(again) >= len(stalls) - 1, (len(again), len(stalls))
+    assert stats["newsforagers/scheduled/hedged"] >= len(again)
+    # each page read once: the later answer of the two is dropped, never a document twice
+    assert stats.get("newsforagers/scheduled/hedge_late", 0) >= 1
+    urls = [item["url"] for item in result.items]
+    assert urls and len(urls) == len(set(urls))
+
+
 def test_a_down_host_backs_off_a_rate_limited_host_pauses_and_the_healthy_one_goes_on(tmp_path):
     from tests.integration.testsite import parse_stats
 
