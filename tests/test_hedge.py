@@ -1,5 +1,6 @@
-"""Hedged requests (driver/hedge.py): when a request has stalled on its host, and which of a
-fetch's two answers the mind reads."""
+"""The scheduled driver on slow and stalling hosts: hedged requests (driver/hedge.py), when a
+request has stalled and which of a fetch's two answers the mind reads; and a host the colony's
+budget holds back, passed over until it is ready."""
 
 from types import SimpleNamespace
 
@@ -109,3 +110,18 @@ def test_pairs_never_settled_are_let_go_oldest_first():
     assert hedges.answer(fetches[0]) is True  # forgotten: counts as never hedged
     assert hedges.answer(fetches[-1]) is True
     assert hedges.answer(fetches[-1]) is False
+
+
+def test_a_host_the_budget_holds_back_is_passed_over_until_it_is_ready():
+    from newsforagers.driver.scheduled import _BusyHosts
+
+    waits = {"spaced": 0.6, "soon": 0.01, "paused": 30.0}
+    busy = _BusyHosts({"full": 1}, lambda host: 1, lambda host: waits.get(host, 0.0), margin=0.05)
+    assert not busy("soon") and not busy("idle")  # ready, or within the margin: handed over now
+    assert not busy.passed
+    assert busy("full")  # its share in flight
+    assert busy.soonest == float("inf")
+    assert busy("paused") and busy("spaced")  # would wait in the budget, holding a request
+    assert busy.passed and busy.soonest == pytest.approx(0.6)  # the engine is woken then
+    plain = _BusyHosts({}, lambda host: 1)  # no colony budget: the share in flight alone
+    assert not plain("spaced") and plain.soonest == float("inf")

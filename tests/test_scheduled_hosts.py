@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from newsforagers.learning.schedule import HubSchedule
@@ -144,3 +145,34 @@ def test_the_harvest_queue_is_one_heap_per_host_and_its_head_the_best_of_the_fre
     assert queue.pop("a") == (0, 0.0, 3) and queue.pop("a") == (1, 5.0, 1)
     assert queue.head(busy) == ("b", (1, 3.0, 2)) and len(queue) == 2  # a's heap is gone
     assert queue.head(lambda host: True) is None
+
+
+def test_a_seed_host_s_first_visit_goes_after_news_but_before_another_host_s_backlog():
+    from newsforagers.config import ForagersConfig
+    from newsforagers.strategies.scheduled import ScheduledMind
+    from newsforagers.strategies.scheduled.mind import schedule_from_config
+    from tests.test_scheduled import K, OneHot
+
+    config = ForagersConfig.from_settings({"FORAGERS_N_CLUSTERS": K, "FORAGERS_BOOTSTRAP_PAGES": K,
+                                           "FORAGERS_EXPLORE_SHARE": 0.0})
+    seeds = [A, B]
+    forager = ScheduledMind("f1", config, schedule_from_config(config, seeds), np.ones(K),
+                            np.random.default_rng(0), encoder=OneHot(), claim=lambda url: True, seeds=seeds)
+    visit = forager.next_fetch(at(0))
+    assert visit.url == A
+    news, backlog, section = A + "2024/01/01/news/", A + "2024/01/01/old/", A + "section/"
+    # a's home: one story since the forager began, one of the backlog, and its navigation (a
+    # seed's first visit: its map, fetched at once)
+    forager.on_page(visit, at(1), text="c1 home", published=None, links=[news, backlog, section],
+                    listed={news: dated(0.5, at(1)), backlog: dated(120, at(1))})
+    assert forager.next_fetch(at(1)).url == news  # news first, whatever host
+    assert forager.next_fetch(at(1)).url == B  # then b's first contact
+    assert forager.next_fetch(at(1)).url == section
+    assert forager.next_fetch(at(1)).url == backlog
+    assert forager.counters.first_visits == 2  # a and b (newsforagers/first_visits)
+    # a host passed over (its budget holds it back) waits; the other host's work goes meanwhile
+    other = ScheduledMind("f2", config, schedule_from_config(config, seeds), np.ones(K),
+                          np.random.default_rng(0), encoder=OneHot(), claim=lambda url: True, seeds=seeds)
+    assert other.next_fetch(at(0), lambda host: host == "a.example").url == B
+    assert other.schedule.first_visit(lambda host: True) is None
+    assert other.schedule.first_visit() == A

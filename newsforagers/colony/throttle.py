@@ -478,6 +478,31 @@ class HostBudget:
             delay = max(delay, starts[-1] + spacing - now)
         return delay
 
+    def ready_in(self, host: str) -> float:
+        """Seconds until ``host`` may receive a request, by what this process knows: a pause,
+        the spacing after its last start, its one-second window, and the requests already
+        waiting for it (each a spacing); 0 when one may go now. A read, unlike a start: a
+        scheduled forager passes a host over until it is ready (a request handed over earlier
+        would hold one of the forager's requests in flight while it waits; with a shared
+        budget the other processes' starts are not seen, and the store's start decides)."""
+        now = self.clock()
+        wait = self._pause_until.get(host, 0.0) - now
+        limits = self._hosts.get(host)
+        if limits is None:
+            return max(0.0, wait)
+        spacing = limits.spacing
+        if self.autothrottle is not None:
+            spacing = max(spacing, self._delay_of.get(host, self.autothrottle.start_delay))
+        starts = limits.starts
+        if starts and spacing > 0:
+            wait = max(wait, starts[-1] + spacing - now)
+        if limits.capacity and len(starts) >= limits.capacity:
+            oldest = starts[len(starts) - limits.capacity]  # the window's: it must leave first
+            wait = max(wait, oldest + limits.window - now)
+        if limits.line:
+            wait = max(wait, 0.0) + len(limits.line) * spacing
+        return max(0.0, wait)
+
     def release(self, host: str) -> None:
         limits = self._hosts.get(host)
         if limits is not None and limits.semaphore is not None:

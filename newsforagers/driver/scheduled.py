@@ -54,6 +54,10 @@ _HOSTS_EVERY = 5.0
 #: which take many visits to change, not with each decision.
 _RATES_EVERY = 0.25
 _STATS_EVERY = 1.0
+#: Seconds a host's budget may still hold a request handed over now (the time its way through
+#: Scrapy takes); a host the budget holds longer is passed over until then (_BusyHosts). At
+#: least the forager's mean answer: a slot held that long is held no longer than an answer.
+READY_MARGIN = 0.02
 
 
 class ScheduledDriver(Driver):
@@ -137,7 +141,7 @@ class ScheduledDriver(Driver):
             # wake the engine when the next listing is due: its heartbeat (5 s) would be
             # ages on an accelerated site (50 simulated minutes at speed 600)
             if busy.passed:
-                self._wake_in(self._recheck)
+                self._wake_in(max(0.01, min(self._recheck, busy.soonest)))
             if not self.mind.done:
                 self._wake_later(self.mind.wait)
             return None
@@ -251,8 +255,10 @@ class ScheduledDriver(Driver):
             if now - issued <= self._stall_after:
                 host = self._issued_hosts.get(key, "")
                 counts[host] = counts.get(host, 0) + 1
+        budget = getattr(self.colony, "budget", None)
         return _BusyHosts(counts, lambda host: in_flight_cap(self.in_flight_cap, self._rate_of(host),
-                                                               self._latency, self.concurrency))
+                                                               self._latency, self.concurrency),
+                          budget.ready_in if budget is not None else None, max(READY_MARGIN, self._latency))
 
     def fetch_request(self, fetch: Any) -> Request:
         """The Scrapy request of ``fetch`` (the spider builds it); ``revisit``: a listing
@@ -290,8 +296,8 @@ class ScheduledDriver(Driver):
         self._issued_requests.pop(id(fetch), None)
         host = self._issued_hosts.pop(id(fetch), None)
         if latency is not None and latency >= 0:
-            if self.hedges is not None:
-                self.hedges.observe(host if host is not None else host_of(fetch.url), float(latency))
+            if self.hedges is not None and host is not None:  # (a request this driver issued)
+                self.hedges.observe(host, float(latency))
             self._latencies.append(float(latency))
             self._latency, self._stall_after = typical_latency(self._latencies), stall_after(self._latencies)
             self._deadline = answer_deadline(self._stall_after, self.download_timeout)
@@ -486,11 +492,19 @@ class ScheduledDriver(Driver):
 class _BusyHosts:
     """Whether a host has its share of a forager's requests in flight: ``counts`` (host ->
     requests in flight, stalled ones left out) against ``cap(host)``, each host's cap worked
-    out once. ``passed``: whether any host was found busy."""
+    out once; or whether the colony's host budget lets no request go to it for more than
+    ``margin`` seconds (``ready_in(host)``: its spacing, a pause): a request handed over now
+    would wait in the budget, holding one of the forager's requests in flight (at most
+    ``CONCURRENT_REQUESTS``) that another host could use now, and committed to before it can
+    go. ``passed``: whether any host was found busy; ``soonest``: the seconds until the first
+    host found waiting for its budget is ready (inf: none)."""
 
-    def __init__(self, counts: dict[str, int], cap: Callable[[str], int]):
+    def __init__(self, counts: dict[str, int], cap: Callable[[str], int],
+                 ready_in: Callable[[str], float] | None = None, margin: float = 0.0):
         self.counts, self.cap = counts, cap
+        self.ready_in, self.margin = ready_in, margin
         self.passed = False
+        self.soonest = float("inf")
         self._answers: dict[str, bool] = {}
 
     def __call__(self, host: str) -> bool:
@@ -498,6 +512,12 @@ class _BusyHosts:
         if busy is None:
             held = self.counts.get(host, 0)
             cap = self.cap(host) if held else 0
-            busy = self._answers[host] = bool(held and cap and held >= cap)
+            busy = bool(held and cap and held >= cap)
+            if not busy and self.ready_in is not None:
+                wait = self.ready_in(host)
+                if wait > self.margin:
+                    busy = True
+                    self.soonest = min(self.soonest, wait)
+            self._answers[host] = busy
         self.passed = self.passed or busy
         return busy

@@ -179,6 +179,7 @@ class HubSchedule:
         self.priority = priority
         self.give_up_after = give_up_after
         self._entries: dict[str, Entry] = {}
+        self._unvisited = False  # may a listing never visited be in _entries (first_visit)
         # the floor's stretch under a scarce budget (next_due sets it; 1: max_interval as set)
         self._stretch = 1.0
         self._min_yield = 0.0  # the documents a visit due by the threshold expects (next_due sets it)
@@ -282,8 +283,24 @@ class HubSchedule:
             raise ValueError("a prior rate needs the time it applies from, and must be >= 0.")
         if len(self._entries) >= self.capacity and not self._evict():
             return False
-        self._entries[url] = Entry(url, rate=rate, last=now if rate is not None else seen_at)
+        entry = self._entries[url] = Entry(url, rate=rate, last=now if rate is not None else seen_at)
+        self._unvisited = self._unvisited or entry.last is None
         return True
+
+    def first_visit(self, skip: Callable[[str], bool] | None = None) -> str | None:
+        """A listing never visited and not asked for yet (the optimistic prior: a seed, its
+        host's first contact), on a host ``skip`` does not pass over; None when there is none.
+        The first of them in the order they were added."""
+        if not self._unvisited:
+            return None
+        left = False
+        for entry in self._entries.values():
+            if entry.last is None and not entry.barren:
+                left = True
+                if not entry.in_flight and (skip is None or not skip(self.host(entry.url))):
+                    return entry.url
+        self._unvisited = left  # (checked again once a listing never visited is added)
+        return None
 
     def _evict(self) -> bool:
         # make room: the barren first, then the entry that paid least (never a paying one)
@@ -873,6 +890,7 @@ class HubSchedule:
         for url in live:
             if url in moved_urls:
                 child._entries[url] = self._entries.pop(url)
+        child._unvisited = True
         for url, entry in self._entries.items():
             if entry.barren:
                 child._entries[url] = Entry(**_fields(entry))
@@ -910,6 +928,7 @@ class HubSchedule:
             added.append(entry.url)
         self.capacity = max(self.capacity, len(self._entries))
         self._count_shapes()
+        self._unvisited = True
         return added
 
     def _count_shapes(self) -> None:
@@ -936,6 +955,7 @@ class HubSchedule:
             entry = Entry(**{k: fields[k] for k in _FIELDS if k in fields})  # a bad state file raises
             schedule._entries[entry.url] = entry
         schedule._count_shapes()
+        schedule._unvisited = True
         return schedule
 
     @classmethod

@@ -507,3 +507,31 @@ def test_a_request_opening_a_connection_holds_its_host_s_next_start_until_it_is_
 
     gap, waited = asyncio.run(main())
     assert waited and gap == pytest.approx(3.0 + 1.05)
+
+
+def test_ready_in_says_how_long_the_next_request_of_a_host_would_wait():
+    clock = LateClock(0.0)
+    budget = HostBudget(2.0, 0, clock=clock, sleep=clock.sleep)  # spacing 1.05 / 2 = 0.525 s
+    assert budget.ready_in("site") == 0.0  # never asked: at once
+
+    async def main() -> list[float]:
+        waits = []
+        await budget.acquire("site")
+        for _ in range(SETTLE_TURNS + 1):  # the start settles (on time) first
+            await asyncio.sleep(0)
+        waits.append(budget.ready_in("site"))
+        clock.t += 0.3
+        waits.append(budget.ready_in("site"))
+        promised = budget.ready_in("site")
+        before = clock()
+        await budget.acquire("site")  # it waits what it was told
+        waits.append(clock() - before - promised)
+        budget.pause("site", 5.0)
+        waits.append(budget.ready_in("site"))
+        waits.append(budget.ready_in("other"))
+        return waits
+
+    waits = asyncio.run(main())
+    assert waits == [pytest.approx(0.525), pytest.approx(0.225), pytest.approx(0.0, abs=1e-9),
+                     pytest.approx(5.0), 0.0]
+    assert budget.sent["site"] == 2  # a read starts nothing

@@ -17,6 +17,7 @@ from typing import Callable, Iterable, Mapping
 from newsforagers.learning.schedule import host_of
 
 HOUR_SECONDS = 3600.0
+NEWS = 1  # the harvest queue's tier of stories dated since the forager began (0: what must go next)
 BACKLOG = 3  # the harvest queue's last tier, stories dated before the forager began: see _push
 # A story of the backlog older than this (simulated seconds) waits while a listing is due.
 BACKLOG_AGE = 3 * 3600.0

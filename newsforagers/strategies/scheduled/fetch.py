@@ -49,6 +49,7 @@ class ScheduledCounters(ForagerCounters):
     listed_credits: int = 0  # novel documents credited to a listing that showed them after another
     subsumed: int = 0  # listing visits while another listing of the host shows every story
     not_needed: int = 0  # listings met on a host with a complete listing: not added
+    first_visits: int = 0  # listings never visited (seeds) visited before any harvest but news
     family_complete: int = 0  # day archives taken as complete on their family's proof on other hosts
     days_closed: int = 0  # past days' pages read after their site moved on: never polled again
 
@@ -86,6 +87,10 @@ class HostQueues:
 
     def __len__(self) -> int:
         return self._size
+
+    def has(self, host: str) -> bool:
+        """Whether ``host`` has entries queued."""
+        return host in self._heaps
 
     def __iter__(self) -> Iterator[tuple]:
         """Every entry, in no order."""

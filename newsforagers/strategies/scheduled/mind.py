@@ -21,7 +21,7 @@ from newsforagers.learning.bounded import Bounded
 from newsforagers.learning.schedule import Entry, HubSchedule, host_of, of_the_past, shape
 from newsforagers.pages import SentMemory
 from newsforagers.strategies.common import Encoder, EncoderBootstrap, Mind
-from newsforagers.strategies.scheduled.budget import BACKLOG, BACKLOG_AGE, STORY_DATES, BudgetRules, listed_rate
+from newsforagers.strategies.scheduled.budget import BACKLOG, BACKLOG_AGE, NEWS, STORY_DATES, BudgetRules, listed_rate
 from newsforagers.strategies.scheduled.explore import PAGE_LINKS, Exploration
 from newsforagers.strategies.scheduled.fetch import NEWS_PRIORITY, Fetch, HostQueues, ScheduledCounters
 
@@ -206,6 +206,20 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         while self._later and self._later[0][0] <= now:
             _, _, fetch, value, published = heapq.heappop(self._later)
             self._push(fetch, value, published)
+        head = self._harvest.head(busy)
+        if head is None or head[1][0] > NEWS:
+            # No news waits on a host that has room: a listing never visited on a host with
+            # nothing queued (a seed: its host's first contact) goes before another host's
+            # undated links or backlog. Each host has its own budget; what they share is the
+            # forager's requests in flight, and a seed host's first visit waited behind other
+            # hosts' navigation and backlog for up to 50 simulated minutes at the start of 50
+            # sites (docs/benchmarks.md). (A host's own queue goes first on it, as before.)
+            harvest = self._harvest
+            url = self.schedule.first_visit(
+                lambda host: harvest.has(host) or (busy is not None and busy(host)))
+            if url is not None:
+                self.counters.first_visits += 1
+                return self._visit(url, now)
         fetch = self._next_harvest(now, busy)
         if fetch is not None:
             return fetch
@@ -727,7 +741,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             tier, key = 0, 0.0
             fetch = replace(fetch, priority=NEWS_PRIORITY)
         elif published is not None and self._began is not None and published >= self._began:
-            tier, key = 1, published
+            tier, key = NEWS, published
             fetch = replace(fetch, priority=NEWS_PRIORITY)
         elif published is None:
             tier, key = 2, -value
