@@ -18,15 +18,15 @@ START = "2024-01-02T09:00:00+00:00"
 SPEED = 600
 
 
-def test_a_stalled_answer_on_one_host_does_not_delay_the_other_host_s_requests(tmp_path):
+def _stalling_sites(tmp_path, sites: int, profile: dict) -> tuple[object, list[dict], list[str]]:
+    """``sites`` sites of the replay (site profiles ``profile``), crawled 16 s by one scheduled
+    forager at 20 requests a second a host: the crawl's result, the replay's request log and
+    the sites' hosts."""
     corpus = synth_corpus(tmp_path / "synth.jsonl.gz", days=2, rate=200, sections=6, seed=5)
     requests, seeds, profiles = tmp_path / "requests.jsonl", tmp_path / "seeds.txt", tmp_path / "profiles.json"
-    # site 1 stalls a third of its answers for 5 s (headers, then nothing; the crawl's close waits
-    # for the last of them): one forager holds
-    # both sites, one request in flight by default on a fast site
-    profiles.write_text(json.dumps({"sites": {"1": {"stall_share": 0.33, "stall_seconds": 5}}}))
+    profiles.write_text(json.dumps({"sites": profile}))
     with ReplayProcess(corpus, speed=SPEED, start=START, log_path=requests,
-                       extra_args=["--sites", "2", "--site-profiles", str(profiles), "--seeds", str(seeds)]):
+                       extra_args=["--sites", str(sites), "--site-profiles", str(profiles), "--seeds", str(seeds)]):
         hosts = [line[len("http://"):-1] for line in seeds.read_text().splitlines()]
         result = crawl_forager(f"@{seeds}", tmp_path, seconds=16, args={"speed": SPEED}, settings={
             "FORAGERS_STRATEGY": "scheduled", "FORAGERS_MIN": 1, "FORAGERS_MAX": 1,
@@ -34,7 +34,14 @@ def test_a_stalled_answer_on_one_host_does_not_delay_the_other_host_s_requests(t
             "FORAGERS_HOST_RATE": 20, "FORAGERS_RUN_DIR": tmp_path / "run", "DOWNLOAD_TIMEOUT": 30})
     assert result.returncode == 0, result.log[-3000:]
     assert "Traceback" not in result.log, result.log[-3000:]
-    log = list(read_log(requests))
+    return result, list(read_log(requests)), hosts
+
+
+def test_a_stalled_answer_on_one_host_does_not_delay_the_other_host_s_requests(tmp_path):
+    # site 1 stalls a third of its answers for 5 s (headers, then nothing; the crawl's close waits
+    # for the last of them): one forager holds
+    # both sites, one request in flight by default on a fast site
+    _, log, hosts = _stalling_sites(tmp_path, 2, {"1": {"stall_share": 0.33, "stall_seconds": 5}})
     healthy = sorted(r["wall_time"] for r in log if r["host"] == hosts[0])
     stalls = [r["wall_time"] for r in log if r["host"] == hosts[1] and r.get("stalled")]
     end = max(r["wall_time"] for r in log)
@@ -50,21 +57,10 @@ def test_a_stalled_answer_on_one_host_does_not_delay_the_other_host_s_requests(t
 def test_a_stalled_answer_is_asked_again_at_once_and_its_page_read_once(tmp_path):
     from tests.integration.testsite import parse_stats
 
-    corpus = synth_corpus(tmp_path / "synth.jsonl.gz", days=2, rate=200, sections=6, seed=5)
-    requests, seeds, profiles = tmp_path / "requests.jsonl", tmp_path / "seeds.txt", tmp_path / "profiles.json"
     # a fifth of the answers stall for 12 s, longer than the answer deadline (10 s): without a
     # hedge each would hold its page 10 s, then Scrapy's retry would ask again
-    profiles.write_text(json.dumps({"sites": {"0": {"stall_share": 0.2, "stall_seconds": 12}}}))
-    with ReplayProcess(corpus, speed=SPEED, start=START, log_path=requests,
-                       extra_args=["--sites", "1", "--site-profiles", str(profiles), "--seeds", str(seeds)]):
-        result = crawl_forager(f"@{seeds}", tmp_path, seconds=16, args={"speed": SPEED}, settings={
-            "FORAGERS_STRATEGY": "scheduled", "FORAGERS_MIN": 1, "FORAGERS_MAX": 1,
-            "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_SEED": 3,
-            "FORAGERS_HOST_RATE": 20, "FORAGERS_RUN_DIR": tmp_path / "run", "DOWNLOAD_TIMEOUT": 30})
-    assert result.returncode == 0, result.log[-3000:]
-    assert "Traceback" not in result.log, result.log[-3000:]
+    result, log, _ = _stalling_sites(tmp_path, 1, {"0": {"stall_share": 0.2, "stall_seconds": 12}})
     stats = parse_stats(result.log)
-    log = list(read_log(requests))
     end = max(r["wall_time"] for r in log)
     # (the colony's shared downloads on, as by default: a hedge does not wait for the download
     # in flight of its URL, which another request of it would.) A host is hedged once it has
