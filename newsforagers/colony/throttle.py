@@ -458,9 +458,7 @@ class HostBudget:
         now = self.clock()
         delay = self._pause_until.get(host, 0.0) - now
         starts = limits.starts
-        spacing = limits.spacing
-        if self.autothrottle is not None:
-            spacing = max(spacing, self._delay_of.get(host, self.autothrottle.start_delay))
+        spacing = self._spacing(host, limits)
         if self.shared is not None:
             if delay > 0:
                 return delay
@@ -470,13 +468,28 @@ class HostBudget:
         if limits.capacity:
             while starts and now - starts[0] >= limits.window:
                 starts.popleft()
-            if len(starts) >= limits.capacity:
-                delay = max(delay, starts[0] + limits.window - now)
         elif len(starts) > 1:
             starts.popleft()  # AutoThrottle alone needs the last start only
+        return max(delay, self._start_wait(limits, spacing, now))
+
+    def _spacing(self, host: str, limits: _HostLimits) -> float:
+        """Seconds between two starts of ``host``: its rate's, or AutoThrottle's when longer."""
+        if self.autothrottle is None:
+            return limits.spacing
+        return max(limits.spacing, self._delay_of.get(host, self.autothrottle.start_delay))
+
+    @staticmethod
+    def _start_wait(limits: _HostLimits, spacing: float, now: float) -> float:
+        """Seconds until this process's own starts of a host let another go (its one-second
+        window, its spacing); 0 or less: now."""
+        starts = limits.starts
+        wait = -math.inf
+        if limits.capacity and len(starts) >= limits.capacity:
+            # the start that must leave the window first
+            wait = starts[len(starts) - limits.capacity] + limits.window - now
         if starts and spacing > 0:
-            delay = max(delay, starts[-1] + spacing - now)
-        return delay
+            wait = max(wait, starts[-1] + spacing - now)
+        return wait
 
     def ready_in(self, host: str) -> float:
         """Seconds until ``host`` may receive a request, by what this process knows: a pause,
@@ -490,15 +503,8 @@ class HostBudget:
         limits = self._hosts.get(host)
         if limits is None:
             return max(0.0, wait)
-        spacing = limits.spacing
-        if self.autothrottle is not None:
-            spacing = max(spacing, self._delay_of.get(host, self.autothrottle.start_delay))
-        starts = limits.starts
-        if starts and spacing > 0:
-            wait = max(wait, starts[-1] + spacing - now)
-        if limits.capacity and len(starts) >= limits.capacity:
-            oldest = starts[len(starts) - limits.capacity]  # the window's: it must leave first
-            wait = max(wait, oldest + limits.window - now)
+        spacing = self._spacing(host, limits)
+        wait = max(wait, self._start_wait(limits, spacing, now))
         if limits.line:
             wait = max(wait, 0.0) + len(limits.line) * spacing
         return max(0.0, wait)

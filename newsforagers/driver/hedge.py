@@ -104,9 +104,6 @@ class Hedges:
             limit = self._slowest
         return limit
 
-    def hedged_already(self, fetch: Any) -> bool:
-        return id(fetch) in self._pairs
-
     def due(self, requests: Iterable[tuple[Any, str, Any]], now: float) -> tuple[Any | None, float]:
         """``(fetch, 0)`` of the first of ``requests`` (``(fetch, host, request)``, in flight)
         that has stalled and may be hedged, or ``(None, seconds)`` until one may have (inf:

@@ -148,8 +148,8 @@ class ScheduledDriver(Driver):
         self.stall.restart(self.mind.in_flight)
         self._issued[id(fetch)] = (fetch, self.stall.clock())
         self._issued_hosts[id(fetch)] = host_of(fetch.url)
+        # (the engine asks again at once: the next call's _hedge() watches this request too)
         request = self._issued_requests[id(fetch)] = self.fetch_request(fetch)
-        self._watch_hedges()
         return request
 
     def _hedge(self) -> Request | None:
@@ -168,9 +168,8 @@ class ScheduledDriver(Driver):
         request.meta[HEDGE_META] = True
         self._issued[id(fetch)] = (fetch, self.stall.clock())  # in flight again, on its host
         self._issued_requests[id(fetch)] = request
-        self.crawler.stats.inc_value("newsforagers/scheduled/hedged")
+        self._hedge_stats()
         logger.debug("forager %s: %s asked again (its answer stalled)", self.name, request.url)
-        self._watch_hedges()
         return request
 
     def _in_flight_requests(self):
@@ -179,33 +178,30 @@ class ScheduledDriver(Driver):
             if entry is not None:
                 yield entry[0], self._issued_hosts.get(key, ""), request
 
-    def _watch_hedges(self) -> None:
-        """Wake the engine when a request in flight may have stalled."""
-        if self.hedges is not None and self._issued_requests:
-            _, wait = self.hedges.due(self._in_flight_requests(), time.monotonic())
-            if wait != float("inf"):
-                self._wake_in(max(0.05, wait))
+    def _hedge_stats(self) -> None:
+        hedges = self.hedges
+        stats = self.crawler.stats
+        stats.set_value("newsforagers/scheduled/hedged", hedges.hedged)
+        stats.set_value("newsforagers/scheduled/hedge_won", hedges.won)
+        stats.set_value("newsforagers/scheduled/hedge_late", hedges.late)
 
     def first_answer(self, fetch: Any, response: Any) -> bool:
         """Whether ``response`` is the answer of ``fetch`` the mind reads: False for the later
         of a hedged fetch's two answers (counted ``newsforagers/scheduled/hedge_late``)."""
-        if self.hedges is None:
+        if self.hedges is None or not self.hedges.hedged:
             return True
         first = self.hedges.answer(fetch, bool(response.meta.get(HEDGE_META)))
-        if first:
-            if response.meta.get(HEDGE_META):
-                self.crawler.stats.inc_value("newsforagers/scheduled/hedge_won")
-        else:
-            self.crawler.stats.inc_value("newsforagers/scheduled/hedge_late")
+        self._hedge_stats()
         return first
 
     def failure_counts(self, fetch: Any) -> bool:
         """Whether a failed request of ``fetch`` is a failure the mind hears of: not while the
         other request of a hedged fetch may still answer, nor once it has."""
-        if self.hedges is None or self.hedges.failure(fetch):
+        if self.hedges is None or not self.hedges.hedged:
             return True
-        self.crawler.stats.inc_value("newsforagers/scheduled/hedge_late")
-        return False
+        counts = self.hedges.failure(fetch)
+        self._hedge_stats()
+        return counts
 
     @property
     def download_deadline(self) -> float:

@@ -287,6 +287,11 @@ class HubSchedule:
         self._unvisited = self._unvisited or entry.last is None
         return True
 
+    @property
+    def unvisited(self) -> bool:
+        """Whether a listing never visited may be in the schedule (:meth:`first_visit`)."""
+        return self._unvisited
+
     def first_visit(self, skip: Callable[[str], bool] | None = None) -> str | None:
         """A listing never visited and not asked for yet (the optimistic prior: a seed, its
         host's first contact), on a host ``skip`` does not pass over; None when there is none.

@@ -206,8 +206,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         while self._later and self._later[0][0] <= now:
             _, _, fetch, value, published = heapq.heappop(self._later)
             self._push(fetch, value, published)
-        head = self._harvest.head(busy)
-        if head is None or head[1][0] > NEWS:
+        head = self._harvest.head(busy) if self.schedule.unvisited else None  # (in steady state: none)
+        if self.schedule.unvisited and (head is None or head[1][0] > NEWS):
             # No news waits on a host that has room: a listing never visited on a host with
             # nothing queued (a seed: its host's first contact) goes before another host's
             # undated links or backlog. Each host has its own budget; what they share is the
