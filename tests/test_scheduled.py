@@ -3,6 +3,7 @@ items skipped, rewards credited to the listing, idling, exploration's share, per
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import Counter
 from datetime import UTC, datetime
@@ -1211,7 +1212,7 @@ def test_a_listing_beside_one_that_shows_every_story_of_its_host_waits_a_window(
             listed = {story[name]: dated(ago, at(minutes)) for name, ago in shown.items()}
             forager.on_page(visits[url], at(minutes), text="c1", links=list(listed), published=None,
                             listed=listed)
-        _harvest(forager, at(minutes))
+            _harvest(forager, at(minutes))  # (its stories fetched and credited before the next page)
         assert forager.counters.subsumed == (1 if minutes == 120 else 0)
     entry = forager.schedule.entry(section)
     assert entry.subsumed and forager.schedule._floor(entry) == 24 * 3600.0
@@ -1221,6 +1222,18 @@ def test_a_listing_beside_one_that_shows_every_story_of_its_host_waits_a_window(
     visits = _listing_visits(forager, at(121 + 24 * 60))
     forager.on_not_modified(visits[section], at(121 + 24 * 60))
     assert forager.schedule.entry(section).subsumed
+    # ... while the archive is expected to show the host's stories as soon as it does (its rate
+    # at least the section's): a complete listing whose rate is not learnt yet (new, credited
+    # one story a window) does not take the visits of a listing that pays
+    archive_entry, section_entry = forager.schedule.entry(archive), forager.schedule.entry(section)
+    archive_entry.rate, section_entry.rate = 0.5, 2.0
+    visits = _listing_visits(forager, at(122 + 48 * 60))
+    forager.on_not_modified(visits[section], at(122 + 48 * 60))
+    assert not section_entry.subsumed and forager.schedule._floor(section_entry) < 24 * 3600.0
+    archive_entry.rate = 3.0
+    visits = _listing_visits(forager, at(123 + 72 * 60))
+    forager.on_not_modified(visits[section], at(123 + 72 * 60))
+    assert section_entry.subsumed
     # a listing met on the host now adds nothing the archive does not show: not added
     other = HOME + "section/sports/"
     forager.on_page(Fetch(other, "harvest", 1), at(121), text="c1", links=[story["a1"]], published=None)
@@ -1229,3 +1242,6 @@ def test_a_listing_beside_one_that_shows_every_story_of_its_host_waits_a_window(
     elsewhere = "http://t/section/sports/"
     forager.on_page(Fetch(elsewhere, "harvest", 1), at(121), text="c1", links=[], published=None)
     assert elsewhere in forager.schedule
+    # nor does exploration go there (what it found, the archive shows or would not be added)
+    forager.config = dataclasses.replace(forager.config, explore_share=0.1)
+    assert not forager._explore_due_on(forager._host(HOME)) and forager._explore_due_on("t")

@@ -487,8 +487,10 @@ class HubSchedule:
         if budgets is not None:
             thresholds = self._host_thresholds(budgets, now)
         else:
-            threshold, budget, self._stretch = self._threshold(poll_rate, scarce_rate, list(self._live_rates()),
-                                                               len(self), now)
+            # (the listings a complete one subsumes are due by their floor alone: the threshold
+            # spends the visits over the others)
+            rates = [e.rate for e in self._entries.values() if not e.barren and e.rate and not e.subsumed]
+            threshold, budget, self._stretch = self._threshold(poll_rate, scarce_rate, rates, len(self), now)
             if budget is not None:
                 self._last_threshold = budget
         best: Entry | None = None
@@ -517,7 +519,8 @@ class HubSchedule:
                     # the credits of its last visit had min_interval to arrive: none did
                     self._mark_barren(entry)
                     continue
-                expected = self._due_measure(entry, now)
+                # (a listing another of its host's shows every story of: due by its floor alone)
+                expected = -math.inf if entry.subsumed else self._due_measure(entry, now)
                 if expected >= threshold and self._yields(entry, now):
                     key = (1, expected)
                 elif elapsed >= self._floor(entry):
@@ -566,9 +569,9 @@ class HubSchedule:
         and one story per its floor (its prior, :meth:`prior_rate`; for a listing that has
         paid, the floor it is trusted to hold at); for a listing another forager of the
         colony reads first (``covered``), its rate alone. 0 for one never visited."""
-        if entry.rate is None or entry.last is None or entry.barren:
-            return 0.0
-        if entry.covered or entry.subsumed:  # another reads it first, or shows all: its own rate
+        if entry.rate is None or entry.last is None or entry.barren or entry.subsumed:
+            return 0.0  # (subsumed: another listing of its host shows every story it would)
+        if entry.covered:  # another forager reads it first: its own rate
             return entry.rate * self._scale(now)
         return max(entry.rate * self._scale(now), HOUR / max(self._floor(entry), 1.0))
 
@@ -595,7 +598,7 @@ class HubSchedule:
         sums: dict[str, float] = {}
         rates: dict[str, float] = {}
         for entry in self._entries.values():
-            if entry.barren or entry.rate is None or entry.last is None:
+            if entry.barren or entry.rate is None or entry.last is None or entry.subsumed:
                 continue
             key = self.host(entry.url) if per_host else ""
             if per_host and spare.get(key, 0.0) <= 0:
@@ -640,7 +643,7 @@ class HubSchedule:
             if not entry.barren:
                 host = self.host(entry.url)
                 counts[host] = counts.get(host, 0) + 1
-                if entry.rate:
+                if entry.rate and not entry.subsumed:
                     groups.setdefault(host, []).append(entry.rate)
         thresholds: dict[str, float] = {}
         self._thresholds = {}
@@ -748,7 +751,9 @@ class HubSchedule:
         elapsed = now - entry.last
         until = self._floor(entry) - elapsed
         curve = self._curve(now)
-        if entry.rate and entry.rate > 0 and curve is not None:
+        if entry.subsumed:
+            pass  # due by its floor alone
+        elif entry.rate and entry.rate > 0 and curve is not None:
             # ℓ·∫_last^{last+Δ} p(s)(last + Δ − s) ds = threshold (or ℓ·∫ p = threshold), searched
             # no further than the floor, which comes first beyond it
             limit = elapsed + max(0.0, until)

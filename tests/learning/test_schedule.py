@@ -511,6 +511,16 @@ def test_a_past_days_page_read_after_its_site_moved_on_is_closed():
 
 
 
+def drain(s: HubSchedule, t: float) -> set[str]:
+    """Every listing due at ``t``, each visited (showing nothing) as it comes due."""
+    due = set()
+    while (url := s.next_due(t)[0]) is not None:
+        due.add(url)
+        s.begin(url, t)
+        s.visited(url, 0, now=t)
+    return due
+
+
 def test_a_subsumed_listing_waits_the_window_and_gets_no_prior():
     # (another listing of its host shows every story: the mind says so at its visit)
     s = schedule(max_interval=3 * HOUR, rhythm=False)
@@ -522,7 +532,20 @@ def test_a_subsumed_listing_waits_the_window_and_gets_no_prior():
     a, b = s.entry("http://s/section/a/"), s.entry("http://s/section/b/")
     assert s._floor(a) == 3 * HOUR and s._floor(b) == 24 * HOUR
     assert s.spare_rate(a) == pytest.approx(max(a.rate, 1 / 3))
-    assert s.spare_rate(b) == pytest.approx(b.rate)  # its own rate, no prior
+    assert s.spare_rate(b) == 0.0  # no spare visit: the complete listing's show what it would
+    # its rate still counts in the host's budget (the stories the host's listings show), and
+    # the visits it buys go to the others
+    assert a.rate > 0 and b.rate == pytest.approx(0.7 / 24)
+    assert s.novelty() == pytest.approx(a.rate + b.rate)
+    # the budget's threshold is worked out over the others' rates ("return": Σρ / S visits an hour)
+    s.next_due(2 * HOUR, poll_rate=2.0)
+    assert s._last_threshold == pytest.approx(a.rate / 2.0)
+    s.next_due(2 * HOUR, budgets={"s": (2.0, None)})
+    assert s._thresholds["s"] == pytest.approx(a.rate / 2.0)
+    # by its rate it would be due 0.5 / (0.7/24) h ≈ 17.1 h after its visit: it waits its floor
+    assert b.expected(19 * HOUR) >= s.threshold
+    assert "http://s/section/b/" not in drain(s, 19 * HOUR)
+    assert s.next_due(24.9 * HOUR, spare=100.0)[0] != "http://s/section/b/"  # nor a spare visit
     assert HubSchedule.from_dict(s.to_dict()).entry("http://s/section/b/").subsumed
     s.begin("http://s/section/b/", 30 * HOUR)
     s.visited("http://s/section/b/", 0, now=30 * HOUR)  # not subsumed any more: as before

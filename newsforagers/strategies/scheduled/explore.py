@@ -29,9 +29,12 @@ class Exploration:
     def _explore_due_on(self, host: str) -> bool:
         """Exploration's share holds on ``host`` too: of the requests begun on it, at most
         ``FORAGERS_EXPLORE_SHARE`` explore (a host whose own budget binds spends it on what its
-        listings show, not on the links of its pages)."""
+        listings show, not on the links of its pages). None on a host one of whose listings
+        shows every story of it (``_subsumed``): a listing found there would not be added
+        (``not_needed``), and a story found there that listing shows."""
         share = self.config.explore_share
-        return share > 0 and self._host_explored.get(host, 0) < share * (self._host_made.get(host, 0) + 1)
+        return share > 0 and self._host_explored.get(host, 0) < share * (self._host_made.get(host, 0) + 1) \
+            and not self._host_complete(host)
 
     def _try_candidate(self, may: Callable[[str], bool] | None = None) -> Fetch | None:
         """A candidate listing's first visit (exploration's share): the newest first, on a

@@ -399,7 +399,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._take_complete(fetch.url)
         self.counters.days_closed += self.schedule.visited(
             fetch.url, 0, listed_rate(self._listed.get(fetch.url, ()), now, self._hours()), now=now,
-            subsumed=self._has_complete(fetch.url))
+            subsumed=self._subsumed_by_complete(fetch.url))
 
     def on_failed(self, fetch: Fetch, transient: bool = False) -> None:
         """The request of ``fetch`` failed; ``transient``: for a while (its host unreachable, a
@@ -603,7 +603,21 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             del self._complete[host]
         else:
             self._take_complete(listing)
-        return self._has_complete(listing)
+        return self._subsumed_by_complete(listing)
+
+    def _subsumed_by_complete(self, listing: str) -> bool:
+        """Whether ``listing``'s visits add nothing: a listing of its host shows every story of
+        the host (:meth:`_has_complete`) and is expected to show them as soon (its rate at least
+        ``listing``'s). A listing of a high rate stays due by it while the complete one is new
+        (a sitemap proven complete on its first visits, credited one story per window): the
+        host's visits are not left to a rate not learnt yet."""
+        if not self._has_complete(listing):
+            return False
+        entry = self.schedule.entry(listing)
+        complete = self.schedule.entry(self._complete[self._host(listing)])
+        if entry is None or not entry.rate:
+            return True
+        return complete is not None and (complete.rate or 0.0) >= entry.rate
 
     def _take_complete(self, listing: str) -> None:
         """``listing`` becomes its host's complete listing if it is proven and the host has
@@ -693,6 +707,11 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             return
         self._seen.add(url)
         self.counters.successors += 1
+
+    def _host_complete(self, host: str) -> bool:
+        """Whether one of ``host``'s listings shows every story of it (``_subsumed``)."""
+        complete = self._complete.get(host)
+        return complete is not None and self._proven(complete)
 
     def _has_complete(self, url: str) -> bool:
         """Whether a listing of ``url``'s host shows every story of the host (``_subsumed``): a
