@@ -399,10 +399,11 @@ class HubSchedule:
         """What a level is multiplied by at ``now``: the rhythm's ``p(now)`` (1 without one)."""
         return self._scale(now)
 
-    def _live_rates(self, host: str | None = None) -> Iterator[float]:
-        if host is None:
-            return (e.rate for e in self._entries.values() if not e.barren and e.rate)
-        return (e.rate for e in self._entries.values() if not e.barren and e.rate and self.host(e.url) == host)
+    def _live_rates(self, host: str | None = None, subsumed: bool = True) -> Iterator[float]:
+        """The rates of the live listings that have one (of ``host`` only, when given;
+        ``subsumed``: with those another listing of their host shows every story of)."""
+        return (e.rate for e in self._entries.values() if not e.barren and e.rate
+                and (subsumed or not e.subsumed) and (host is None or self.host(e.url) == host))
 
     def _rate_groups(self) -> dict[str, list[float]]:
         groups: dict[str, list[float]] = {}
@@ -489,8 +490,8 @@ class HubSchedule:
         else:
             # (the listings a complete one subsumes are due by their floor alone: the threshold
             # spends the visits over the others)
-            rates = [e.rate for e in self._entries.values() if not e.barren and e.rate and not e.subsumed]
-            threshold, budget, self._stretch = self._threshold(poll_rate, scarce_rate, rates, len(self), now)
+            threshold, budget, self._stretch = self._threshold(poll_rate, scarce_rate,
+                                                               list(self._live_rates(subsumed=False)), len(self), now)
             if budget is not None:
                 self._last_threshold = budget
         best: Entry | None = None

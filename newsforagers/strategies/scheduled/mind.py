@@ -716,8 +716,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
     def _has_complete(self, url: str) -> bool:
         """Whether a listing of ``url``'s host shows every story of the host (``_subsumed``): a
         new listing there would add nothing that listing's visits do not."""
-        complete = self._complete.get(self._host(url))
-        return complete is not None and complete != url and self._proven(complete)
+        host = self._host(url)
+        return self._complete.get(host) != url and self._host_complete(host)
 
     def _live(self, listing: str) -> bool:
         entry = self.schedule.entry(listing)
