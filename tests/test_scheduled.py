@@ -583,6 +583,43 @@ def test_the_in_flight_cap_is_little_s_law_between_its_floor_and_ceiling():
     assert typical_latency([]) == 0.0
 
 
+
+def test_the_downloader_s_room_is_each_host_s_share_at_the_slowest_healthy_answer_and_its_robots_txt():
+    from newsforagers.strategies.scheduled.budget import SLOW_ANSWER, downloader_room
+
+    assert SLOW_ANSWER == 2.0
+    assert downloader_room(50, rate=1.0, base=1, host_concurrency=8) == 150  # (⌈1 × 2⌉ + 1) × 50
+    assert downloader_room(20, rate=5.0, base=1, host_concurrency=8) == 180  # ⌈10⌉ capped at 8, + 1
+    assert downloader_room(20, rate=5.0, base=1) == 220  # no cap a host: 10 + 1
+    assert downloader_room(50, rate=0.0, base=1, host_concurrency=8) == 100  # no rate: the floor, 1 + 1
+    assert downloader_room(50, rate=1.0, base=0) == 0  # FORAGERS_SCHEDULE_IN_FLIGHT = 0: no limit
+
+
+@pytest.mark.parametrize("settings, hosts, expected", [
+    ({"FORAGERS_HOST_RATE": 1}, 50, 150),  # not set: room for 50 hosts
+    ({"FORAGERS_HOST_RATE": 1, "CONCURRENT_REQUESTS": 20}, 50, 20),  # the user's value stays
+    ({"FORAGERS_HOST_RATE": 1}, 1, 16),  # one site: Scrapy's default is room enough
+    ({"FORAGERS_HOST_RATE": 1, "FORAGERS_STRATEGY": "paper"}, 50, 16),  # the papers' forager: untouched
+    ({"DOWNLOAD_DELAY": 0.5}, 30, 150),  # Scrapy's own delay is the rate: (⌈2 × 2⌉ + 1) × 30
+])
+def test_a_scheduled_colony_over_many_hosts_gets_room_in_scrapy_s_downloader(settings, hosts, expected, caplog):
+    import logging
+
+    from scrapy.crawler import Crawler
+
+    from newsforagers.colony.throttle import Politeness
+    from newsforagers.spiders.forager import ForagerSpider
+
+    seeds = ",".join(f"http://site{i}.example/" for i in range(hosts))
+    crawler = Crawler(ForagerSpider, settings)
+    with caplog.at_level(logging.INFO, logger="newsforagers"):
+        ForagerSpider.from_crawler(crawler, seeds=seeds)  # as `scrapy crawl forager -a seeds=...` does
+    assert crawler.settings.getint("CONCURRENT_REQUESTS") == expected
+    sized = [r.getMessage() for r in caplog.records if "CONCURRENT_REQUESTS not set" in r.getMessage()]
+    assert bool(sized) is (expected != 16 and "CONCURRENT_REQUESTS" not in settings)
+    # ... and the colony's budget in all hosts is that room (colony/throttle.py folds it in)
+    assert Politeness.from_settings(crawler.settings, 1.0, 8).total == expected
+
 def test_requests_lost_count_as_failed_visits_and_fetches():
     forager = make()
     visit = forager.next_fetch(at(0))
@@ -1123,7 +1160,11 @@ def test_a_day_archive_proven_complete_on_two_other_hosts_is_complete_on_a_quiet
     # c's section at its next visit: subsumed (a floor of the window) with the family's support
     _family_round(forager, 120, {}, day)
     assert forager.schedule.entry("http://c/section/politics/").subsumed is family
-    assert not forager.schedule.entry("http://a/section/politics/").subsumed
+    # a's archive had its second check then (the story a's section dated at 60): proven on its
+    # own host, and a's section, read before it in that round, is marked at once, not at its
+    # next visit
+    assert forager._has_complete("http://a/section/politics/")
+    assert forager.schedule.entry("http://a/section/politics/").subsumed
 
 
 def test_a_hole_on_any_host_withdraws_the_family_s_support():
@@ -1222,18 +1263,19 @@ def test_a_listing_beside_one_that_shows_every_story_of_its_host_waits_a_window(
     visits = _listing_visits(forager, at(121 + 24 * 60))
     forager.on_not_modified(visits[section], at(121 + 24 * 60))
     assert forager.schedule.entry(section).subsumed
-    # ... while the archive is expected to show the host's stories as soon as it does (its rate
-    # at least the section's): a complete listing whose rate is not learnt yet (new, credited
-    # one story a window) does not take the visits of a listing that pays
+    # ... and the archive, which shows every story the section shows as soon, holds at least
+    # the section's rate: a complete listing whose rate is not learnt yet (new, credited one
+    # story a window; its stories shown first by the section at the start) takes the section's,
+    # so the host's visits are not left to it; a higher rate of its own stays
     archive_entry, section_entry = forager.schedule.entry(archive), forager.schedule.entry(section)
     archive_entry.rate, section_entry.rate = 0.5, 2.0
     visits = _listing_visits(forager, at(122 + 48 * 60))
     forager.on_not_modified(visits[section], at(122 + 48 * 60))
-    assert not section_entry.subsumed and forager.schedule._floor(section_entry) < 24 * 3600.0
+    assert section_entry.subsumed and archive_entry.rate == 2.0
     archive_entry.rate = 3.0
     visits = _listing_visits(forager, at(123 + 72 * 60))
     forager.on_not_modified(visits[section], at(123 + 72 * 60))
-    assert section_entry.subsumed
+    assert section_entry.subsumed and archive_entry.rate == 3.0
     # a listing met on the host now adds nothing the archive does not show: not added
     other = HOME + "section/sports/"
     forager.on_page(Fetch(other, "harvest", 1), at(121), text="c1", links=[story["a1"]], published=None)

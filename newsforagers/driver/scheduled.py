@@ -13,9 +13,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from scrapy import Request
+from scrapy.settings import SETTINGS_PRIORITIES
 
 from newsforagers.colony.handback import ADOPT_EVERY, take_handed_back
 from newsforagers.colony.local import SITE_CLOCK, site_time_now
+from newsforagers.colony.throttle import Politeness
 from newsforagers.driver.base import Driver
 from newsforagers.driver.hedge import HEDGE_META, Hedges
 from newsforagers.learning.schedule import entry_from, host_of
@@ -23,6 +25,7 @@ from newsforagers.store import ColonyStore
 from newsforagers.strategies.scheduled import poll_rate
 from newsforagers.strategies.scheduled.budget import (
     answer_deadline,
+    downloader_room,
     in_flight_cap,
     stall_after,
     stalled,
@@ -59,6 +62,29 @@ _STATS_EVERY = 1.0
 #: least the forager's mean answer: a slot held that long is held no longer than an answer.
 READY_MARGIN = 0.02
 
+
+
+def size_downloader(settings: Any, host_rate: float, host_concurrency: int, in_flight: int,
+                    seeds: list[str]) -> int | None:
+    """Give Scrapy's downloader room for a scheduled colony over the seeds' hosts, when the
+    user has not set ``CONCURRENT_REQUESTS`` (Scrapy's default, 16, bounds the whole colony's
+    requests in flight: 50 hosts at 1 request/s answering in 300 ms need 17, and each host's
+    first request waits for its robots.txt and then for its spacing, holding its room for a
+    second or more): ``CONCURRENT_REQUESTS`` becomes
+    :func:`~newsforagers.strategies.scheduled.budget.downloader_room` (at the add-on's
+    priority; the forager's own cap, Little's law on the latency it measures, decides what is
+    in flight under it). Returns the new value, or None when nothing changed (set by the user,
+    or already as large). ``settings``: the crawler's, not yet frozen; ``host_rate`` etc.:
+    ``FORAGERS_HOST_RATE``, ``FORAGERS_HOST_CONCURRENCY``, ``FORAGERS_SCHEDULE_IN_FLIGHT``."""
+    if (settings.getpriority("CONCURRENT_REQUESTS") or 0) > SETTINGS_PRIORITIES["default"]:
+        return None
+    politeness = Politeness.from_settings(settings, host_rate, host_concurrency)
+    hosts = len({host_of(url) for url in seeds})
+    room = downloader_room(hosts, politeness.rate, in_flight, politeness.concurrency)
+    if room <= settings.getint("CONCURRENT_REQUESTS", 16):
+        return None
+    settings.set("CONCURRENT_REQUESTS", room, priority="addon")
+    return room
 
 class ScheduledDriver(Driver):
     """The driver of a :class:`~newsforagers.strategies.scheduled.ScheduledMind`: no step barrier, a

@@ -698,14 +698,15 @@ class HubSchedule:
         stretch = self._stretches.get(self.host(entry.url), 1.0) if self._stretches else self._stretch
         if entry.paid:
             span = min(self.window, self.max_interval * stretch)
-        elif entry.listed_rate is not None:
+        elif entry.listed_rate is not None and (entry.listed_rate > 0 or not self._family_pays(entry)):
             if entry.listed_rate <= 0:
                 return self.window
             span = min(self.window, max(self.max_interval, HOUR / entry.listed_rate))
             stories = span > self.max_interval  # the time one story takes
         elif entry.visits <= 1 or self._family_pays(entry):
             # (today's page of a day family of which another page paid — today's day archive,
-            # still empty at dawn, beside yesterday's — will list as its siblings do)
+            # still empty at dawn, beside yesterday's — will list as its siblings do: its empty
+            # list is no sign that it stays so, not the whole window)
             span = min(self.window, self.max_interval * stretch)
         else:
             span = min(self.window, self.max_interval * stretch * 2.0 ** (entry.visits - 1))
@@ -839,6 +840,33 @@ class HubSchedule:
             entry.closed = entry.barren = True  # (not counted against its family: _count_shapes)
             return True
         return False
+
+    def raise_rate(self, url: str, rate: float) -> None:
+        """The listing ``url`` holds at least ``rate`` novel documents an hour (a level, as
+        ``Entry.rate``): another listing it shows every story of has that rate
+        (docs/algorithms.md, *A listing that shows every story of its host*). Its rate becomes
+        the larger of the two; a listing never visited, or unknown, is left alone."""
+        entry = self._entries.get(url)
+        if entry is not None and entry.rate is not None and rate > entry.rate:
+            entry.rate = rate
+
+    def subsume_host(self, complete: str, subsumed: bool = True) -> int:
+        """The listing ``complete`` shows every story of its host (``subsumed``), or no longer
+        does: every other listing of the host that has been visited is marked so at once, not
+        at its own next visit (which, for a listing the spare budget kept polling, would be one
+        visit each that adds nothing); when subsumed, ``complete``'s rate is raised to theirs
+        (:meth:`raise_rate`). Returns how many listings changed."""
+        host = self.host(complete)
+        changed = 0
+        for entry in self._entries.values():
+            if entry.url == complete or entry.last is None or entry.barren or entry.subsumed == subsumed \
+                    or self.host(entry.url) != host:
+                continue
+            entry.subsumed = subsumed
+            changed += 1
+            if subsumed and entry.rate:
+                self.raise_rate(complete, entry.rate)
+        return changed
 
     def credit(self, url: str, novel: int = 1) -> None:
         """``novel`` novel documents were found through the last visit of ``url``."""

@@ -46,6 +46,7 @@ from newsforagers.colony.throttle import BUDGET_PRIORITY
 from newsforagers.config import ForagersConfig
 from newsforagers.downloadhandlers import ClosingIgnoreRequest
 from newsforagers.driver import MODES, Driver
+from newsforagers.driver.scheduled import size_downloader
 from newsforagers.errors import ForagersUsageError, mask_password, report_usage_errors_in_one_line, url_secrets
 from newsforagers.logs import one_startup_banner, set_library_log_level
 from newsforagers.pages import NotAFeed, NotHTML, charset_trouble, read_response
@@ -181,6 +182,12 @@ class ForagerSpider(scrapy.Spider):
                                      f"clusters but FORAGERS_N_CLUSTERS is {k}")
         if config.topic.strip():
             spider.topic = build_topic(config, spider.encoder)
+        if config.strategy == "scheduled":
+            room = size_downloader(crawler.settings, config.host_rate, config.host_concurrency,
+                                   config.schedule_in_flight, spider.seeds)
+            if room is not None:
+                logger.info("CONCURRENT_REQUESTS not set: %d, room for the seeds' hosts' requests in flight "
+                            "and their robots.txt (set it to bound the colony's requests in flight)", room)
         if url_secrets(config.store) and spider.role == "root" and spider.colony is None \
                 and (crawler.settings.getpriority("FORAGERS_STORE") or 0) >= SETTINGS_PRIORITIES["cmdline"]:
             logger.warning("FORAGERS_STORE (%s) holds its password on the command line, where every "

@@ -446,6 +446,14 @@ def test_an_empty_page_of_a_paying_family_keeps_the_floor_instead_of_doubling_it
     assert s._floor(s.entry(today)) == 3 * HOUR
     for url in ("http://s/News/", "http://t/tag/7/", ended):
         assert s._floor(s.entry(url)) == 12 * HOUR, url
+    # ... also when it dates one story (a rate of 0: one date says nothing of a rate), which
+    # for another page means the whole window: on a site of a few stories a day, today's
+    # archive at 7:00 shows the one story of the night, and waited 24 hours (issue 31)
+    for url in (today, "http://s/News/"):
+        s.begin(url, dawn + 10 * HOUR)
+        s.visited(url, 0, listed_rate=0.0, now=dawn + 10 * HOUR)
+    assert s._floor(s.entry(today)) == 3 * HOUR
+    assert s._floor(s.entry("http://s/News/")) == 24 * HOUR
 
 
 def test_a_schedule_is_true_while_a_live_listing_is_left():
@@ -550,3 +558,39 @@ def test_a_subsumed_listing_waits_the_window_and_gets_no_prior():
     s.begin("http://s/section/b/", 30 * HOUR)
     s.visited("http://s/section/b/", 0, now=30 * HOUR)  # not subsumed any more: as before
     assert s._floor(s.entry("http://s/section/b/")) == 3 * HOUR
+
+
+def test_a_listing_is_raised_to_a_rate_it_is_known_to_hold_at_least():
+    # a complete listing holds at least the rate of a listing it shows every story of
+    s = schedule(rhythm=False)
+    for url in ("http://s/archive/", "http://s/section/a/"):
+        s.add(url)
+    visit(s, "http://s/section/a/", 0.0, 2)  # a first visit: 2 stories over the 24-hour window
+    visit(s, "http://s/archive/", 0.0, 0)
+    section, archive = s.entry("http://s/section/a/"), s.entry("http://s/archive/")
+    assert archive.rate == 0.0 and section.rate == pytest.approx(2 / 24)
+    s.raise_rate("http://s/archive/", section.rate)
+    assert archive.rate == pytest.approx(2 / 24)
+    s.raise_rate("http://s/archive/", 0.01)  # never lowered
+    assert archive.rate == pytest.approx(2 / 24)
+    s.add("http://s/new/")
+    s.raise_rate("http://s/new/", 1.0)  # never visited: the optimistic prior stays
+    s.raise_rate("http://s/unknown/", 1.0)
+    assert s.entry("http://s/new/").rate is None and "http://s/unknown/" not in s
+
+
+def test_a_host_s_listings_are_subsumed_at_once_when_one_shows_every_story():
+    s = schedule(rhythm=False)
+    urls = ("http://s/archive/", "http://s/section/a/", "http://s/section/b/", "http://s/new/", "http://t/")
+    for url in urls:
+        s.add(url)
+    visit(s, "http://s/archive/", 0.0, 0)
+    visit(s, "http://s/section/a/", 0.0, 3)  # 3 stories over the window: 1/8 an hour
+    visit(s, "http://s/section/b/", 0.0, 1)
+    visit(s, "http://t/", 0.0, 5)
+    assert s.subsume_host("http://s/archive/") == 2  # a and b; not the never-visited one, nor t's
+    assert [s.entry(u).subsumed for u in urls] == [False, True, True, False, False]
+    assert s.entry("http://s/archive/").rate == pytest.approx(3 / 24)  # the larger of theirs
+    assert s.subsume_host("http://s/archive/") == 0  # (already)
+    assert s.subsume_host("http://s/archive/", subsumed=False) == 2  # a hole: due as before
+    assert not any(s.entry(u).subsumed for u in urls)

@@ -46,10 +46,12 @@ def poll_rate(share: float, requests_per_second: float, speed: float = 1.0, own:
 STALL_FACTOR = 10.0
 #: ... and slower than this many wall seconds, whatever the median.
 STALL_FLOOR = 2.0
+#: The slowest healthy answer issue 31 names (sites answering in 100 ms to 2 s), wall seconds.
+SLOW_ANSWER = 2.0
 #: The least time a download of a scheduled forager is given before Scrapy gives it up and
-#: retries it (:func:`answer_deadline`): five times the slowest healthy answer issue 31 names
-#: (sites answering in 100 ms to 2 s), so no healthy site is cut short.
-DEADLINE_FLOOR = 10.0
+#: retries it (:func:`answer_deadline`): five times the slowest healthy answer, so no healthy
+#: site is cut short.
+DEADLINE_FLOOR = 5 * SLOW_ANSWER
 
 
 def in_flight_cap(base: int, rate: float, latency: float, ceiling: int = 0) -> int:
@@ -63,6 +65,18 @@ def in_flight_cap(base: int, rate: float, latency: float, ceiling: int = 0) -> i
     need = math.ceil(rate * latency - 1e-9) if rate > 0 and latency > 0 else 0
     cap = max(base, need)
     return min(cap, ceiling) if ceiling > 0 else cap
+
+
+def downloader_room(hosts: int, rate: float, base: int, host_concurrency: int = 0) -> int:
+    """Requests in flight a scheduled colony needs room for over ``hosts`` hosts (what
+    ``CONCURRENT_REQUESTS`` sizes when the user has not set it): on each host, what
+    :func:`in_flight_cap` keeps in flight there at the slowest healthy answer
+    (:data:`SLOW_ANSWER`; ``rate``: the host's requests per second, 0: none), at most
+    ``host_concurrency`` (0: none), and its robots.txt, which Scrapy asks for before a host's
+    first request while that request waits, holding its room. 0 when ``base`` is 0 (no limit
+    in flight: nothing to size)."""
+    per_host = in_flight_cap(base, rate, SLOW_ANSWER, host_concurrency)
+    return hosts * (per_host + 1) if per_host > 0 else 0
 
 
 def typical_latency(latencies: Iterable[float]) -> float:

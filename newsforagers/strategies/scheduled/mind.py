@@ -601,23 +601,28 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                 del known[url]
         if misses and self._complete.get(host) == listing:
             del self._complete[host]
+            self.schedule.subsume_host(listing, subsumed=False)  # its host's listings are due as before
         else:
             self._take_complete(listing)
         return self._subsumed_by_complete(listing)
 
     def _subsumed_by_complete(self, listing: str) -> bool:
         """Whether ``listing``'s visits add nothing: a listing of its host shows every story of
-        the host (:meth:`_has_complete`) and is expected to show them as soon (its rate at least
-        ``listing``'s). A listing of a high rate stays due by it while the complete one is new
-        (a sitemap proven complete on its first visits, credited one story per window): the
-        host's visits are not left to a rate not learnt yet."""
+        the host (:meth:`_has_complete`), as soon as it appears. The complete listing then
+        holds at least as many novel documents an hour as ``listing`` (every story ``listing``
+        shows, it shows): its rate is raised to ``listing``'s when lower
+        (:meth:`HubSchedule.raise_rate`), so the host's visits are not left to a rate not learnt
+        yet (a sitemap proven complete on its first visits, credited one story per window; a
+        day archive whose stories a home page or a section showed first at the start)."""
         if not self._has_complete(listing):
             return False
         entry = self.schedule.entry(listing)
-        complete = self.schedule.entry(self._complete[self._host(listing)])
-        if entry is None or not entry.rate:
-            return True
-        return complete is not None and (complete.rate or 0.0) >= entry.rate
+        complete = self._complete[self._host(listing)]
+        if complete not in self.schedule:
+            return False
+        if entry is not None and entry.rate:
+            self.schedule.raise_rate(complete, entry.rate)
+        return True
 
     def _take_complete(self, listing: str) -> None:
         """``listing`` becomes its host's complete listing if it is proven and the host has
@@ -626,6 +631,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         complete = self._complete.get(host)
         if self._proven(listing) and (complete is None or not self._proven(complete)):
             self._complete[host] = listing
+            # the host's other listings add nothing from now on: marked at once (and their rates
+            # are the complete one's at least), not each at a visit of its own
+            self.schedule.subsume_host(listing)
             record = self._completeness.get(listing)
             self.counters.family_complete += record is not None and record[1] < 2
 
