@@ -41,7 +41,9 @@ Traps come in families (one archive page per day, one calendar page per month): 
 A day's page (its URL names a day: ``/archive/2024/03/05/``) is *closed* after a visit begun
 once another page of its family (same host, same shape) naming a later day had shown dated
 stories: the site has moved on to a later day, every story of the earlier one was published
-before, so that visit saw all the page will ever list (yesterday's archive beside today's).
+before, so that visit saw all the page will ever list (yesterday's archive beside today's);
+also, with no further visit, when the earliest story the later day's page dates was published
+before that page's last visit began (:meth:`HubSchedule.visited`'s ``earliest``).
 A closed listing is remembered, like a barren one, and never visited again; it is no evidence
 against its family. The day is the site's own (a page of the later day showing stories), not
 the UTC day: a site west of Greenwich publishes into its day for hours after UTC's midnight.
@@ -793,7 +795,7 @@ class HubSchedule:
 
     def visited(self, url: str, new_links: int, listed_rate: float | None = None,
                 now: float | None = None, overflowed: bool = False, covered: bool = False,
-                subsumed: bool = False) -> bool:
+                subsumed: bool = False, earliest: float | None = None) -> int:
         """The page of the visit begun earlier arrived (at ``now``) and showed ``new_links``
         links not seen before; novel documents among them come later, through :meth:`credit`.
         ``listed_rate``: stories per hour the page's own dates show (None: it dates none). A
@@ -805,11 +807,16 @@ class HubSchedule:
         still, and lose more). ``covered``: the page's fresh links were all claimed by other
         foragers of the colony first: the visit is no evidence of a barren listing (another
         forager reads it), and the listing gets no spare visits (:meth:`prior_rate`) until a
-        visit shows a link of its own. True when the visit closed a past day's page (the
-        module's docstring)."""
+        visit shows a link of its own. ``earliest``: when the earliest story the page dates
+        was published. Returns how many past days' pages the visit closed (the module's
+        docstring): its own, when begun after a later day's page of its family had shown dated
+        stories; and, the first time a page of a day shows dated stories, each page of its family
+        naming an earlier day whose last visit began after ``earliest`` — its site had moved on
+        to the later day by then, so that visit saw every story the page will list (read before
+        today's archive at a site's first visit, yesterday's took one more visit to be closed)."""
         entry = self._entries.get(url)
         if entry is None:
-            return False
+            return 0
         if new_links < 0:
             raise ValueError(f"new_links ({new_links!r}) must be >= 0.")
         if now is not None and entry.last is not None and entry.last > now:
@@ -832,14 +839,32 @@ class HubSchedule:
             if overflowed and listed_rate:
                 entry.rate = max(entry.rate, listed_rate)
         end = self.day_end(url)
+        closed = 0
         if end is not None and listed_rate is not None:  # a day's page showing dated stories
             family = self._family(url)
-            self._family_days[family] = max(self._family_days.get(family, -math.inf), end)
+            if end > self._family_days.get(family, -math.inf):
+                self._family_days[family] = end
+                if earliest is not None:
+                    closed += self._close_earlier_days(family, end, earliest)
         if url in self._closing:
             self._closing.discard(url)
             entry.closed = entry.barren = True  # (not counted against its family: _count_shapes)
-            return True
-        return False
+            closed += 1
+        return closed
+
+    def _close_earlier_days(self, family: tuple[str, str], end: float, moved: float) -> int:
+        """Close the pages of ``family`` naming a day that ended before ``end`` whose last
+        visit began at or after ``moved`` (and is not in flight): see :meth:`visited`."""
+        closed = 0
+        for entry in self._entries.values():
+            if entry.barren or entry.in_flight or entry.last is None or entry.last < moved:
+                continue
+            other = self.day_end(entry.url)
+            if other is None or other >= end or self._family(entry.url) != family:
+                continue
+            entry.closed = entry.barren = True
+            closed += 1
+        return closed
 
     def raise_rate(self, url: str, rate: float) -> None:
         """The listing ``url`` holds at least ``rate`` novel documents an hour (a level, as

@@ -481,25 +481,25 @@ def test_a_past_days_page_read_after_its_site_moved_on_is_closed():
         s.add(url)
     # yesterday's page read first (it shows yesterday's stories), then today's, dating nothing
     s.begin(yesterday, morning)
-    assert s.visited(yesterday, 5, listed_rate=2.0, now=morning) is False
+    assert s.visited(yesterday, 5, listed_rate=2.0, now=morning) == 0
     s.credit(yesterday, 2)
     s.begin(today, morning + 60)
-    assert s.visited(today, 0, listed_rate=None, now=morning + 60) is False
+    assert s.visited(today, 0, listed_rate=None, now=morning + 60) == 0
     s.begin(yesterday, morning + HOUR)
-    assert s.visited(yesterday, 0, listed_rate=2.0, now=morning + HOUR) is False  # no later day shown yet
+    assert s.visited(yesterday, 0, listed_rate=2.0, now=morning + HOUR) == 0  # no later day shown yet
     # today's page shows its first story (one date: a rate of 0, but a dated story)
     s.begin(today, morning + 2 * HOUR)
     s.begin(yesterday, morning + 2 * HOUR)  # begun before today's page arrived: not closing
-    assert s.visited(today, 1, listed_rate=0.0, now=morning + 2 * HOUR) is False
+    assert s.visited(today, 1, listed_rate=0.0, now=morning + 2 * HOUR) == 0
     s.credit(today, 1)
-    assert s.visited(yesterday, 0, listed_rate=2.0, now=morning + 2 * HOUR) is False
+    assert s.visited(yesterday, 0, listed_rate=2.0, now=morning + 2 * HOUR) == 0
     s.begin(yesterday, morning + 3 * HOUR)
     assert s.failed(yesterday) is False  # the visit never came: nothing seen, nothing closed
     assert not s.entry(yesterday).closed
     s.begin(yesterday, morning + 4 * HOUR)
     s.begin(other, morning + 4 * HOUR)
-    assert s.visited(yesterday, 0, listed_rate=2.0, now=morning + 4 * HOUR) is True
-    assert s.visited(other, 0, listed_rate=2.0, now=morning + 4 * HOUR) is False
+    assert s.visited(yesterday, 0, listed_rate=2.0, now=morning + 4 * HOUR) == 1
+    assert s.visited(other, 0, listed_rate=2.0, now=morning + 4 * HOUR) == 0
     closed = s.entry(yesterday)
     assert closed.closed and closed.barren
     # never due again, however long it waits; the other site's page and today's are
@@ -594,3 +594,34 @@ def test_a_host_s_listings_are_subsumed_at_once_when_one_shows_every_story():
     assert s.subsume_host("http://s/archive/") == 0  # (already)
     assert s.subsume_host("http://s/archive/", subsumed=False) == 2  # a hole: due as before
     assert not any(s.entry(u).subsumed for u in urls)
+
+
+def test_yesterday_s_archive_read_after_the_site_moved_on_is_closed_without_another_visit():
+    # at a site's first visit yesterday's archive may be read before today's: when today's then
+    # dates a story published before yesterday's visit began, the site had moved on to today
+    # by then, so that visit saw every story yesterday's page will list: closed at once
+    from datetime import UTC, datetime
+
+    morning = datetime(2024, 1, 1, 7, tzinfo=UTC).timestamp()
+    night = datetime(2024, 1, 1, 0, 9, tzinfo=UTC).timestamp()
+    s = schedule(min_interval=0.0, max_interval=HOUR, barren_after=1)
+    today, yesterday = "http://s/archive/2024/01/01/", "http://s/archive/2023/12/31/"
+    before, other = "http://s/archive/2023/12/30/", "http://t/archive/2023/12/31/"
+    for url in (today, yesterday, before, other):
+        s.add(url)
+    for url in (yesterday, before, other):  # read together (begun before any dated a story)
+        s.begin(url, morning)
+    for url in (yesterday, before, other):
+        assert s.visited(url, 3, listed_rate=2.0, now=morning) == 0
+    s.begin(today, morning + 60)
+    # today's first dated story, of 00:09: yesterday's and the day before's (this host) closed
+    assert s.visited(today, 1, listed_rate=0.0, now=morning + 60, earliest=night) == 2
+    assert s.entry(yesterday).closed and s.entry(before).closed and not s.entry(other).closed
+    assert not s.entry(today).closed
+    # a story of 7:30 on another host's today's page: its yesterday's was read at 7:00, before
+    # its site moved on, and may still list a story: it stays
+    s.add("http://t/archive/2024/01/01/")
+    s.begin("http://t/archive/2024/01/01/", morning + HOUR)
+    late = morning + 30 * 60
+    assert s.visited("http://t/archive/2024/01/01/", 1, listed_rate=0.0, now=morning + HOUR, earliest=late) == 0
+    assert not s.entry(other).closed

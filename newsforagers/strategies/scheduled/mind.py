@@ -544,7 +544,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self.counters.days_closed += self.schedule.visited(
             fetch.url, len(new), listed_rate(listed.values(), now, self._hours()), now=now,
             overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0, covered=covered,
-            subsumed=subsumed)
+            subsumed=subsumed, earliest=min((d.timestamp() for d in listed.values()), default=None))
         if self.config.schedule_credit == "listed":
             for url in claimed:
                 self._unpaid.put(url, [])
