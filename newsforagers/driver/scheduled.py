@@ -63,7 +63,6 @@ _STATS_EVERY = 1.0
 READY_MARGIN = 0.02
 
 
-
 def size_downloader(settings: Any, host_rate: float, host_concurrency: int, in_flight: int,
                     seeds: list[str]) -> int | None:
     """Give Scrapy's downloader room for a scheduled colony over the seeds' hosts, when the
@@ -85,6 +84,7 @@ def size_downloader(settings: Any, host_rate: float, host_concurrency: int, in_f
         return None
     settings.set("CONCURRENT_REQUESTS", room, priority="addon")
     return room
+
 
 class ScheduledDriver(Driver):
     """The driver of a :class:`~newsforagers.strategies.scheduled.ScheduledMind`: no step barrier, a
