@@ -75,7 +75,8 @@ def scope_of(nodeid: str) -> str:
 #: xdist does), a one-test module of 55 s could start last, when the other worker had nothing
 #: left to do.
 LONG_MODULES = (
-    "tests/integration/test_forager_bad_input.py", "tests/integration/test_many_sites.py",
+    "tests/commands/bench/test_command_runs.py", "tests/integration/test_forager_bad_input.py",
+    "tests/integration/test_many_sites.py",
     "tests/integration/test_install.py", "tests/integration/test_deployment_recipe.py",
     "tests/integration/test_user_project.py", "tests/integration/test_hostile_limits.py",
     "tests/integration/test_secrets.py", "tests/integration/test_scrapyd_deploy.py",

@@ -35,6 +35,33 @@ def test_never_visited_entries_go_first_in_the_order_they_came():
     assert s.next_due(10 * HOUR)[0] == "b"
 
 
+def test_today_s_page_goes_before_the_other_listings_never_visited():
+    # 2024-03-05 12:00 UTC; the home page's navigation in page order: two sections, then
+    # today's archive, then yesterday's
+    noon = 1_709_640_000.0
+    s = schedule()
+    urls = ["http://a/", "http://a/section/x/", "http://a/section/y/",
+            "http://a/archive/2024/03/05/", "http://a/archive/2024/03/04/"]
+    for url in urls:
+        s.add(url)
+    assert s.today_page(urls[3], noon) and not s.today_page(urls[1], noon)
+    # the day a page names is the site's, of a time zone not known: UTC-12 to UTC+14
+    assert s.today_page(urls[4], noon - 10 * HOUR)  # 02:00 UTC: still the 4th at UTC-3
+    assert not s.today_page(urls[4], noon)  # 12:00 UTC on the 5th: the 4th is over everywhere
+    assert s.today_page(urls[3], noon - 20 * HOUR)  # 16:00 UTC on the 4th: the 5th at UTC+9
+    assert not s.today_page(urls[3], noon - 30 * HOUR)
+    assert s.first_visit() == urls[0]  # without a time: the order they came
+    assert s.first_visit(now=noon) == urls[3]
+    assert s.first_visit(lambda host: False, noon) == urls[3]
+    assert s.first_visit(lambda host: True, noon) is None
+    visit(s, urls[0], noon, 5)
+    assert s.next_due(noon + HOUR)[0] == urls[3]
+    visit(s, urls[3], noon + HOUR, 3)
+    # then the others in the order they came (yesterday's is not today's at noon)
+    assert s.next_due(noon + HOUR)[0] == urls[1]
+    assert s.first_visit(now=noon + HOUR) == urls[1]
+
+
 def test_first_visit_rate_is_documents_per_novelty_window_then_beta_average():
     s = schedule()
     s.add("front")
@@ -588,12 +615,18 @@ def test_a_host_s_listings_are_subsumed_at_once_when_one_shows_every_story():
     visit(s, "http://s/section/a/", 0.0, 3)  # 3 stories over the window: 1/8 an hour
     visit(s, "http://s/section/b/", 0.0, 1)
     visit(s, "http://t/", 0.0, 5)
-    assert s.subsume_host("http://s/archive/") == 2  # a and b; not the never-visited one, nor t's
-    assert [s.entry(u).subsumed for u in urls] == [False, True, True, False, False]
+    assert s.subsume_host("http://s/archive/") == 3  # a, b and the never-visited one; not t's
+    assert [s.entry(u).subsumed for u in urls] == [False, True, True, True, False]
     assert s.entry("http://s/archive/").rate == pytest.approx(3 / 24)  # the larger of theirs
     assert s.subsume_host("http://s/archive/") == 0  # (already)
-    assert s.subsume_host("http://s/archive/", subsumed=False) == 2  # a hole: due as before
+    # the never-visited one is not visited while subsumed: its first visit would show nothing
+    # the archive does not (neither the optimistic prior's turn nor a first visit)
+    assert s.first_visit() is None
+    assert "http://s/new/" not in drain(s, HOUR)
+    assert s.subsume_host("http://s/archive/", subsumed=False) == 3  # a hole: due as before
     assert not any(s.entry(u).subsumed for u in urls)
+    assert s.first_visit() == "http://s/new/"
+    assert s.next_due(2 * HOUR)[0] == "http://s/new/"  # the optimistic prior again
 
 
 def test_yesterday_s_archive_read_after_the_site_moved_on_is_closed_without_another_visit():

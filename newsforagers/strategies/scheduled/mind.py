@@ -85,6 +85,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._order = itertools.count()
         self._articles: Bounded[str, None] = Bounded(max(1, memory_size))  # fetched articles: never fetched again
         self._seen: Bounded[str, None] = Bounded(max(1, memory_size))  # URLs this forager queued or fetched
+        # the navigation of a seed's map queued for harvest (its sections, its day archives)
+        self._map_links: Bounded[str, None] = Bounded(max(1, memory_size))
         self._dated: Bounded[str, None] = Bounded(max(1, memory_size))  # stories met (a listing dated them, or fetched)
         # publication times of the stories met, as met: the site's stories per hour
         self._story_dates: deque[tuple[float, str]] = deque(maxlen=STORY_DATES)  # (published, host)
@@ -216,7 +218,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             # sites (docs/benchmarks.md). (A host's own queue goes first on it, as before.)
             harvest = self._harvest
             url = self.schedule.first_visit(
-                lambda host: harvest.has(host) or (busy is not None and busy(host)))
+                lambda host: harvest.has(host) or (busy is not None and busy(host)), now)
             if url is not None:
                 self.counters.first_visits += 1
                 return self._visit(url, now)
@@ -255,11 +257,26 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             if self._done_with(fetch.url):
                 self._harvest.pop(host)
                 continue  # an article (or a page in flight) is never fetched twice
+            if fetch.url in self._map_links and self._has_complete(fetch.url):
+                # a section of a seed's map on a host one of whose listings shows every story:
+                # it would show stories that listing shows and not be added (_add_listing)
+                self._harvest.pop(host)
+                self.counters.not_needed += 1
+                continue
             if tier == BACKLOG and now - published > BACKLOG_AGE and not self._backlog_urgent(now):
                 # a story of the backlog hours old waits while a listing is due: what a visit
                 # shows now is news
                 url, _ = self._next_listing(now, busy)
                 if url is not None:
+                    self.counters.deferred += 1
+                    return self._visit(url, now)
+            elif fetch.url in self._map_links:
+                # so does a page of a seed's map while a listing of its host is due (a site of
+                # twenty sections and as many feeds kept its day archive waiting three simulated
+                # hours), but not for the spare budget's visits, nor another host's (the map is
+                # its host's: the other hosts' listings would hold it back as long as any is due)
+                url, _ = self._next_listing(now, lambda other, own=host: other != own)
+                if url is not None and not self.schedule.spare_due:
                     self.counters.deferred += 1
                     return self._visit(url, now)
             self._harvest.pop(host)
@@ -366,6 +383,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         fresh = []
         for url in dict.fromkeys(urls):
             if url in self._seen or url in self.schedule or url in self._articles:
+                continue
+            if self._has_complete(url):  # a listing of its host shows every story it would
+                self.counters.not_needed += 1  # (not seen: added when the host has none again)
                 continue
             if url in updated and updated[url].timestamp() < oldest:
                 self._seen.add(url)
@@ -523,6 +543,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         for url in navigation:
             if mapping or (all_new and continues(fetch.url, url)):
                 items.append(url)
+                if mapping:
+                    self._map_links.add(url)
             elif shape(url) in replaced and url not in self.schedule:
                 self._succeed(replaced[shape(url)], url, fetch.visit)
             else:
@@ -536,8 +558,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         for url in claimed:
             self._seen.add(url)
             published = listed[url].timestamp() if url in listed else None
+            # (a seed's map: today's page first of its links no listing dates, see _push)
             self._push(Fetch(url, "harvest", fetch.visit), self._value(self._states.get(url), value),
-                       published)
+                       published, first=mapping and self.schedule.today_page(url, now))
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
         self._visits[fetch.visit] = (listing, all_new or (not listed and bool(new) and len(new) == len(links)))
         self._listed.put(fetch.url, tuple(listed.values()))
@@ -754,7 +777,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self.counters.listings_found += added
         return int(added)
 
-    def _push(self, fetch: Fetch, value: float, published: float | None = None) -> None:
+    def _push(self, fetch: Fetch, value: float, published: float | None = None, first: bool = False) -> None:
         """Queue ``fetch`` for harvest. First in line: what must go next (``value`` infinite:
         a teleport, a request in flight at a checkpoint). Then news: stories a listing dates
         at or after the forager began (``published``), the oldest first, so none waits
@@ -763,7 +786,10 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         TD value ``w·s`` first. Last the *backlog*, stories dated before the forager began,
         the highest ``w·s`` first; a story of it more than ``BACKLOG_AGE`` old waits while a
         listing is due, unless the backlog's oldest story would leave the novelty window
-        before it is done (:meth:`next_fetch`, :meth:`_backlog_urgent`)."""
+        before it is done (:meth:`next_fetch`, :meth:`_backlog_urgent`). ``first``: first of
+        what no listing dates, whatever its value — today's page in a seed's map
+        (:meth:`HubSchedule.today_page`: it shows the whole day's news, which the sections
+        show in shares, one request each at the host's pace)."""
         if value == math.inf:
             tier, key = 0, 0.0
             fetch = replace(fetch, priority=NEWS_PRIORITY)
@@ -771,7 +797,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             tier, key = NEWS, published
             fetch = replace(fetch, priority=NEWS_PRIORITY)
         elif published is None:
-            tier, key = 2, -value
+            tier, key = 2, -math.inf if first else -value
         else:
             tier, key = BACKLOG, -value
             heapq.heappush(self._backlog_dates, (published, fetch.url))
