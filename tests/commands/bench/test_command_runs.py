@@ -1,7 +1,7 @@
 """``newsforagers bench`` end to end through the command line on a tiny synthetic corpus, runs
 judged on what they wrote, not on their pace: a sweep, a topical bench, a topic described by
-examples. (They run beside other tests, unlike :mod:`tests.commands.bench.test_command`'s
-benchmark, whose oracle is judged on its recall and lag: tests/conftest.py, SERIAL_CRAWLS.)"""
+examples (beside :mod:`tests.commands.bench.test_command`, whose benchmark's oracle is judged
+on its recall and lag, in the serial crawls: tests/conftest.py, SERIAL_CRAWLS)."""
 
 from __future__ import annotations
 
