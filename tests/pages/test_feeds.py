@@ -211,11 +211,17 @@ def test_no_entity_is_expanded_and_no_external_one_fetched(tmp_path):
     page = read_feed(FEED, rss, now=NOW)
     assert time.perf_counter() - started < 1.0
     assert "TOP-SECRET" not in page.title + page.text and len(page.title + page.text) < 1000
-    # a sitemap: libxml2 refuses the laughs (its amplification limit), and reads no external entity
+    # a sitemap (Scrapy's reader, lxml with resolve_entities=False): the laughs are refused by
+    # libxml2's amplification limit (lxml 6.1) or left unexpanded (lxml 6.2, the same libxml2
+    # 2.14), and no external entity is read either way
     sitemap = (b"<?xml version='1.0'?>\n" + doctype + b"\n<urlset><url><loc>https://n.example/&l9;</loc>"
                b"</url></urlset>")
-    with pytest.raises(NotAFeed, match="malformed sitemap: Maximum entity amplification"):
-        read_feed(FEED, sitemap, now=NOW)
+    try:
+        links = read_feed(FEED, sitemap, now=NOW).links
+    except NotAFeed as refused:
+        assert "malformed sitemap: Maximum entity amplification" in str(refused)
+    else:
+        assert links == ("https://n.example/",)
     external = (f'<?xml version="1.0"?>\n<!DOCTYPE x [<!ENTITY ext SYSTEM "file://{secret}">]>\n'
                 "<urlset><url><loc>https://n.example/a&ext;</loc></url></urlset>").encode()
     assert read_feed(FEED, external, now=NOW).links == ("https://n.example/a",)
