@@ -48,10 +48,13 @@ def test_a_topical_colony_outputs_the_topic_s_new_documents_with_their_relevance
     paths = [urlsplit(item["url"]).path for item in items]
     on_topic = sum("sports" in section.get(p, ()) for p in paths)
     assert on_topic / len(items) >= 0.9, [(p, section.get(p)) for p in paths]
-    # the section's news of the crawl's window (published an hour before its end or earlier)
+    # the section's news of the crawl's window (published an hour before its end or earlier),
+    # written on the topic: a story of another section only cross-listed in sports is written on
+    # its own section's topic (the synthetic writer is the first section's), so judging it off
+    # the topic is right, not a miss
     truth = [json.loads(line) for line in (tmp_path / "truth.jsonl").read_text().splitlines()]
     start, end = run_window(list(read_log(tmp_path / "requests.jsonl")))
-    wanted = {t["path"] for t in truth if "sports" in section.get(t["path"], ())
+    wanted = {t["path"] for t in truth if section.get(t["path"], ("",))[0] == "sports"
               and start <= datetime.fromisoformat(t["published"]) <= end - timedelta(hours=1)}
     assert len(wanted) >= 5, wanted
     assert len(wanted & set(paths)) / len(wanted) >= 0.8, (sorted(wanted - set(paths)), len(wanted))
