@@ -717,14 +717,19 @@ class HubSchedule:
         # nothing, twice as long after each visit; up to the novelty window (a visit a window
         # apart still finds every story it lists in time): hundreds of sub-listings (authors,
         # tags, older pages) must not take the budget.
-        if entry.subsumed:  # another listing of its host shows every story: read once a window
+        if entry.subsumed and not self._day_open(entry):
+            # another listing of its host shows every story: read once a window — but today's
+            # page, which lists the whole day by what it is, keeps its floor: a check of the
+            # complete listing's proof (a news sitemap of the sections with feeds, proven on a
+            # host whose other sections were silent for a day, showed no hole until they
+            # published; on a digital.gov site, 9 stories lost in a run)
             return self.window
         stories = False
         stretch = self._stretches.get(self.host(entry.url), 1.0) if self._stretches else self._stretch
         if entry.paid:
             span = min(self.window, self.max_interval * stretch)
-        elif entry.listed_rate is not None and (entry.listed_rate > 0 or not self._family_pays(entry)):
-            if entry.listed_rate <= 0:
+        elif entry.listed_rate is not None and (entry.listed_rate > 0 or not self._young_day(entry)):
+            if entry.listed_rate <= 0:  # one story dated: no rate
                 return self.window
             span = min(self.window, max(self.max_interval, HOUR / entry.listed_rate))
             stories = span > self.max_interval  # the time one story takes
@@ -752,6 +757,17 @@ class HubSchedule:
             floor = curve.reach(entry.last, 1.0, span / HOUR, self.window, lag=False)
             cached = self._floors[entry.url] = (key, floor)
         return cached[1]
+
+    def _young_day(self, entry: Entry) -> bool:
+        """Whether ``entry``'s one dated story (a ``listed_rate`` of 0) may say only that its
+        day had just begun: it is the page of a day that had not ended at its last visit (today's
+        archive at dawn, one story on it), or of a family of which a page has paid."""
+        return self._family_pays(entry) or self._day_open(entry)
+
+    def _day_open(self, entry: Entry) -> bool:
+        """Whether ``entry`` is the page of a day that had not ended at its last visit."""
+        end = self.day_end(entry.url)
+        return end is not None and entry.last is not None and entry.last < end
 
     def _family_pays(self, entry: Entry) -> bool:
         """Whether ``entry`` is the page of a day (its URL names one, :func:`url_day_end`) that

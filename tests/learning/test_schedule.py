@@ -364,6 +364,27 @@ def test_a_never_paying_listing_waits_as_long_as_its_own_dates_say_a_story_takes
         s.visited("busy", 0, -1.0)
 
 
+def test_today_s_page_showing_one_story_is_not_left_for_the_window():
+    # one story dated (a listed rate of 0) on a page whose day is not over says only that the
+    # day has just begun: the first visit's floor, then doubling; on any other page, or once
+    # the day is over, the window (an author's page with one story)
+    dawn = 1_709_618_400.0  # 2024-03-05 06:00 UTC
+    s = schedule(max_interval=3 * HOUR, rhythm=False)
+    today, author = "http://s/archive/2024/03/05/", "http://s/by/someone/"
+    for url in (today, author):
+        s.add(url)
+        s.begin(url, dawn)
+        s.visited(url, 0, 0.0, now=dawn)
+    assert s._floor(s.entry(today)) == 3 * HOUR
+    assert s._floor(s.entry(author)) == 24 * HOUR
+    s.begin(today, dawn + 3 * HOUR)
+    s.visited(today, 0, 0.0, now=dawn + 3 * HOUR)
+    assert s._floor(s.entry(today)) == 6 * HOUR  # it has not paid: twice as long
+    s.begin(today, dawn + 19 * HOUR)  # (a visit begun after the day ended)
+    s.visited(today, 0, 0.0, now=dawn + 19 * HOUR)
+    assert s._floor(s.entry(today)) == 24 * HOUR
+
+
 def test_a_successor_takes_the_old_entry_s_rate_and_the_old_one_keeps_its_floor():
     s = schedule()
     s.add("/archive/2024/01/01/")
@@ -627,6 +648,32 @@ def test_a_host_s_listings_are_subsumed_at_once_when_one_shows_every_story():
     assert not any(s.entry(u).subsumed for u in urls)
     assert s.first_visit() == "http://s/new/"
     assert s.next_due(2 * HOUR)[0] == "http://s/new/"  # the optimistic prior again
+
+
+def test_today_s_page_subsumed_by_another_listing_keeps_its_floor():
+    # a news sitemap proven complete subsumes the host's listings: a section waits the window,
+    # but today's archive, which lists the whole day by what it is, keeps its floor (3 h here;
+    # twice as long once it did not pay), the check of the sitemap's proof; once its day is
+    # over, the window
+    dawn = 1_709_618_400.0  # 2024-03-05 06:00 UTC
+    s = schedule(max_interval=3 * HOUR, rhythm=False)
+    sitemap, today, section = "http://s/sitemap-news.xml", "http://s/archive/2024/03/05/", "http://s/section/a/"
+    for url in (sitemap, today, section):
+        s.add(url)
+        s.begin(url, dawn)
+        s.visited(url, 0, now=dawn)
+    assert s.subsume_host(sitemap) == 2
+    assert s._floor(s.entry(section)) == 24 * HOUR
+    assert s._floor(s.entry(today)) == 3 * HOUR
+    s.begin(sitemap, dawn + 2 * HOUR)
+    s.visited(sitemap, 0, now=dawn + 2 * HOUR)
+    assert s.next_due(dawn + 3 * HOUR)[0] == today  # due by its floor alone
+    s.begin(today, dawn + 3 * HOUR)
+    s.visited(today, 0, now=dawn + 3 * HOUR, subsumed=True)
+    assert s._floor(s.entry(today)) == 6 * HOUR
+    s.begin(today, dawn + 19 * HOUR)
+    s.visited(today, 0, now=dawn + 19 * HOUR, subsumed=True)
+    assert s._floor(s.entry(today)) == 24 * HOUR
 
 
 def test_yesterday_s_archive_read_after_the_site_moved_on_is_closed_without_another_visit():
