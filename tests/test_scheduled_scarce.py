@@ -16,8 +16,9 @@ def _paying(forager, rates):
 
 
 def test_the_visits_a_scarce_budget_leaves_after_the_stories():
+    claimed: set[str] = set()
     forager = make(FORAGERS_EXPLORE_SHARE=0.1, FORAGERS_SCHEDULE_POLL_SHARE=0.3,
-                   FORAGERS_SCHEDULE_SCARCE_FLOOR=0.1)
+                   FORAGERS_SCHEDULE_SCARCE_FLOOR=0.1, claimed=claimed)
     assert forager._scarce_rate(at(0)) is None  # no budget known: nothing raised
     forager.poll_rate = 30.0  # 0.3 of 100 requests an hour
     _paying(forager, {"http://s/a/": 40.0, "http://s/b/": 20.0})
@@ -25,7 +26,10 @@ def test_the_visits_a_scarce_budget_leaves_after_the_stories():
     assert forager._scarce_rate(at(0)) == pytest.approx(30.0)
     # the stories the forager met say more: 420 published in the last 6 hours, 70 an hour
     # (a story two listings date is one story; one dated 7 hours ago is not counted)
+    # (another forager claimed them first: the home page's first visit takes no rate from
+    # its dates, which would be 70 an hour of its own)
     stories = {HOME + f"s{i}/": dated(i * 360 / 420, at(0)) for i in range(420)}
+    claimed.update(stories)
     visit = forager.next_fetch(at(0))
     forager.on_page(visit, at(0), text="c1", links=list(stories), published=None, listed=stories)
     forager.on_page(Fetch(HOME + "b/", "harvest"), at(0), text="c1", links=[], published=None,

@@ -11,7 +11,9 @@ weblog entry (a listing page: a home page, a section front, a tag page) keeps
   (:meth:`HubSchedule.visited`), ``+ β/Δ`` for each novel document credited to it later
   (:meth:`HubSchedule.credit`), as the listed links are fetched. The first visit observes
   ``n / window`` (β = 1): a listing showing ``n`` documents younger than the novelty window
-  (24 h) publishes at least that many a window;
+  (24 h) publishes at least that many a window — or the rate the page's own dates show
+  (``listed_rate``), when that is higher: it holds from the page's arrival, where the credits
+  come as the listed stories are fetched;
 - ``last``: the simulated time of its last visit (set when the visit is *begun*, so a listing
   is never requested twice at once).
 
@@ -872,7 +874,11 @@ class HubSchedule:
                 raise ValueError(f"listed_rate ({listed_rate!r}) must be >= 0.")
             entry.listed_rate = listed_rate
         if entry.interval is None or entry.rate is None:
-            entry.rate = 0.0  # the first visit: n / window, credited piece by piece
+            # the first visit: n / window, credited piece by piece; until then, and at least,
+            # the rate its own dates show (a day archive's stories are credited as they are
+            # fetched, the backlog last: at n / window alone its revisits waited for them) —
+            # unless another forager claimed its fresh links first (covered): not its stories
+            entry.rate = 0.0 if covered else listed_rate or 0.0
         else:
             entry.rate *= 1.0 - self.beta
             if overflowed and listed_rate:
@@ -950,21 +956,30 @@ class HubSchedule:
         if entry.interval is None:
             curve = self._curve(None)
             if curve is None or entry.last is None:
-                entry.rate += novel * HOUR / self.window
+                observed = entry.credited * HOUR / self.window
             else:  # n fresh documents over the window before the visit: ℓ = n / ∫ p over it
-                entry.rate += novel / max(curve.integral(entry.last - self.window, entry.last), 1.0 / HOUR)
+                observed = entry.credited / max(curve.integral(entry.last - self.window, entry.last), 1.0 / HOUR)
+            entry.rate = max(entry.rate, observed)
         else:
             entry.rate += self.beta * novel / entry.interval
 
-    def failed(self, url: str) -> bool:
+    def failed(self, url: str, transient: bool = False) -> bool:
         """The visit could not be made (error, timeout): wasted, as one that showed new links.
         True when ``url`` was never read and has now failed ``give_up_after`` times in a row:
-        it is given up (barren: remembered, never visited or added again)."""
+        it is given up (barren: remembered, never visited or added again). ``transient``: its
+        host could not answer for a while (unreachable, 429, 5xx): for a listing read before,
+        no visit at all — nothing learnt of the listing, so no evidence towards barren and no
+        lower rate (a site down for three simulated hours made its day archive, whose stories
+        the colony had met first elsewhere, barren: never read again once the site was back,
+        9 stories lost a run); it is due again as it was, from this attempt on."""
         entry = self._entries.get(url)
         if entry is None:
             return False
         entry.in_flight = False
         self._closing.discard(url)
+        if transient and entry.rate is not None:
+            entry.failures += 1
+            return False
         entry.visits += 1
         entry.evidence += 1
         entry.failures += 1

@@ -196,6 +196,38 @@ def test_failures_count_toward_barren():
     assert s.entry("broken").barren
 
 
+def test_a_listing_read_before_whose_host_is_down_for_a_while_learns_nothing_from_it():
+    # read, never paid (its stories met first elsewhere): transient failures (the host down)
+    # are no visits: no evidence towards barren, no lower rate, no doubled floor; due again
+    # as it was, from the attempt on
+    s = schedule(barren_after=2, max_interval=3 * HOUR, rhythm=False)
+    s.add("archive")
+    s.begin("archive", 0.0)
+    s.visited("archive", 0, now=0.0)
+    s.entry("archive").rate = 0.5
+    for at in (HOUR, 2 * HOUR, 3 * HOUR, 4 * HOUR):
+        s.begin("archive", at)
+        assert s.failed("archive", transient=True) is False
+    entry = s.entry("archive")
+    assert entry.visits == 1 and entry.evidence == 0 and entry.failures == 4 and entry.rate == 0.5
+    s.next_due(10 * HOUR)
+    assert not entry.barren and s._floor(entry) == 3 * HOUR
+    assert s.next_due(4 * HOUR + 3 * HOUR)[0] == "archive"
+    # an error that is the page's own (a 404, say) is a wasted visit, as before
+    s.begin("archive", 8 * HOUR)
+    s.failed("archive")
+    s.begin("archive", 9 * HOUR)
+    s.failed("archive")
+    s.next_due(20 * HOUR)
+    assert entry.barren
+    # a listing never read is given up after its failures, transient or not
+    s.add("seed")
+    for _ in range(3):
+        s.begin("seed", 0.0)
+        given_up = s.failed("seed", transient=True)
+    assert given_up and s.entry("seed").barren
+
+
 def test_a_listing_never_read_is_tried_again_at_once_and_given_up_after_its_failures():
     s = schedule(give_up_after=3, barren_after=10)
     s.add("dead")
@@ -625,6 +657,32 @@ def test_a_listing_is_raised_to_a_rate_it_is_known_to_hold_at_least():
     s.raise_rate("http://s/new/", 1.0)  # never visited: the optimistic prior stays
     s.raise_rate("http://s/unknown/", 1.0)
     assert s.entry("http://s/new/").rate is None and "http://s/unknown/" not in s
+
+
+def test_a_first_visit_holds_the_rate_its_own_dates_show_until_its_credits_pass_it():
+    # window 24 h, no rhythm. A day archive whose dates show 2 stories an hour is due at that
+    # rate from its page's arrival, before any of its stories is fetched (and credited);
+    # credits count once they pass it: n / 24 h
+    s = schedule(rhythm=False, threshold=0.5, priority="return")
+    s.add("archive")
+    s.add("quiet")
+    s.begin("archive", 0.0)
+    s.visited("archive", 5, listed_rate=2.0, now=0.0)
+    assert s.entry("archive").rate == 2.0
+    assert s.next_due(15 * 60.0)[0] == "quiet"  # (never visited: first)
+    s.begin("quiet", 15 * 60.0)
+    s.visited("quiet", 0, now=15 * 60.0)
+    assert s.next_due(15 * 60.0) == ("archive", 0.0)  # 2 an hour × 15 min = 0.5: due
+    s.credit("archive", 12)  # 12 / 24 h = 0.5 an hour: below what its dates show
+    assert s.entry("archive").rate == 2.0
+    s.credit("archive", 60)  # 72 / 24 h = 3 an hour
+    assert s.entry("archive").rate == pytest.approx(3.0)
+    # a page dating nothing (or one story): n / 24 h as before; the next visit is the β update
+    assert s.entry("quiet").rate == 0.0
+    s.begin("archive", HOUR)
+    s.visited("archive", 1, listed_rate=9.0, now=HOUR)
+    s.credit("archive", 1)
+    assert s.entry("archive").rate == pytest.approx(0.7 * 3.0 + 0.3 * 1 / 1.0)
 
 
 def test_a_host_s_listings_are_subsumed_at_once_when_one_shows_every_story():

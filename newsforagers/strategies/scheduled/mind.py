@@ -440,7 +440,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             entry = self.schedule.entry(fetch.url)
             if entry is not None and entry.rate is None:
                 self.counters.start_failures += 1  # a listing never read yet (a seed, say)
-            if self.schedule.failed(fetch.url):
+            if self.schedule.failed(fetch.url, transient):
                 self.counters.given_up += 1
                 # the papers' forager's words for a seed; a link that never answered is routine
                 level = logging.WARNING if fetch.url in self.seeds else logging.DEBUG
