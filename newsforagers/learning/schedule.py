@@ -11,9 +11,9 @@ weblog entry (a listing page: a home page, a section front, a tag page) keeps
   (:meth:`HubSchedule.visited`), ``+ β/Δ`` for each novel document credited to it later
   (:meth:`HubSchedule.credit`), as the listed links are fetched. The first visit observes
   ``n / window`` (β = 1): a listing showing ``n`` documents younger than the novelty window
-  (24 h) publishes at least that many a window — or the rate the page's own dates show
-  (``listed_rate``), when that is higher: it holds from the page's arrival, where the credits
-  come as the listed stories are fetched;
+  (24 h) publishes at least that many a window — or the rate the page's own dates show of
+  its stories within the window (``fresh_rate``), when that is higher: it holds from the
+  page's arrival, where the credits come as the listed stories are fetched;
 - ``last``: the simulated time of its last visit (set when the visit is *begun*, so a listing
   is never requested twice at once).
 
@@ -836,7 +836,8 @@ class HubSchedule:
 
     def visited(self, url: str, new_links: int, listed_rate: float | None = None,
                 now: float | None = None, overflowed: bool = False, covered: bool = False,
-                subsumed: bool = False, earliest: float | None = None) -> int:
+                subsumed: bool = False, earliest: float | None = None,
+                fresh_rate: float | None = None) -> int:
         """The page of the visit begun earlier arrived (at ``now``) and showed ``new_links``
         links not seen before; novel documents among them come later, through :meth:`credit`.
         ``listed_rate``: stories per hour the page's own dates show (None: it dates none). A
@@ -849,7 +850,9 @@ class HubSchedule:
         foragers of the colony first: the visit is no evidence of a barren listing (another
         forager reads it), and the listing gets no spare visits (:meth:`prior_rate`) until a
         visit shows a link of its own. ``earliest``: when the earliest story the page dates
-        was published. Returns how many past days' pages the visit closed (the module's
+        was published. ``fresh_rate``: ``listed_rate`` over the stories the page dates within
+        the novelty window only: a first visit's rate is at least that (unless ``covered``).
+        Returns how many past days' pages the visit closed (the module's
         docstring): its own, when begun after a later day's page of its family had shown dated
         stories; and, the first time a page of a day shows dated stories, each page of its family
         naming an earlier day whose last visit began after ``earliest`` — its site had moved on
@@ -875,10 +878,11 @@ class HubSchedule:
             entry.listed_rate = listed_rate
         if entry.interval is None or entry.rate is None:
             # the first visit: n / window, credited piece by piece; until then, and at least,
-            # the rate its own dates show (a day archive's stories are credited as they are
-            # fetched, the backlog last: at n / window alone its revisits waited for them) —
-            # unless another forager claimed its fresh links first (covered): not its stories
-            entry.rate = 0.0 if covered else listed_rate or 0.0
+            # the rate its own dates show of the stories within the window (a day archive's
+            # are credited as they are fetched, the backlog last: at n / window alone its
+            # revisits waited for them; a section's stories of past days are no news) — unless
+            # another forager claimed its fresh links first (covered): not its stories
+            entry.rate = 0.0 if covered else fresh_rate or 0.0
         else:
             entry.rate *= 1.0 - self.beta
             if overflowed and listed_rate:

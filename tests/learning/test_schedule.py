@@ -660,14 +660,14 @@ def test_a_listing_is_raised_to_a_rate_it_is_known_to_hold_at_least():
 
 
 def test_a_first_visit_holds_the_rate_its_own_dates_show_until_its_credits_pass_it():
-    # window 24 h, no rhythm. A day archive whose dates show 2 stories an hour is due at that
+    # window 24 h, no rhythm. A day archive whose fresh stories' dates show 2 an hour is due at that
     # rate from its page's arrival, before any of its stories is fetched (and credited);
     # credits count once they pass it: n / 24 h
     s = schedule(rhythm=False, threshold=0.5, priority="return")
     s.add("archive")
     s.add("quiet")
     s.begin("archive", 0.0)
-    s.visited("archive", 5, listed_rate=2.0, now=0.0)
+    s.visited("archive", 5, listed_rate=2.0, now=0.0, fresh_rate=2.0)
     assert s.entry("archive").rate == 2.0
     assert s.next_due(15 * 60.0)[0] == "quiet"  # (never visited: first)
     s.begin("quiet", 15 * 60.0)
@@ -677,8 +677,13 @@ def test_a_first_visit_holds_the_rate_its_own_dates_show_until_its_credits_pass_
     assert s.entry("archive").rate == 2.0
     s.credit("archive", 60)  # 72 / 24 h = 3 an hour
     assert s.entry("archive").rate == pytest.approx(3.0)
-    # a page dating nothing (or one story): n / 24 h as before; the next visit is the β update
+    # a page dating nothing (or one story), or only stories older than the window (its listed
+    # rate without a fresh one): n / 24 h as before; the next visit is the β update
     assert s.entry("quiet").rate == 0.0
+    s.add("old")
+    s.begin("old", 0.0)
+    s.visited("old", 3, listed_rate=0.5, now=0.0, fresh_rate=None)
+    assert s.entry("old").rate == 0.0
     s.begin("archive", HOUR)
     s.visited("archive", 1, listed_rate=9.0, now=HOUR)
     s.credit("archive", 1)

@@ -573,7 +573,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self.counters.days_closed += self.schedule.visited(
             fetch.url, len(new), listed_rate(listed.values(), now, self._hours()), now=now,
             overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0, covered=covered,
-            subsumed=subsumed, earliest=min((d.timestamp() for d in listed.values()), default=None))
+            subsumed=subsumed, earliest=min((d.timestamp() for d in listed.values()), default=None),
+            fresh_rate=listed_rate([d for d in listed.values() if d.timestamp() >= now - self.config.novelty_window],
+                                   now, self._hours()))
         if self.config.schedule_credit == "listed":
             for url in claimed:
                 self._unpaid.put(url, [])
