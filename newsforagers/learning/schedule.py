@@ -730,7 +730,9 @@ class HubSchedule:
         stretch = self._stretches.get(self.host(entry.url), 1.0) if self._stretches else self._stretch
         if entry.paid:
             span = min(self.window, self.max_interval * stretch)
-        elif entry.listed_rate is not None and (entry.listed_rate > 0 or not self._young_day(entry)):
+        elif entry.listed_rate is not None and (entry.listed_rate > 0 or not self._day_open(entry)):
+            # (one story dated, a listed rate of 0, on today's page — whose day had not ended
+            # at its last visit — says only that the day had just begun: the floor, below)
             if entry.listed_rate <= 0:  # one story dated: no rate
                 return self.window
             span = min(self.window, max(self.max_interval, HOUR / entry.listed_rate))
@@ -759,12 +761,6 @@ class HubSchedule:
             floor = curve.reach(entry.last, 1.0, span / HOUR, self.window, lag=False)
             cached = self._floors[entry.url] = (key, floor)
         return cached[1]
-
-    def _young_day(self, entry: Entry) -> bool:
-        """Whether ``entry``'s one dated story (a ``listed_rate`` of 0) may say only that its
-        day had just begun: it is the page of a day that had not ended at its last visit (today's
-        archive at dawn, one story on it), or of a family of which a page has paid."""
-        return self._family_pays(entry) or self._day_open(entry)
 
     def _day_open(self, entry: Entry) -> bool:
         """Whether ``entry`` is the page of a day that had not ended at its last visit."""

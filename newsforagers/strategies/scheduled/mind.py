@@ -574,12 +574,20 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             fetch.url, len(new), listed_rate(listed.values(), now, self._hours()), now=now,
             overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0, covered=covered,
             subsumed=subsumed, earliest=min((d.timestamp() for d in listed.values()), default=None),
-            fresh_rate=listed_rate([d for d in listed.values() if d.timestamp() >= now - self.config.novelty_window],
-                                   now, self._hours()))
+            fresh_rate=self._fresh_rate(fetch.url, listed.values(), now))
         if self.config.schedule_credit == "listed":
             for url in claimed:
                 self._unpaid.put(url, [])
             self._cover(fetch.url, links, new)
+
+    def _fresh_rate(self, url: str, dates: Iterable[datetime], now: float) -> float | None:
+        """``listed_rate`` of the ``dates`` within the novelty window, for a listing's first
+        visit only (``HubSchedule.visited``'s ``fresh_rate``: the only visit that reads it)."""
+        entry = self.schedule.entry(url)
+        if entry is None or (entry.rate is not None and entry.interval is not None):
+            return None
+        oldest = now - self.config.novelty_window
+        return listed_rate([d for d in dates if d.timestamp() >= oldest], now, self._hours())
 
     def _subsumed(self, listing: str, links: Sequence[str], listed: Mapping[str, datetime],
                   now: float) -> bool:
