@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections import Counter
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -1256,6 +1256,38 @@ def test_a_day_archive_is_not_complete_once_its_day_has_ended():
     assert forager._has_complete("http://a/section/politics/")
     forager.next_fetch(at(13 * 60))  # 2024-01-02 01:00 by the site's clock: the day has ended
     assert not forager._has_complete("http://a/section/politics/")
+
+
+@pytest.mark.parametrize("offset", [9, 0, -5])
+def test_a_day_archive_is_complete_until_the_site_s_own_midnight(offset):
+    # the same, on a site whose days are not UTC's: its stories' URLs show where its day begins
+    # (a story of 23:50 on the 31st, one of 00:10 on the 1st, where the site is), and its day
+    # archive of the 1st stops showing every story at the site's midnight — at UTC+9, 15:00 UTC
+    # (before, at UTC's: nine hours of the site's new day in which its other listings, subsumed
+    # by the archive, were read once a window)
+    site = timezone(timedelta(hours=offset))
+    forager = _family_forager(family=False)
+    section, archive = "http://a/section/politics/", "http://a/archive/2024/01/01/"
+    night = {"http://a/2023/12/31/late/": datetime(2023, 12, 31, 23, 50, tzinfo=site),
+             "http://a/2024/01/01/early/": datetime(2024, 1, 1, 0, 10, tzinfo=site)}
+    for minutes, story in ((0, None), (60, "s1"), (120, "s2")):
+        now = at(minutes)
+        visits = _listing_visits(forager, now)
+        names = [name for name in ("s1", "s2") if story and name <= story]
+        listed = {f"http://a/2024/01/01/{name}/": dated(10, now) for name in names}
+        if minutes == 0:
+            listed = {**night, **listed}
+        forager.on_page(visits[section], now, text="c1", links=list(listed), published=None, listed=listed)
+        forager.on_page(visits[archive], now, text="c1", links=[u for u in listed if "/2024/" in u],
+                        published=None, listed={u: d for u, d in listed.items() if "/2024/" in u})
+        _harvest(forager, now)
+    assert forager.schedule.site_days.offset("a") == offset * 3600
+    assert forager._has_complete(section)
+    midnight = datetime(2024, 1, 2, tzinfo=site).timestamp()
+    forager.next_fetch(midnight - 60)
+    assert forager._has_complete(section)
+    forager.next_fetch(midnight + 60)
+    assert not forager._has_complete(section)
 
 
 def test_yesterdays_archive_is_read_once_after_todays_shows_a_story_then_never_again():

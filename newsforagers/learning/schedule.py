@@ -49,6 +49,9 @@ before that page's last visit began (:meth:`HubSchedule.visited`'s ``earliest``)
 A closed listing is remembered, like a barren one, and never visited again; it is no evidence
 against its family. The day is the site's own (a page of the later day showing stories), not
 the UTC day: a site west of Greenwich publishes into its day for hours after UTC's midnight.
+Where a day ends in time (:meth:`HubSchedule.day_end`: today's page, a day's page that can no
+longer grow, a day beyond the window) is the site's midnight, its UTC offset learnt from the
+days its stories' URLs name (:meth:`HubSchedule.observe_day`, :mod:`newsforagers.learning.siteday`).
 
 A listing that has never been read (a seed, a link never fetched) and whose visits failed
 ``give_up_after`` times in a row (connection refused, an error status, not HTML) is given up:
@@ -101,6 +104,7 @@ import numpy as np
 
 from newsforagers import defaults
 from newsforagers.learning.rhythm import Rhythm, RhythmProfile
+from newsforagers.learning.siteday import DAY, SiteDays
 from newsforagers.learning.urldays import url_day
 
 HOUR = 3600.0
@@ -197,7 +201,9 @@ class HubSchedule:
         # the site's publication profile: rates are levels × p(t); None: constant
         self.profile: RhythmProfile | None = RhythmProfile() if rhythm else None
         self._floors: dict[str, tuple[tuple, float]] = {}  # url -> (what its floor was computed from, floor)
-        self._day_ends: dict[str, float | None] = {}  # url -> the end of the day it names (_family_pays)
+        self._day_ends: dict[str, float | None] = {}  # url -> the UTC end of the date it names (day_end)
+        # each host's UTC offset, from the days its stories' URLs name (observe_day)
+        self.site_days = SiteDays(max_hosts=max(1_000, 4 * capacity))
         # (host, shape) of a day family -> the latest end of a day whose page showed dated stories
         self._family_days: dict[tuple[str, str], float] = {}
         self._closing: set[str] = set()  # visits in flight that close their day's page when read
@@ -326,10 +332,14 @@ class HubSchedule:
         first, one request each at the host's pace; on 50 synthetic sites today's archive,
         last of a dozen, was read up to 15 simulated minutes after the home page, and what
         it shows makes most sections' first visits needless (:meth:`subsume_host`). The day
-        is the site's, whose time zone is not known: ``now`` within it in any of them (UTC−12
-        to UTC+14)."""
+        is the site's: where its stories' URLs show its days to begin (:meth:`observe_day`),
+        else in any time zone (UTC−12 to UTC+14)."""
         end = self.day_end(url)
-        return end is not None and end - 86_400.0 - 14 * HOUR <= now < end + 12 * HOUR
+        if end is None:
+            return False
+        if self.site_days.known(self.host(url)):  # its days observed: where the site's day is
+            return end - DAY <= now < end
+        return end - DAY - 14 * HOUR <= now < end + 12 * HOUR
 
     def _evict(self) -> bool:
         # make room: the barren first, then the entry that paid least (never a paying one)
@@ -778,12 +788,34 @@ class HubSchedule:
         return self._shapes.get(shape(entry.url), (0, 0))[1] > 0
 
     def day_end(self, url: str) -> float | None:
+        """When the day ``url`` names ends where its site is (:func:`url_day_end` less the
+        host's UTC offset, :attr:`site_days`), or None when it names none."""
+        end = self._utc_day_end(url)
+        return None if end is None else end - self.site_days.offset(self.host(url))
+
+    def _utc_day_end(self, url: str) -> float | None:
         """:func:`url_day_end` of ``url``, read once a URL (asked at every decision)."""
         if url not in self._day_ends:
             if len(self._day_ends) >= 2 * self.capacity:
                 self._day_ends.clear()
             self._day_ends[url] = url_day_end(url)
         return self._day_ends[url]
+
+    def of_the_past(self, url: str, now: float) -> bool:
+        """:func:`of_the_past` with the novelty window, at the end of the day ``url`` names
+        where its site is (:meth:`day_end`)."""
+        end = self.day_end(url)
+        return end is not None and end < now - self.window
+
+    def observe_day(self, url: str, published: float) -> bool:
+        """A story published at ``published`` (simulated seconds) is of the day ``url`` names
+        where its site is: ``url`` is the story's, or a day's page that dates it. Its host's
+        UTC offset learns from it (:class:`~newsforagers.learning.siteday.SiteDays`); False
+        when ``url`` names no day or the observation tells nothing."""
+        end = url_day_end(url)
+        if end is None:
+            return False
+        return self.site_days.observe(self.host(url), end - DAY, published)
 
     def _family(self, url: str) -> tuple[str, str]:
         return self.host(url), shape(url)
@@ -824,7 +856,7 @@ class HubSchedule:
         else:  # average hours: n novel documents over it observe the level ℓ = n / ∫ p
             entry.interval = max(curve.integral(entry.last, now), 1.0 / HOUR)
         entry.last = now
-        end = self.day_end(url)
+        end = self._utc_day_end(url)
         if end is not None and self._family_days.get(self._family(url), -math.inf) > end:
             self._closing.add(url)  # its site has moved on to a later day: this visit sees all
         else:
@@ -883,7 +915,7 @@ class HubSchedule:
             entry.rate *= 1.0 - self.beta
             if overflowed and listed_rate:
                 entry.rate = max(entry.rate, listed_rate)
-        end = self.day_end(url)
+        end = self._utc_day_end(url)
         closed = 0
         if end is not None and listed_rate is not None:  # a day's page showing dated stories
             family = self._family(url)
@@ -904,7 +936,7 @@ class HubSchedule:
         for entry in self._entries.values():
             if entry.barren or entry.in_flight or entry.last is None or entry.last < moved:
                 continue
-            other = self.day_end(entry.url)
+            other = self._utc_day_end(entry.url)
             if other is None or other >= end or self._family(entry.url) != family:
                 continue
             entry.closed = entry.barren = True
@@ -1011,6 +1043,7 @@ class HubSchedule:
         child = HubSchedule(**self._parameters())
         if self.profile is not None:  # the site is the same: the child starts from a copy
             child.profile = self.profile.copy()
+        child.site_days = self.site_days.copy()
         for url in live:
             if url in moved_urls:
                 child._entries[url] = self._entries.pop(url)
@@ -1068,6 +1101,8 @@ class HubSchedule:
         data = {"entries": [saved_entry(e) for e in self._entries.values()]}
         if self.profile is not None:
             data["rhythm"] = self.profile.to_dict()
+        if len(self.site_days):
+            data["site_days"] = self.site_days.to_dict()
         return data
 
     @classmethod
@@ -1075,6 +1110,8 @@ class HubSchedule:
         schedule = cls(**kwargs)
         if schedule.profile is not None and data.get("rhythm"):
             schedule.profile = RhythmProfile.from_dict(data["rhythm"], **schedule.profile.parameters())
+        if data.get("site_days"):  # (a bad state file raises)
+            schedule.site_days = SiteDays.from_dict(data["site_days"], schedule.site_days.max_hosts)
         for fields in data.get("entries", []):
             entry = Entry(**{k: fields[k] for k in _FIELDS if k in fields})  # a bad state file raises
             schedule._entries[entry.url] = entry

@@ -245,23 +245,30 @@ class BudgetRules:
         # with the rhythm, a listing's own dates tell a level (stories per average hour)
         return self.schedule.hours if self.schedule.profile is not None else None
 
-    def _observe_dates(self, dates: Mapping[str, datetime], now: float, listing: bool = False) -> None:
+    def _observe_dates(self, dates: Mapping[str, datetime], now: float, listing: bool = False,
+                       page: str | None = None) -> None:
         """Every dated story is a sample of the site's publishing rhythm: each story
         once, whether a listing dated it or it was fetched; a listing's dates are its window
-        (see :meth:`~newsforagers.learning.rhythm.RhythmProfile.observe_listing`)."""
+        (see :meth:`~newsforagers.learning.rhythm.RhythmProfile.observe_listing`). And of
+        where its site's day begins: the day its URL names, and the day of ``page`` (the
+        listing that dates it) when that names one (:meth:`HubSchedule.observe_day`)."""
         if not dates:
             return
-        first = [(d.timestamp(), host_of(u)) for u, d in dates.items() if u not in self._dated]
+        first = [(u, d.timestamp()) for u, d in dates.items() if u not in self._dated]
         for url in dates:
             self._dated.add(url)
-        self._story_dates.extend(first)
+        for url, stamp in first:
+            self.schedule.observe_day(url, stamp)
+            if page is not None:
+                self.schedule.observe_day(page, stamp)
+        self._story_dates.extend((stamp, host_of(url)) for url, stamp in first)
         profile = self.schedule.profile
         if profile is None:
             return
         if listing:
-            profile.observe_listing([stamp for stamp, _ in first], [d.timestamp() for d in dates.values()], now)
+            profile.observe_listing([stamp for _, stamp in first], [d.timestamp() for d in dates.values()], now)
         else:
-            for stamp, _ in first:
+            for _, stamp in first:
                 profile.observe(stamp, now)
 
     def _stories_per_hour(self, now: float | None, host: str | None = None) -> float:

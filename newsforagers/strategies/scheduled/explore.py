@@ -9,7 +9,6 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from newsforagers.learning.schedule import of_the_past
 from newsforagers.pages import is_candidate
 from newsforagers.strategies.common import guarded_td_step
 from newsforagers.strategies.scheduled.fetch import Fetch
@@ -103,12 +102,11 @@ class Exploration:
                      may: Callable[[str], bool] | None = None) -> str | None:
         """The link of highest ``w·s`` that is neither a known listing (the schedule polls
         those), nor fetched before, nor on the path, nor naming a day that ended beyond the
-        novelty window (:func:`of_the_past`: the archive's "previous day" would walk the
+        novelty window (:meth:`HubSchedule.of_the_past`: the archive's "previous day" would walk the
         calendar), on a host that ``may`` explore."""
-        window = self.config.novelty_window
         options = [u for u in links if u not in self._explore and u not in self._articles
                    and u not in self.schedule and u not in self._fetched
-                   and (may is None or may(self._host(u))) and not of_the_past(u, now, window)]
+                   and (may is None or may(self._host(u))) and not self.schedule.of_the_past(u, now)]
         if not options:
             return None
         parent = self._value(state)

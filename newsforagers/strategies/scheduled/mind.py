@@ -18,7 +18,7 @@ import numpy as np
 
 from newsforagers.config import ForagersConfig
 from newsforagers.learning.bounded import Bounded
-from newsforagers.learning.schedule import Entry, HubSchedule, host_of, of_the_past, shape
+from newsforagers.learning.schedule import Entry, HubSchedule, host_of, shape
 from newsforagers.pages import SentMemory
 from newsforagers.strategies.common import Encoder, EncoderBootstrap, Mind
 from newsforagers.strategies.scheduled.budget import BACKLOG, BACKLOG_AGE, NEWS, STORY_DATES, BudgetRules, listed_rate
@@ -507,7 +507,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         new = [u for u in links if u not in self._seen and u not in self._articles]
         # a link naming a day that ended beyond the novelty window (yesterday's yesterday's
         # archive, an old story): nothing on it can be novel, and no story will join it
-        past = [u for u in new if of_the_past(u, now, self.config.novelty_window)]
+        past = [u for u in new if self.schedule.of_the_past(u, now)]
         if past:
             for url in past:
                 self._seen.add(url)
@@ -517,7 +517,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         # an item the listing dates beyond the novelty window cannot be novel: not fetched
         oldest = now - self.config.novelty_window
         listed = listed or {}
-        self._observe_dates(listed, now, listing=True)
+        self._observe_dates(listed, now, listing=True, page=fetch.url)
         old = {u for u in new if u in listed and listed[u].timestamp() < oldest}
         for url in old:
             self._seen.add(url)
@@ -779,7 +779,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._candidates[url] = visit
 
     def _add_listing(self, url: str, source: tuple[str, bool] | None, now: float) -> int:
-        if url in self.schedule or of_the_past(url, now, self.config.novelty_window):
+        if url in self.schedule or self.schedule.of_the_past(url, now):
             return 0
         if self._has_complete(url):
             self.counters.not_needed += 1
