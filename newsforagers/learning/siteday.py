@@ -15,8 +15,14 @@ written and one at 00:10 the next day pin the offset to within twenty minutes; a
 publishes from 06:00 to 22:00 leaves an eight-hour range, all in the hours it does not publish,
 where any midnight serves. A URL dated otherwise (a story first drafted the day before, an old
 story's URL) is outvoted, not trusted. A time with no time of day (00:00:00 UTC exactly: a date
-read as a timestamp, or the URL's own date) tells nothing and is not counted. A host never
-observed is taken to keep UTC's days (the default before this module).
+read as a timestamp, or the URL's own date) tells nothing and is not counted.
+
+Until a host's stories name two days, its offset is not taken: the stories of one day agree
+with any midnight after the last of them, the part of the day not yet published as much as
+the night (a site read at 11:00 UTC whose day began at 00:00 UTC agrees with every offset from
+UTC to UTC+13, and the middle would end its day at 17:30 UTC). Two days show a midnight the site
+has passed, between the last story of one and the first of the next. Until then, and for a host
+never observed, the day is UTC's (the rule before this module).
 
 Pure: numbers in (POSIX seconds), numbers out.
 """
@@ -42,6 +48,7 @@ class SiteDays:
         self.max_hosts = max_hosts
         self._votes: dict[str, np.ndarray] = {}
         self._offsets: dict[str, float] = {}
+        self._days: dict[str, tuple[float, float]] = {}  # host -> the first and last day observed
 
     def __len__(self) -> int:
         return len(self._votes)
@@ -64,38 +71,48 @@ class SiteDays:
             votes = self._votes[host] = np.zeros(len(OFFSETS), dtype=np.int32)
         votes += agree
         self._offsets[host] = _middle(votes)
+        first, last = self._days.get(host, (day_start, day_start))
+        self._days[host] = (min(first, day_start), max(last, day_start))
         return True
 
     def offset(self, host: str) -> float:
-        """``host``'s offset from UTC, seconds east (0 for a host never observed)."""
-        return self._offsets.get(host, 0.0)
+        """``host``'s offset from UTC, seconds east (0 until :meth:`known`)."""
+        return self._offsets.get(host, 0.0) if self.known(host) else 0.0
 
     def known(self, host: str) -> bool:
-        """Whether a story of ``host`` was observed: its offset is learnt, not assumed."""
-        return host in self._offsets
+        """Whether ``host``'s offset is learnt: its stories named two days or more."""
+        days = self._days.get(host)
+        return days is not None and days[1] > days[0]
 
     def copy(self) -> "SiteDays":
         other = SiteDays(self.max_hosts)
         other._votes = {host: votes.copy() for host, votes in self._votes.items()}
         other._offsets = dict(self._offsets)
+        other._days = dict(self._days)
         return other
 
     def to_dict(self) -> dict:
-        """The votes, host by host, as integers (a state file)."""
-        return {host: [int(v) for v in votes] for host, votes in self._votes.items()}
+        """Host by host, the votes (integers) and the first and last day observed (a state file)."""
+        return {host: {"votes": [int(v) for v in votes], "days": list(self._days[host])}
+                for host, votes in self._votes.items()}
 
     @classmethod
     def from_dict(cls, data: Mapping, max_hosts: int = 10_000) -> "SiteDays":
-        """The state :meth:`to_dict` wrote; a host whose votes are not one number per candidate
-        offset raises ValueError (a state file from another version, or damaged)."""
+        """The state :meth:`to_dict` wrote; a host whose votes are not one count per candidate
+        offset, or whose days are not two numbers, raises ValueError (a state file from another
+        version, or damaged)."""
         days = cls(max_hosts)
-        for host, votes in data.items():
-            array = np.asarray(votes, dtype=np.int32)
-            if not isinstance(host, str) or array.shape != OFFSETS.shape or (array < 0).any():
+        for host, saved in data.items():
+            try:
+                array = np.asarray(saved["votes"], dtype=np.int32)
+                first, last = (float(day) for day in saved["days"])
+            except (TypeError, KeyError, ValueError) as exc:
+                raise ValueError(f"the day offsets of {host!r} are not votes and days ({exc})") from None
+            if not isinstance(host, str) or array.shape != OFFSETS.shape or (array < 0).any() or not array.any():
                 raise ValueError(f"the day offsets of {host!r} are not {len(OFFSETS)} counts")
             days._votes[host] = array
-            if array.any():
-                days._offsets[host] = _middle(array)
+            days._offsets[host] = _middle(array)
+            days._days[host] = (first, last)
         return days
 
     def _forget(self) -> None:
@@ -103,6 +120,7 @@ class SiteDays:
         for host in by_count[: max(1, len(by_count) // 2)]:
             del self._votes[host]
             self._offsets.pop(host, None)
+            self._days.pop(host, None)
 
 
 def _middle(votes: np.ndarray) -> float:
