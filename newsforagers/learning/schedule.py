@@ -129,6 +129,7 @@ class Entry:
     covered: bool = False  # the fresh links of its last visit were all another forager's
     closed: bool = False  # a past day's page read after its site moved on: nothing more to list
     subsumed: bool = False  # at its last visit another listing of its host showed every story
+    since: float | None = None  # the start of the span the visit begun covers (the last one read)
 
     def expected(self, now: float) -> float:
         """Novel documents expected on it at ``now`` (infinite before the first visit)."""
@@ -849,12 +850,15 @@ class HubSchedule:
         entry = self._entries[url]
         entry.in_flight = True
         curve = self._curve(now)
+        # (after a transient failure, the span since the last visit read: what this one shows)
+        start = entry.since if entry.since is not None else entry.last
         if entry.visits == 0:
             entry.interval = None
         elif curve is None:
-            entry.interval = max(now - entry.last, 1.0) / HOUR
+            entry.interval = max(now - start, 1.0) / HOUR
         else:  # average hours: n novel documents over it observe the level ℓ = n / ∫ p
-            entry.interval = max(curve.integral(entry.last, now), 1.0 / HOUR)
+            entry.interval = max(curve.integral(start, now), 1.0 / HOUR)
+        entry.since = start
         entry.last = now
         end = self._utc_day_end(url)
         if end is not None and self._family_days.get(self._family(url), -math.inf) > end:
@@ -894,6 +898,7 @@ class HubSchedule:
         if now is not None and entry.last is not None and entry.last > now:
             entry.last = now
         entry.in_flight = False
+        entry.since = None
         entry.visits += 1
         entry.failures = 0
         entry.credited = 0
@@ -1003,7 +1008,9 @@ class HubSchedule:
         no visit at all — nothing learnt of the listing, so no evidence towards barren and no
         lower rate (a site down for three simulated hours made its day archive, whose stories
         the colony had met first elsewhere, barren: never read again once the site was back,
-        9 stories lost a run); it is due again as it was, from this attempt on."""
+        9 stories lost a run); it is due again as it was, from this attempt on, and the visit
+        that reads it next observes its documents over the time since the last visit read
+        (not since this attempt: its rate once as many times too high)."""
         entry = self._entries.get(url)
         if entry is None:
             return False
@@ -1012,6 +1019,7 @@ class HubSchedule:
         if transient and entry.rate is not None:
             entry.failures += 1
             return False
+        entry.since = None
         entry.visits += 1
         entry.evidence += 1
         entry.failures += 1

@@ -228,6 +228,42 @@ def test_a_listing_read_before_whose_host_is_down_for_a_while_learns_nothing_fro
     assert given_up and s.entry("seed").barren
 
 
+def test_the_visit_after_a_transient_failure_observes_the_time_since_the_last_visit_read():
+    # Hand-computed (β = 0.5, no rhythm): read at 0 and at 1 h (rate 2 an hour); the attempt at
+    # 2 h fails for a while (the host down); the visit at 2.5 h shows 3 novel documents, over
+    # the 1.5 h since the last visit read: 0.5 · 2 + 0.5 · 3 / 1.5 = 2 (over the 0.5 h since
+    # the attempt, 4 an hour: the rate once three times too high). An error of the page's own
+    # is a visit: the next one counts from it.
+    s = schedule(beta=0.5, rhythm=False)
+    s.add("archive")
+    s.begin("archive", 0.0)
+    s.visited("archive", 0, now=0.0)
+    s.entry("archive").rate = 2.0
+    s.begin("archive", HOUR)
+    s.visited("archive", 1, now=HOUR)
+    s.credit("archive", 2)
+    assert s.entry("archive").rate == pytest.approx(0.5 * 2.0 + 0.5 * 2 / 1.0)
+    s.begin("archive", 2 * HOUR)
+    s.failed("archive", transient=True)
+    assert s.entry("archive").last == 2 * HOUR  # due again from the attempt on
+    s.begin("archive", 2.5 * HOUR)
+    assert s.entry("archive").interval == pytest.approx(1.5)
+    s.visited("archive", 3, now=2.5 * HOUR)
+    s.credit("archive", 3)
+    assert s.entry("archive").rate == pytest.approx(0.5 * 2.0 + 0.5 * 3 / 1.5)
+    # saved while the visit after a failure is in flight: the span still from the last read
+    s.begin("archive", 3 * HOUR)
+    s.failed("archive", transient=True)
+    s.begin("archive", 3.5 * HOUR)
+    again = HubSchedule.from_dict(s.to_dict(), rhythm=False, beta=0.5)
+    again.begin("archive", 4 * HOUR)
+    assert again.entry("archive").interval == pytest.approx(1.5)
+    s.begin("archive", 4 * HOUR)
+    s.failed("archive")  # a 404: a wasted visit
+    s.begin("archive", 5 * HOUR)
+    assert s.entry("archive").interval == pytest.approx(1.0)
+
+
 def test_a_listing_never_read_is_tried_again_at_once_and_given_up_after_its_failures():
     s = schedule(give_up_after=3, barren_after=10)
     s.add("dead")

@@ -1,0 +1,35 @@
+"""A site's own midnight, end to end: a forager crawling a replay whose site keeps UTC+9's days
+learns the offset from the stories it reads (their URLs' days against the times their pages and
+listings give) and keeps it with its weblog."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from newsforagers.learning.siteday import SiteDays
+from newsforagers.replay.process import ReplayProcess
+from newsforagers.replay.synth import synth_corpus
+from tests.integration.forager_run import crawl_forager
+
+pytestmark = pytest.mark.timeout(180)
+TOKYO = timezone(timedelta(hours=9))
+SPEED = 600
+
+
+def test_a_forager_learns_the_site_s_utc_offset_from_what_it_reads(tmp_path):
+    corpus = synth_corpus(tmp_path / "tokyo.jsonl.gz", days=2, rate=200, sections=6, seed=3,
+                          start=datetime(2024, 1, 1, tzinfo=TOKYO))
+    # 08:00 where the site is: its listings show the night's stories, either side of midnight
+    with ReplayProcess(corpus, speed=SPEED, start="2024-01-02T08:00:00+09:00") as replay:
+        result = crawl_forager(replay.url, tmp_path, seconds=8, args={"speed": SPEED}, settings={
+            "FORAGERS_STRATEGY": "scheduled", "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db",
+            "FORAGERS_MIN": 1, "FORAGERS_MAX": 1, "FORAGERS_HOST_RATE": 20, "FORAGERS_SEED": 1})
+    assert result.returncode == 0, result.log[-3000:]
+    assert "Traceback" not in result.log and " ERROR: " not in result.log
+    assert result.items
+    saved = result.spider_state()["forager"]["weblog"]["site_days"]
+    days = SiteDays.from_dict(saved)
+    assert days.known("127.0.0.1"), saved
+    assert days.offset("127.0.0.1") == 9 * 3600.0
