@@ -17,12 +17,13 @@ where any midnight serves. A URL dated otherwise (a story first drafted the day 
 story's URL) is outvoted, not trusted. A time with no time of day (00:00:00 UTC exactly: a date
 read as a timestamp, or the URL's own date) tells nothing and is not counted.
 
-Until a host's stories name two days, its offset is not taken: the stories of one day agree
-with any midnight after the last of them, the part of the day not yet published as much as
-the night (a site read at 11:00 UTC whose day began at 00:00 UTC agrees with every offset from
-UTC to UTC+13, and the middle would end its day at 17:30 UTC). Two days show a midnight the site
-has passed, between the last story of one and the first of the next. Until then, and for a host
-never observed, the day is UTC's (the rule before this module).
+Until a host's stories name two days in a row, its offset is not taken: the stories of one day
+agree with any midnight after the last of them, the part of the day not yet published as much
+as the night (a site read at 11:00 UTC whose day began at 00:00 UTC agrees with every offset
+from UTC to UTC+13, and the middle would end its day at 17:30 UTC); a story of a week ago adds
+little to it. Two days in a row show a midnight the site has passed, between the last story of
+one and the first of the next. Until then, and for a host never observed, the day is UTC's (the
+rule before this module).
 
 Pure: numbers in (POSIX seconds), numbers out.
 """
@@ -35,6 +36,7 @@ import numpy as np
 
 DAY = 86_400.0
 STEP = 900.0  # a quarter of an hour: UTC+05:45 and +08:45 are in use
+KEEP_DAYS = 8  # the days observed kept a host (the latest): two in a row make its offset known
 OFFSETS = np.arange(-12 * 3600.0, 14 * 3600.0 + STEP / 2, STEP)  # the candidates, seconds east of UTC
 
 
@@ -48,7 +50,7 @@ class SiteDays:
         self.max_hosts = max_hosts
         self._votes: dict[str, np.ndarray] = {}
         self._offsets: dict[str, float] = {}
-        self._days: dict[str, tuple[float, float]] = {}  # host -> the first and last day observed
+        self._days: dict[str, set[float]] = {}  # host -> the latest days observed (their 00:00 as UTC)
 
     def __len__(self) -> int:
         return len(self._votes)
@@ -71,8 +73,11 @@ class SiteDays:
             votes = self._votes[host] = np.zeros(len(OFFSETS), dtype=np.int32)
         votes += agree
         self._offsets[host] = _middle(votes)
-        first, last = self._days.get(host, (day_start, day_start))
-        self._days[host] = (min(first, day_start), max(last, day_start))
+        days = self._days.setdefault(host, set())
+        if day_start not in days:
+            days.add(day_start)
+            if len(days) > KEEP_DAYS:
+                days.discard(min(days))
         return True
 
     def offset(self, host: str) -> float:
@@ -80,39 +85,39 @@ class SiteDays:
         return self._offsets.get(host, 0.0) if self.known(host) else 0.0
 
     def known(self, host: str) -> bool:
-        """Whether ``host``'s offset is learnt: its stories named two days or more."""
-        days = self._days.get(host)
-        return days is not None and days[1] > days[0]
+        """Whether ``host``'s offset is learnt: its stories named two days in a row."""
+        days = self._days.get(host, ())
+        return any(day + DAY in days for day in days)
 
     def copy(self) -> "SiteDays":
         other = SiteDays(self.max_hosts)
         other._votes = {host: votes.copy() for host, votes in self._votes.items()}
         other._offsets = dict(self._offsets)
-        other._days = dict(self._days)
+        other._days = {host: set(days) for host, days in self._days.items()}
         return other
 
     def to_dict(self) -> dict:
-        """Host by host, the votes (integers) and the first and last day observed (a state file)."""
-        return {host: {"votes": [int(v) for v in votes], "days": list(self._days[host])}
+        """Host by host, the votes (integers) and the latest days observed (a state file)."""
+        return {host: {"votes": [int(v) for v in votes], "days": sorted(self._days.get(host, ()))}
                 for host, votes in self._votes.items()}
 
     @classmethod
     def from_dict(cls, data: Mapping, max_hosts: int = 10_000) -> "SiteDays":
         """The state :meth:`to_dict` wrote; a host whose votes are not one count per candidate
-        offset, or whose days are not two numbers, raises ValueError (a state file from another
+        offset, or whose days are not numbers, raises ValueError (a state file from another
         version, or damaged)."""
         days = cls(max_hosts)
         for host, saved in data.items():
             try:
                 array = np.asarray(saved["votes"], dtype=np.int32)
-                first, last = (float(day) for day in saved["days"])
+                observed = {float(day) for day in saved["days"]}
             except (TypeError, KeyError, ValueError) as exc:
                 raise ValueError(f"the day offsets of {host!r} are not votes and days ({exc})") from None
             if not isinstance(host, str) or array.shape != OFFSETS.shape or (array < 0).any() or not array.any():
                 raise ValueError(f"the day offsets of {host!r} are not {len(OFFSETS)} counts")
             days._votes[host] = array
             days._offsets[host] = _middle(array)
-            days._days[host] = (first, last)
+            days._days[host] = set(sorted(observed)[-KEEP_DAYS:])
         return days
 
     def _forget(self) -> None:

@@ -33,6 +33,14 @@ def test_two_stories_either_side_of_the_site_s_midnight_pin_its_offset():
     assert days.observe("a", JAN1, ts("2024-01-01T00:10:00+09:00"))
     assert days.known("a") and days.offset("a") == 9 * HOUR
     assert days.offset("b") == 0.0  # another host: its own days
+    # a week apart, the days show no midnight passed: the part of today still to come agrees
+    # with the stories as much as the night does (an old story's URL beside today's)
+    week = SiteDays()
+    week.observe("a", JAN1, ts("2024-01-01T03:00:00+00:00"))
+    week.observe("a", JAN1 - 7 * 86_400, ts("2023-12-25T14:00:00+00:00"))
+    assert not week.known("a") and week.offset("a") == 0.0
+    week.observe("a", JAN1 - 86_400, ts("2023-12-31T22:00:00+00:00"))
+    assert week.known("a")
 
 
 def test_a_url_dated_another_day_than_its_story_is_outvoted_and_a_bare_date_tells_nothing():
