@@ -177,7 +177,12 @@ def test_a_colony_over_two_scrapyd_nodes_and_redis_pays_each_document_once(
     for job, log in logs.items():
         if job.split("-")[0] != colony.killed and log:
             assert "Traceback" not in log and " ERROR: " not in log, log[-3000:]
-            assert "joined as a process of its own" in log, log[-3000:]
+            # or its job started after its lease ran out and another split had taken the place
+            # meanwhile (a job's process, Python, Scrapy and the egg, took longer than the 4 s
+            # lease to start on a loaded machine, seen once in a full suite): it ends at once, as
+            # a member that lost its place does
+            lost_place = "no place left in the population" in log and "(population_full)" in log
+            assert "joined as a process of its own" in log or lost_place, log[-3000:]
     for job in colony.born_after_node_down:
         assert "joined as a process of its own" in logs[job], logs[job][-3000:]
 
