@@ -49,7 +49,7 @@ class SiteDays:
             raise ValueError(f"max_hosts ({max_hosts!r}) must be at least 1.")
         self.max_hosts = max_hosts
         self._votes: dict[str, np.ndarray] = {}
-        self._offsets: dict[str, float] = {}
+        self._offsets: dict[str, float] = {}  # the hosts whose offset is known (two days in a row)
         self._days: dict[str, set[float]] = {}  # host -> the latest days observed (their 00:00 as UTC)
 
     def __len__(self) -> int:
@@ -72,22 +72,22 @@ class SiteDays:
                 self._forget()
             votes = self._votes[host] = np.zeros(len(OFFSETS), dtype=np.int32)
         votes += agree
-        self._offsets[host] = _middle(votes)
         days = self._days.setdefault(host, set())
         if day_start not in days:
             days.add(day_start)
             if len(days) > KEEP_DAYS:
                 days.discard(min(days))
+        if host in self._offsets or any(day + DAY in days for day in days):
+            self._offsets[host] = _middle(votes)
         return True
 
     def offset(self, host: str) -> float:
         """``host``'s offset from UTC, seconds east (0 until :meth:`known`)."""
-        return self._offsets.get(host, 0.0) if self.known(host) else 0.0
+        return self._offsets.get(host, 0.0)
 
     def known(self, host: str) -> bool:
         """Whether ``host``'s offset is learnt: its stories named two days in a row."""
-        days = self._days.get(host, ())
-        return any(day + DAY in days for day in days)
+        return host in self._offsets
 
     def copy(self) -> "SiteDays":
         other = SiteDays(self.max_hosts)
@@ -116,8 +116,9 @@ class SiteDays:
             if not isinstance(host, str) or array.shape != OFFSETS.shape or (array < 0).any() or not array.any():
                 raise ValueError(f"the day offsets of {host!r} are not {len(OFFSETS)} counts")
             days._votes[host] = array
-            days._offsets[host] = _middle(array)
             days._days[host] = set(sorted(observed)[-KEEP_DAYS:])
+            if any(day + DAY in days._days[host] for day in days._days[host]):
+                days._offsets[host] = _middle(array)
         return days
 
     def _forget(self) -> None:

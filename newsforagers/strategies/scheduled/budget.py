@@ -257,6 +257,8 @@ class BudgetRules:
         first = [(u, d.timestamp()) for u, d in dates.items() if u not in self._dated]
         for url in dates:
             self._dated.add(url)
+        if page is not None and self.schedule.day_end(page) is None:
+            page = None  # (a listing naming no day: its stories' own URLs only)
         for url, stamp in first:
             self.schedule.observe_day(url, stamp)
             if page is not None:
