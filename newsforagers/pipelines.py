@@ -334,7 +334,11 @@ class ReinforcingAgentPipeline:
         trafilatura (its main text replaces the forager's reading of the page's text; the title
         stays the forager's, which knows a site's title suffixes), its language."""
         html = adapter.get("forager_html") or ""
-        document = structured_document(html, url, self.config.max_text) if html else StructuredDocument()
+        # the forager told the page's language from its visible text (once a page: py3langid
+        # walks its sample in Python); told again from the main text only where it could not
+        told = adapter.get("forager_language")
+        told = told if isinstance(told, str) and told else None
+        document = structured_document(html, url, self.config.max_text, told) if html else StructuredDocument()
         text = document.text or str(adapter.get("text") or "")
         with_text = self.config.item_text
         return DocumentRecord(
@@ -342,7 +346,7 @@ class ReinforcingAgentPipeline:
             forager, self.rules.reward, text if with_text else "", description=document.description,
             keywords=document.keywords, authors=document.authors, site_name=document.site_name,
             html=document.html if with_text else "",
-            language=document.language or detect_language(f"{adapter.get('title') or ''}\n{text}")), text
+            language=document.language or told or detect_language(f"{adapter.get('title') or ''}\n{text}")), text
 
     def _expire(self, now: float) -> None:
         if not self.config.expire_claims:

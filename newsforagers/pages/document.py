@@ -66,10 +66,12 @@ class StructuredDocument:
     language: str = ""
 
 
-def structured_document(html: str, url: str, max_text: int = 0) -> StructuredDocument:
+def structured_document(html: str, url: str, max_text: int = 0, language: str | None = None) -> StructuredDocument:
     """Read ``html`` (the page at ``url``) as a structured document; ``max_text`` (> 0) caps
     the main text, plain and HTML, at that many characters. A page trafilatura finds no main
-    text in gives what its metadata says, and no text."""
+    text in gives what its metadata says, and no text. ``language``, when given and not "",
+    is the page's language already told (the forager tells it once, from the page's visible
+    text, for its URL record): not told again; else it is told from the title and main text."""
     if not html or not html.strip():
         return StructuredDocument()
     selector = Selector(text=html)
@@ -93,7 +95,7 @@ def structured_document(html: str, url: str, max_text: int = 0) -> StructuredDoc
         title=title, description=(found.description or "").strip(),
         keywords=_split(list(found.tags or ()) + list(found.categories or ())),
         authors=_split([found.author or ""]), site_name=(found.sitename or "").strip(),
-        text=text, html=clean_html, language=detect_language(f"{title}\n{text}"))
+        text=text, html=clean_html, language=language or detect_language(f"{title}\n{text}"))
 
 
 def detect_language(text: str) -> str:

@@ -99,6 +99,22 @@ def test_a_page_read_is_recorded_with_its_links_language_and_validators(forager_
     assert store.get_url_record(HOME)["in_links"] == 1 and store.get_url_record(HOME)["state"] == 200
 
 
+def test_a_document_s_language_is_told_once_for_its_url_record_and_its_send(forager_spider, monkeypatch):
+    from newsforagers.pages import document
+
+    told = []
+    identifier = document._language_identifier()
+    monkeypatch.setattr(document, "_language_identifier", lambda: SimpleNamespace(
+        classify=lambda sample: told.append(sample) or identifier.classify(sample)))
+    spider = forager_spider()
+    store, mind = spider.forager_driver.store, spider.forager_driver.mind
+    visit(spider, mind.next_fetch(T0), body=listing("/a.html"))
+    assert told == []  # a listing has no language
+    (item,) = visit(spider, mind.next_fetch(T0 + 1), body=article(T0 - 600), at=T0 + 1)
+    assert len(told) == 1 and "Storm hits the coast" in told[0]
+    assert item["forager_language"] == store.get_url_record(HOME + "a.html")["language"] == "en"
+
+
 def test_a_revisit_is_conditional_and_its_304_is_a_visit_that_showed_nothing_new(forager_spider):
     spider = forager_spider()
     store, mind, stats = spider.forager_driver.store, spider.forager_driver.mind, spider.crawler.stats

@@ -1,5 +1,7 @@
 """The reinforcing-agent pipeline, built the way Scrapy builds it."""
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from scrapy import Spider
@@ -183,6 +185,22 @@ def test_a_paid_document_is_stored_and_output_as_a_structured_one(agent):
     (stored,) = agent.store.documents()
     assert stored.item(True) == out
     assert agent.crawler.stats.get_value("newsforagers/agent/language/en") == 1
+
+
+def test_the_language_the_forager_told_is_the_document_s_and_is_not_told_again(agent, monkeypatch):
+    from newsforagers.pages import document
+
+    told = []
+    identifier = document._language_identifier()
+    monkeypatch.setattr(document, "_language_identifier", lambda: SimpleNamespace(
+        classify=lambda sample: told.append(sample) or identifier.classify(sample)))
+    item = page_send("http://s/told", ENGLISH)
+    item["forager_language"] = "en"
+    assert process(agent, item)["language"] == "en" and told == []
+    # a page whose visible text the forager could not tell: told from its main text
+    item = page_send("http://s/untold", SPANISH, lang="es", title="Sin acuerdo")
+    item["forager_language"] = ""
+    assert process(agent, item)["language"] == "es" and len(told) == 1 and "senadores" in told[0]
 
 
 def test_only_documents_in_the_wanted_languages_are_paid():
