@@ -24,6 +24,7 @@ gets ``FORAGERS_HOST_RATE = R / sites`` and ``CONCURRENT_REQUESTS`` = ``--concur
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import subprocess
@@ -91,6 +92,7 @@ def run_once(corpus: Path, rate: float, args: argparse.Namespace, work: Path) ->
         "in_flight_cap": stats["max"].get("newsforagers/scheduled/in_flight_cap"),
         "host_busy": stats["sum"].get("newsforagers/scheduled/host_busy", 0),
         "decide_cpu_s": round(stats["sum"].get("newsforagers/scheduled/decide_cpu", 0.0), 2),
+        "read_by_worker": int(stats["sum"].get("newsforagers/documents/read_by_worker", 0)),
         **read_usage(work / "usage.json"),  # the crawl process's peak RSS and CPU seconds
         "foragers": stats["crawlers"],  # the crawlers that dumped their stats: the colony's foragers
     }
@@ -113,8 +115,12 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, default=128, help="CONCURRENT_REQUESTS of the crawl")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--json", default=None, help="write the results here")
+    parser.add_argument("--keep", default=None, metavar="DIR",
+                        help="work in DIR and keep it (the request logs, crawl logs, stores)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bench-many-") as tmp:
+    if args.keep:
+        Path(args.keep).mkdir(parents=True, exist_ok=True)
+    with (contextlib.nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory(prefix="bench-many-")) as tmp:
         corpus = synth_corpus(Path(tmp) / "synth.jsonl.gz", days=args.days, rate=args.per_day,
                               sections=args.sites, seed=11)
         results = []

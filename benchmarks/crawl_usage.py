@@ -15,8 +15,10 @@ try:
     runpy.run_module("scrapy", run_name="__main__", alter_sys=True)
 finally:
     usage = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)  # its document workers, once ended
     with open(out, "w") as f:
-        json.dump({"maxrss_kib": usage.ru_maxrss, "cpu": usage.ru_utime + usage.ru_stime}, f)
+        json.dump({"maxrss_kib": usage.ru_maxrss, "cpu": usage.ru_utime + usage.ru_stime,
+                   "children_cpu": children.ru_utime + children.ru_stime}, f)
 """
 
 
@@ -42,8 +44,11 @@ def forager_argv(work: Path, seeds: Path, speed: float, seconds: float, settings
 
 
 def read_usage(usage: Path) -> dict:
-    """``{"peak_rss_mib", "cpu_s"}`` of the finished crawl (empty if it left none)."""
+    """``{"peak_rss_mib", "cpu_s", "children_cpu_s"}`` of the finished crawl (empty if it left
+    none): its own peak RSS and CPU seconds, and the CPU seconds of the processes it started and
+    waited for (its document workers, ``FORAGERS_DOCUMENT_WORKERS``)."""
     if not usage.exists():
         return {}
     used = json.loads(usage.read_text())
-    return {"peak_rss_mib": round(used["maxrss_kib"] / 1024, 1), "cpu_s": round(used["cpu"], 2)}
+    return {"peak_rss_mib": round(used["maxrss_kib"] / 1024, 1), "cpu_s": round(used["cpu"], 2),
+            "children_cpu_s": round(used.get("children_cpu", 0.0), 2)}

@@ -80,6 +80,7 @@ class ForagersConfig:
     languages: str = _default("languages")
     max_links: int = _default("max_links")
     max_text: int = _default("max_text")
+    document_workers: int = _default("document_workers")
     population: str = _default("population")
     host_rate: float = _default("host_rate")
     host_concurrency: int = _default("host_concurrency")
@@ -224,6 +225,8 @@ class ForagersConfig:
              self.library_log_level, f"a log level: {', '.join(LOG_LEVELS)}")
         need(self.max_links >= 0, "max_links", self.max_links, ">= 0 (0: no cap)")
         need(self.max_text >= 0, "max_text", self.max_text, ">= 0 characters (0: no cap)")
+        need(self.document_workers >= 0, "document_workers", self.document_workers,
+             ">= 0 processes (0: documents read in the crawl's thread)")
         need(all(re.fullmatch(r"[a-z]{2,3}", code) for code in self.language_codes), "languages",
              self.languages, "ISO 639-1 language codes, comma separated (en,es), or empty for any")
         need(self.population in ("score", "energy"), "population", self.population,

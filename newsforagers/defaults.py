@@ -181,6 +181,12 @@ FORAGERS_LANGUAGES = ""
 # of 7.3 s and its listing's claims in 0.08 s instead of 8 s (docs/benchmarks.md, "Bounded
 # work per page").
 FORAGERS_MAX_LINKS = 5_000
+# Worker processes that read paid documents as structured documents (trafilatura's main text
+# and metadata, docs/pages.md), beside the crawl's thread; 0: in the crawl's thread. The
+# reading is about a quarter of a busy crawl thread's work (measured: docs/benchmarks.md,
+# "Documents read in a worker process"): one worker keeps up with a crawl thread at its full
+# core, and a page that takes long to read (or a worker that dies) delays only its document.
+FORAGERS_DOCUMENT_WORKERS = 1
 # Characters of a page's visible text (and title) handed to the state encoder, cut at a word
 # (0: all). The longest digital.gov post has 64,949 characters of body (the replay's longest
 # page text 54,753), a long-form story of 10,000 words about 60,000; a bag of words learns

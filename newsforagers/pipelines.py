@@ -49,6 +49,7 @@ send of such a document is out of the window, so forgetting changes no decision.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import math
@@ -65,6 +66,7 @@ from newsforagers.context import ForagerContext, context_of
 from newsforagers.learning.reward import in_window, judge_send, judge_topical_send
 from newsforagers.logs import tag_forager_logs
 from newsforagers.pages.document import StructuredDocument, detect_language, structured_document
+from newsforagers.pages.workers import DocumentTimeout, DocumentWorkers
 from newsforagers.store import DocumentRecord, open_store
 from newsforagers.terminal import printable
 from newsforagers.topics import build_topic, learning_topic, topic_text
@@ -74,6 +76,28 @@ logger = logging.getLogger(__name__)
 EXPIRE_EVERY = 3600.0  # seconds of the sends' clock between two expiries of old claims
 TOPIC_SYNC_EVERY = 10  # documents judged for the topic between two looks at the colony's topic state
 TOPIC_REFIT_GROWTH = 1.25  # the colony's documents grow by this factor between two fits
+
+
+def _told(adapter: ItemAdapter) -> str | None:
+    """The language the forager told from the page's visible text (``forager_language``: once a
+    page, py3langid walks its sample in Python), or None where it could not (told again from the
+    main text)."""
+    told = adapter.get("forager_language")
+    return told if isinstance(told, str) and told else None
+
+
+class _Send:
+    """A forager's send under judgement: its item, what was read of it, and its claim keys
+    (None: out of the novelty window; ``fresh``: none of them claimed when it came)."""
+
+    __slots__ = ("adapter", "url", "forager", "published", "found_at", "age", "keys", "fresh")
+
+    def __init__(self, adapter: ItemAdapter, url: str, forager: str, published: datetime,
+                 found_at: datetime, age: float):
+        self.adapter, self.url, self.forager = adapter, url, forager
+        self.published, self.found_at, self.age = published, found_at, age
+        self.keys: list[str] | None = None
+        self.fresh = False
 
 
 class AgentDrop(DropItem):
@@ -101,6 +125,8 @@ class ReinforcingAgentPipeline:
         self._topic_fitted_on = 0  # the store's documents the topic state in effect was fitted on
         self._topic_judged = 0
         self._topic_next_sync = 0
+        self._workers: DocumentWorkers | None = None  # an agent's own, without a colony
+        self._warned: set[str] = set()
 
     @classmethod
     def from_crawler(cls, crawler):
@@ -143,11 +169,17 @@ class ReinforcingAgentPipeline:
             self.store.set_score(forager, self.rules.score_init)
 
     def close_spider(self, spider=None) -> None:
+        if self._workers is not None:
+            self._workers.close()
         if self._owns_store and self.store is not None:
             self.store.close()
             self.store = None
 
     def process_item(self, item, spider=None):
+        """The send judged (Alg. 7). A send that may be novel has its page read as a structured
+        document first: by the colony's document workers when it has them (``FORAGERS_DOCUMENT_WORKERS``,
+        :mod:`newsforagers.pages.workers`), the judgement then a coroutine Scrapy awaits while
+        the crawl goes on; else here."""
         adapter = ItemAdapter(item)
         if not adapter.get("forager_send"):
             return item
@@ -167,33 +199,91 @@ class ReinforcingAgentPipeline:
             stats.inc_value("newsforagers/agent/refused/not_member")
             raise AgentDrop(f"send from {forager}, no live member of the population (unknown, "
                            f"retired, or its lease ran out): {url}", log_level="WARNING")
+        send = _Send(adapter, url, forager, published, found_at, age)
+        # (the topic mode pays a document of any age once, from the moment it was found)
+        if in_window(self.rules, age) or (self.mode == "topic" and age >= -self.rules.future_skew):
+            send.keys = [f"url:{adapter.get('canonical_url') or url}"]
+            if adapter.get("fingerprint"):
+                send.keys.append(f"fp:{adapter['fingerprint']}")
+            # a document read only when it may be novel (reading costs a few milliseconds)
+            send.fresh = not any(self.store.is_claimed(key) for key in send.keys)
+        html = adapter.get("forager_html") or ""
+        if not send.fresh:
+            return self._judge(send, None)
+        workers = self._document_workers()
+        if workers is None or not html:
+            return self._judge(send, self._document(adapter, url))
+        return self._judge_read_by(workers, send, html)
+
+    async def _judge_read_by(self, workers: DocumentWorkers, send: _Send, html: str):
+        """:meth:`_judge` once a worker has read the send's page; one that no worker could take
+        (the workers stopped) is read here, one not read in time goes without its structured fields."""
+        try:
+            document = await workers.read(html, send.url, self.config.max_text, _told(send.adapter))
+        except DocumentTimeout as exc:
+            self._trouble("documents/worker_timeout", "%s: the document is output without its "
+                          "structured fields", exc)
+            document = StructuredDocument()
+        if document is None:
+            self.crawler.stats.inc_value("newsforagers/documents/read_here")
+            document = self._document(send.adapter, send.url)
+        else:
+            self.crawler.stats.inc_value("newsforagers/documents/read_by_worker")
+        return self._judge(send, document)
+
+    def _document_workers(self) -> DocumentWorkers | None:
+        """The colony's document workers, or this agent's own (an agent without a colony), when
+        there are any and the agent runs on an asyncio loop (a Scrapy crawl's); else None."""
+        if self.config.document_workers < 1:
+            return None
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # called outside a running loop (a test, a non-asyncio reactor)
+            return None
+        colony = self.context.colony if self.context is not None else None
+        if colony is not None:
+            return getattr(colony, "documents", None)
+        if self._workers is None:
+            self._workers = DocumentWorkers(self.config.document_workers,
+                                            library_log_level=self.config.library_log_level)
+        return None if self._workers.closed else self._workers
+
+    def _trouble(self, kind: str, message: str, *args) -> None:
+        """Count ``newsforagers/KIND``; a warning the first time, then DEBUG."""
+        self.crawler.stats.inc_value(f"newsforagers/{kind}")
+        colony = self.context.colony if self.context is not None else None
+        warned = getattr(colony, "warned", self._warned)  # (once a colony, as the spider's)
+        if kind in warned:
+            logger.debug(message, *args)
+            return
+        warned.add(kind)
+        logger.warning(message + " (logged once; counted in newsforagers/%s)", *args, kind)
+
+    def _judge(self, send: _Send, document: StructuredDocument | None):
+        """The send judged, its page read (``document``: None for a send that cannot be novel):
+        paid or charged, the sender told, the output item returned or the send dropped."""
+        adapter, url, forager, found_at, age = send.adapter, send.url, send.forager, send.found_at, send.age
+        stats = self.crawler.stats
         claimed = False
-        reason = "out_of_window"
+        reason = "out_of_window" if send.keys is None else "not_novel"
         record = None
         relevance = None
         topical = self.topic is not None
-        # (the topic mode pays a document of any age once, from the moment it was found)
-        if in_window(self.rules, age) or (self.mode == "topic" and age >= -self.rules.future_skew):
-            reason = "not_novel"
-            keys = [f"url:{adapter.get('canonical_url') or url}"]
-            if adapter.get("fingerprint"):
-                keys.append(f"fp:{adapter['fingerprint']}")
-            # a document read only when it may be novel (reading costs a few milliseconds)
-            if not any(self.store.is_claimed(key) for key in keys):
-                record, text = self._record(adapter, url, forager)
-                if self.languages and record.language not in self.languages:
-                    reason = "language"
-                else:
-                    if topical:
-                        self._topic_judged += 1
-                        if self._topic_judged >= self._topic_next_sync:
-                            self._sync_topic()
-                        relevance = round(self._relevance(f"{record.title}\n{text}"), 6)
-                        # kept with the document: the colony's feed and exports read it there
-                        paid = self.rules.reward * (relevance if self.mode != "novelty" else 1.0)
-                        record = replace(record, reward=paid, relevance=relevance)
-                    at = found_at if self.mode == "topic" else published
-                    claimed = self.store.claim(keys, record, at.timestamp())
+        if document is not None:
+            record, text = self._record(adapter, url, forager, document)
+            if self.languages and record.language not in self.languages:
+                reason = "language"
+            else:
+                if topical:
+                    self._topic_judged += 1
+                    if self._topic_judged >= self._topic_next_sync:
+                        self._sync_topic()
+                    relevance = round(self._relevance(f"{record.title}\n{text}"), 6)
+                    # kept with the document: the colony's feed and exports read it there
+                    paid = self.rules.reward * (relevance if self.mode != "novelty" else 1.0)
+                    record = replace(record, reward=paid, relevance=relevance)
+                at = found_at if self.mode == "topic" else send.published
+                claimed = self.store.claim(send.keys, record, at.timestamp())
         self._expire(found_at.timestamp())
         if topical:
             outcome = judge_topical_send(self.rules, claimed, age, relevance or 0.0, self.mode)
@@ -329,16 +419,17 @@ class ReinforcingAgentPipeline:
                    "the query's first words now: %s", self._threshold(), self._threshold_reason(),
                    int(state.get("kept", 0)), int(state.get("judged", 0)), printable(words))
 
-    def _record(self, adapter: ItemAdapter, url: str, forager: str) -> tuple[DocumentRecord, str]:
+    def _document(self, adapter: ItemAdapter, url: str) -> StructuredDocument:
+        """The send's page read as a structured document, here (in the crawl's thread)."""
+        html = adapter.get("forager_html") or ""
+        return structured_document(html, url, self.config.max_text, _told(adapter)) if html else StructuredDocument()
+
+    def _record(self, adapter: ItemAdapter, url: str, forager: str,
+                document: StructuredDocument) -> tuple[DocumentRecord, str]:
         """The send as the structured document the colony keeps and outputs: the page read by
         trafilatura (its main text replaces the forager's reading of the page's text; the title
         stays the forager's, which knows a site's title suffixes), its language."""
-        html = adapter.get("forager_html") or ""
-        # the forager told the page's language from its visible text (once a page: py3langid
-        # walks its sample in Python); told again from the main text only where it could not
-        told = adapter.get("forager_language")
-        told = told if isinstance(told, str) and told else None
-        document = structured_document(html, url, self.config.max_text, told) if html else StructuredDocument()
+        told = _told(adapter)
         text = document.text or str(adapter.get("text") or "")
         with_text = self.config.item_text
         return DocumentRecord(

@@ -59,6 +59,7 @@ from newsforagers.colony.spawning import Spawning
 from newsforagers.colony.throttle import HostBudget, Politeness
 from newsforagers.config import ForagersConfig
 from newsforagers.learning import EnergyPolicy, ScorePolicy
+from newsforagers.pages.workers import DocumentWorkers
 from newsforagers.scrapy_access import engine_running
 from newsforagers.stopping import interrupt_stores_on_stop
 from newsforagers.store import ColonyStore, open_store
@@ -107,6 +108,9 @@ class Colony:
         self.budget: HostBudget | None = None
         self.fetches = SharedFetches(config.fetch_ttl, config.fetch_cache_size)
         self.robots: dict[str, Any] = {}  # netloc -> parser (or a Deferred while fetching)
+        # the processes that read this process's paid documents (the reinforcing agents')
+        self.documents = (DocumentWorkers(config.document_workers, library_log_level=config.library_log_level)
+                          if config.document_workers > 0 else None)
         # kinds of trouble (hostile pages, failures) already logged as a warning: once per colony
         self.warned: set[str] = set()
         self.closes_at: float | None = None  # time.monotonic() of the root's CLOSESPIDER_TIMEOUT
@@ -139,6 +143,8 @@ class Colony:
             self.store = open_store(config.store, config.url_records_max, prefix=config.redis_prefix,
                                     retry=config.store_retry, password_file=config.store_password_file)
         membership.store = self.record.store = self.store
+        if self.documents is not None:
+            self.documents.start()  # (its start-up overlaps the crawl's)
         # a stop asked while a store's server does not answer must not wait out the retries
         interrupt_stores_on_stop(self.store)
         others: dict = {}
@@ -423,6 +429,8 @@ class Colony:
     def close(self) -> None:
         if self._closed or not self._opened:
             return
+        if self.documents is not None:
+            self.documents.close()
         membership = self.membership
         if not self.hosting:
             membership.leave_all()

@@ -88,6 +88,9 @@ def test_a_forager_finds_the_news_of_its_era(year, tmp_path_factory, eras):
     # same-day documents were sent, paid and output, each dated right and in its era
     assert result.items, (stats, result.log[-3000:])
     assert stats["newsforagers/rewarded"] == len(result.items)
+    # each read as a structured document by the colony's document worker (the default), none here
+    assert stats["newsforagers/documents/read_by_worker"] >= len(result.items), stats
+    assert "newsforagers/documents/read_here" not in stats and "newsforagers/documents/worker_timeout" not in stats
     truth = {t["path"]: datetime.fromisoformat(t["published"]) for t in run["truth"]}
     for item in result.items:
         published = datetime.fromisoformat(item["published"])

@@ -1,0 +1,84 @@
+"""Paid documents read by a worker process (:mod:`newsforagers.pages.workers`): the same
+structured document as one read in the crawl's thread, a page no worker reads in time given up
+and the workers started again, reads after the end answered None (read by their caller)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from newsforagers.pages.document import structured_document
+from newsforagers.pages.workers import DocumentTimeout, DocumentWorkers
+
+PAGE = """<html lang="en"><head><title>Budget talks stall</title>
+<meta name="description" content="What happened."><meta name="author" content="Lois Lane">
+</head><body><nav><a href="/">Home</a> <a href="/world/">World</a></nav>
+<article><h1>Budget talks stall</h1><p>Senators left Washington on Friday without a deal on the
+budget, after three weeks of talks that both parties had called their last chance before the
+holidays.</p></article><aside>More from Daily Planet</aside></body></html>"""
+
+
+def test_a_worker_reads_the_document_the_crawl_s_thread_would():
+    async def main():
+        workers = DocumentWorkers(1)
+        try:
+            return await asyncio.gather(workers.read(PAGE, "http://s/a", 0, None),
+                                        workers.read(PAGE, "http://s/b", 40, "fr"))
+        finally:
+            workers.close()
+
+    whole, capped = asyncio.run(main())
+    assert whole == structured_document(PAGE, "http://s/a")
+    assert whole.language == "en" and whole.text.startswith("Budget talks stall\nSenators left")
+    # the cap on the text, and a language the forager told (not told again), go to the worker
+    assert capped == structured_document(PAGE, "http://s/b", 40, "fr") and capped.language == "fr"
+    assert len(capped.text) == 40
+
+
+def test_a_document_not_read_in_time_is_given_up_and_the_workers_start_again():
+    async def main():
+        workers = DocumentWorkers(1, timeout=0.001)  # less than a worker takes to start
+        try:
+            with pytest.raises(DocumentTimeout, match="http://s/slow"):
+                await workers.read(PAGE, "http://s/slow")
+            assert workers.restarts == 1
+            workers.timeout = 60.0
+            return await workers.read(PAGE, "http://s/next")  # new workers read it
+        finally:
+            workers.close()
+
+    assert asyncio.run(main()).title == "Budget talks stall"
+
+
+def test_reads_waiting_when_the_workers_end_are_answered_none_and_none_are_taken_after():
+    async def main():
+        workers = DocumentWorkers(1)
+        waiting = asyncio.ensure_future(workers.read(PAGE, "http://s/a"))
+        await asyncio.sleep(0)  # handed to the pool, not read yet (the worker is starting)
+        began = time.monotonic()
+        workers.close()
+        answered = await waiting
+        return answered, time.monotonic() - began, await workers.read(PAGE, "http://s/b"), workers.closed
+
+    answered, waited, after, closed = asyncio.run(main())
+    assert answered is None and waited < 10 and after is None and closed
+
+
+def test_a_reading_that_fails_in_the_worker_fails_its_caller():
+    async def main():
+        workers = DocumentWorkers(1)
+        try:
+            return await workers.read(PAGE, "http://s/a", "not a number")  # max_text > 0 fails
+        finally:
+            workers.close()
+
+    with pytest.raises(TypeError):
+        asyncio.run(main())
+
+
+@pytest.mark.parametrize("workers, timeout", [(0, 1.0), (1, 0.0)])
+def test_bad_workers_are_refused(workers, timeout):
+    with pytest.raises(ValueError):
+        DocumentWorkers(workers, timeout)
