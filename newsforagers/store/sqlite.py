@@ -92,6 +92,16 @@ _CHECK_EVERY = 256
 _IN_BATCH = 500
 
 
+def _has_json_functions(db: sqlite3.Connection) -> bool:
+    """Whether this SQLite has its JSON functions (built in since 3.38; before, an extension
+    most builds compile in): URL records are then updated in SQL (:meth:`SQLiteStore.write_url_records`)."""
+    try:
+        return db.execute("""SELECT json_set(json_patch('{"a": 1}', '{"b": 2}'), '$.c', 3)""").fetchone()[0] \
+            == '{"a":1,"b":2,"c":3}'
+    except sqlite3.OperationalError:  # no such function
+        return False
+
+
 def _writes(method):
     """A method that writes to the store: refused by a read-only store before SQLite is asked
     (which would refuse it too, in words that depend on the file's version)."""
@@ -124,6 +134,7 @@ class SQLiteStore(ColonyStore):
         self.read_only = read_only
         self._puts = 0
         self._check_every = min(_CHECK_EVERY, max(1, url_records_max // 8))
+        self._json_in_sql = False
         if read_only:
             self._db = _open_read_only(self.path)
             return
@@ -133,6 +144,7 @@ class SQLiteStore(ColonyStore):
         self._db = sqlite3.connect(str(self.path), isolation_level=None, timeout=30.0)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
+        self._json_in_sql = _has_json_functions(self._db)
         self._db.executescript(_SCHEMA)
         for table, column, declaration in _ADDED_COLUMNS:
             present = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
@@ -460,8 +472,9 @@ class SQLiteStore(ColonyStore):
 
     @_writes
     def write_url_records(self, writes: Sequence[records.Write]) -> int:
-        """One transaction: the records read, the writes applied in Python, each record written
-        once (in the order of its last write), the cap checked as :meth:`put_url` does."""
+        """One transaction: the writes applied (by SQLite's JSON functions where it has them,
+        :meth:`_apply_in_sql`; else in Python, :meth:`_apply_here`), the cap checked as
+        :meth:`put_url` does; returns the records created."""
         if not writes:
             return 0
         db = self._db
@@ -469,25 +482,10 @@ class SQLiteStore(ColonyStore):
         db.execute("BEGIN IMMEDIATE")
         try:
             keys = list(dict.fromkeys(write.key for write in writes))
-            now: dict[str, dict] = {}
-            for start in range(0, len(keys), _IN_BATCH):
-                chunk = keys[start:start + _IN_BATCH]
-                found = db.execute(f"SELECT url, record FROM urls WHERE url IN ({','.join('?' * len(chunk))})",
-                                   chunk)
-                now.update((key, json.loads(text)) for key, text in found)
-            created = 0
-            order: dict[str, None] = {}
-            for write in writes:
-                old = now.get(write.key)
-                created += old is None
-                now[write.key] = records.apply(old, write)
-                order.pop(write.key, None)
-                order[write.key] = None
             touched = db.execute("SELECT COALESCE(MAX(touched), 0) FROM urls").fetchone()[0]
-            db.executemany("INSERT INTO urls (url, record, touched) VALUES (?, ?, ?) "
-                           "ON CONFLICT(url) DO UPDATE SET record = excluded.record, touched = excluded.touched",
-                           [(key, json.dumps(now[key]), touched + n) for n, key in enumerate(order, 1)])
-            self._puts += len(order)
+            apply = self._apply_in_sql if self._json_in_sql else self._apply_here
+            created = apply(writes, keys, touched)
+            self._puts += len(keys)
             if self.url_records_max and self._puts // self._check_every != puts // self._check_every:
                 self._evict_urls()
             db.execute("COMMIT")
@@ -496,6 +494,61 @@ class SQLiteStore(ColonyStore):
             db.execute("ROLLBACK")
             self._puts, self.evicted_urls = puts, evicted
             raise
+
+    def _apply_in_sql(self, writes: Sequence[records.Write], keys: list[str], touched: int) -> int:
+        """:meth:`write_url_records`' writes applied by SQLite's JSON functions, inside its
+        transaction: a URL without a record gets its first write's ``new``, every later write
+        of it (or any write of a URL with one) patches the stored JSON with its ``changes`` and
+        adds its in-links (:func:`records.apply`, in C: no record is read into Python and
+        written back). Each write's ``touched`` is the one after the last; returns the records
+        created."""
+        db = self._db
+        known: set[str] = set()
+        for start in range(0, len(keys), _IN_BATCH):
+            chunk = keys[start:start + _IN_BATCH]
+            found = db.execute(f"SELECT url FROM urls WHERE url IN ({','.join('?' * len(chunk))})", chunk)
+            known.update(row[0] for row in found)
+        inserts: list[tuple[str, str, int]] = []
+        updates: list[tuple[str, int, int, str]] = []
+        patches: dict[int, str] = {}  # a page's link writes share one dict of changes
+        for n, write in enumerate(writes, touched + 1):
+            if write.key not in known:
+                known.add(write.key)
+                inserts.append((write.key, json.dumps(write.new), n))
+                continue
+            patch = patches.get(id(write.changes))
+            if patch is None:
+                patch = patches[id(write.changes)] = json.dumps(write.changes)
+            updates.append((patch, write.in_links, n, write.key))
+        db.executemany("INSERT INTO urls (url, record, touched) VALUES (?, ?, ?)", inserts)
+        db.executemany("UPDATE urls SET record = json_set(json_patch(record, ?1), '$.in_links', "
+                       "COALESCE(json_extract(record, '$.in_links'), 0) + ?2), touched = ?3 WHERE url = ?4",
+                       updates)
+        return len(inserts)
+
+    def _apply_here(self, writes: Sequence[records.Write], keys: list[str], touched: int) -> int:
+        """:meth:`_apply_in_sql` for a SQLite without its JSON functions: the records read,
+        the writes applied in Python (:func:`records.apply`), each record written once, in the
+        order of its last write. Returns the records created."""
+        db = self._db
+        now: dict[str, dict] = {}
+        for start in range(0, len(keys), _IN_BATCH):
+            chunk = keys[start:start + _IN_BATCH]
+            found = db.execute(f"SELECT url, record FROM urls WHERE url IN ({','.join('?' * len(chunk))})",
+                               chunk)
+            now.update((key, json.loads(text)) for key, text in found)
+        created = 0
+        order: dict[str, None] = {}
+        for write in writes:
+            old = now.get(write.key)
+            created += old is None
+            now[write.key] = records.apply(old, write)
+            order.pop(write.key, None)
+            order[write.key] = None
+        db.executemany("INSERT INTO urls (url, record, touched) VALUES (?, ?, ?) "
+                       "ON CONFLICT(url) DO UPDATE SET record = excluded.record, touched = excluded.touched",
+                       [(key, json.dumps(now[key]), touched + n) for n, key in enumerate(order, 1)])
+        return created
 
     def _write_url(self, url: str, record: dict, only_new: bool) -> bool:
         db = self._db

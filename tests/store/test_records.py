@@ -105,3 +105,40 @@ def test_writes_do_not_depend_on_the_record_they_find():
     assert records.apply(old, write)["in_links"] == 5 and records.apply(old, write)["language"] == "en"
     assert records.new_record("http://h:99999/x", T1, "f1")["port"] == 0  # recorded, its port not
     assert records.new_record("https://H.example/a b", T1, "f1")["host"] == "h.example"
+
+
+@pytest.mark.parametrize("cap", [0, 40])
+def test_sqlite_applies_url_records_in_sql_as_python_does(tmp_path, cap):
+    """The SQLite store updates URL records with SQLite's JSON functions (no record read into
+    Python); a SQLite without them applies them in Python (records.apply): the same records,
+    the same in-links, the same ones evicted at the cap, through random pages and fetches."""
+    import random
+
+    from newsforagers.store import SQLiteStore
+
+    in_sql = SQLiteStore(tmp_path / "sql.db", url_records_max=cap)
+    here = SQLiteStore(tmp_path / "here.db", url_records_max=cap)
+    here._json_in_sql = False
+    assert in_sql._json_in_sql  # (this machine's SQLite has them: the path under test)
+    rng = random.Random(7)
+    urls = [f"http://s{rng.randrange(3)}.example/p/{i}?q=ü{i}" for i in range(90)]
+    for step in range(120):
+        now = f"2024-01-01T10:{step // 60:02d}:{step % 60:02d}+00:00"
+        page, links = rng.choice(urls), rng.sample(urls, rng.randrange(0, 25))
+        links += links[:3]  # a link twice on one page
+        kind = rng.choice(["listing", "article"])
+        status = rng.choice([200, 200, 304, 404])
+        args = (page, status, f"f{rng.randrange(4)}", now, links, kind)
+        options = {"etag": rng.choice(["", f'"v{step}"']), "language": rng.choice(["", "en", "fr"])}
+        assert in_sql.record_page(*args, **options) == here.record_page(*args, **options)
+        if rng.random() < 0.3:
+            fetched = (rng.choice(urls), rng.choice([200, 304, 500]), "f9", now)
+            out_links = rng.choice([None, rng.randrange(9)])
+            in_sql.record_fetch(*fetched, out_links=out_links)
+            here.record_fetch(*fetched, out_links=out_links)
+    assert in_sql.url_count() == here.url_count() and in_sql.evicted_urls == here.evicted_urls
+    if cap:
+        assert in_sql.evicted_urls > 0
+    assert {u: in_sql.get_url_record(u) for u in urls} == {u: here.get_url_record(u) for u in urls}
+    in_sql.close()
+    here.close()
