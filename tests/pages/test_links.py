@@ -94,3 +94,42 @@ def test_copies_of_one_link_are_read_up_to_piece_elements_anchors():
     result = read_page("http://site.example/", html)
     assert result.links == ("http://site.example/one",) and result.links_capped == 11
     assert read_page("http://site.example/", html, max_links=0).links_capped == 0  # 0: no cap at all
+
+
+def test_a_remembered_resolution_is_the_one_of_the_whole_base():
+    """resolve_link remembers a href's resolution keyed by the part of the base it depends on
+    (the scheme, the scheme and host, or all of it): every href against every base resolves as
+    urljoin against the whole base does, whichever base it was met with first."""
+    from itertools import product
+    from urllib.parse import urldefrag, urljoin, urlsplit
+
+    from w3lib.url import safe_url_string
+
+    from newsforagers.pages import links
+
+    bases = ["http://a.example/news/2024/story.html?x=1#top", "https://a.example/news/", "http://b.example",
+             "http://a.example:8080/x;p?q#f/g", "http://a.example?only=query", "https://a.example/a/b/c/",
+             "http://user@c.example/d/./e/../f"]
+    hrefs = ["http://z.example/p?", "HTTPS://Z.example/p#f", "//z.example/p?", "/", "/p/../q?x#y", "/p;x",
+             "p.html", "../up", "?page=2", "#frag", "", "  /sp ace  ", "\t/ta\nb\r", "mailto:x@y",
+             "javascript:void(0)", "ftp://z.example/", "http:relative", "/s?jsessionid=abc&a=1",
+             "/x;jsessionid=0123456789abcdef0123", "https://z.example//p//", "//", "///three", "//?q",
+             "http:///x", "http://", "http:/x", "c:/x"]
+
+    def direct(base, href):
+        href = href.strip().replace("\t", "").replace("\n", "").replace("\r", "")
+        try:
+            joined = urldefrag(urljoin(base, href)).url
+            parts = urlsplit(joined)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                return None, False
+            link = safe_url_string(joined)
+        except ValueError:
+            return None, False
+        return links._without_session_id(link)
+
+    for order in (bases, bases[::-1]):
+        links._resolve.cache_clear()
+        for base, href in product(order, hrefs):
+            assert links.resolve_link(base, href) == direct(base, href), (base, href)
+    assert links._resolve.cache_info().hits > 0
