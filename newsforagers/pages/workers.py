@@ -78,10 +78,19 @@ class DocumentWorkers:
             self._workers()
 
     def _workers(self):
-        if self._pool is None:
-            context = multiprocessing.get_context("spawn")
-            self._pool = context.Pool(self.workers, initializer=_start_worker,
-                                      initargs=(self.library_log_level,))
+        """The pool, started when first needed. A machine where no worker can start (no
+        semaphores: a container without ``/dev/shm``; no process left to fork) is said once,
+        and the workers are closed: their documents are read by their callers."""
+        if self._pool is None and not self._closed:
+            try:
+                context = multiprocessing.get_context("spawn")
+                self._pool = context.Pool(self.workers, initializer=_start_worker,
+                                          initargs=(self.library_log_level,))
+            except (OSError, ImportError, ValueError) as exc:
+                logger.warning("document workers cannot start (%s: %s): paid documents are read in "
+                               "the crawl's thread (FORAGERS_DOCUMENT_WORKERS = 0 says so without "
+                               "trying)", type(exc).__name__, exc)
+                self.close()
         return self._pool
 
     async def read(self, html: str, url: str, max_text: int = 0,
@@ -102,9 +111,12 @@ class DocumentWorkers:
             except RuntimeError:  # the loop is closed: nobody waits any more
                 pass
 
+        pool = self._workers()
+        if pool is None:  # none could start
+            return None
         try:
-            self._workers().apply_async(structured_document, (html, url, max_text, language),
-                                        callback=settle, error_callback=lambda error: settle(None, error))
+            pool.apply_async(structured_document, (html, url, max_text, language),
+                             callback=settle, error_callback=lambda error: settle(None, error))
         except ValueError:  # the pool was stopped meanwhile
             return None
         self._pending.add(answer)

@@ -82,3 +82,25 @@ def test_a_reading_that_fails_in_the_worker_fails_its_caller():
 def test_bad_workers_are_refused(workers, timeout):
     with pytest.raises(ValueError):
         DocumentWorkers(workers, timeout)
+
+
+def test_workers_that_cannot_start_are_said_once_and_their_documents_read_by_the_caller(monkeypatch, caplog):
+    import multiprocessing
+
+    class NoSemaphores:
+        def Pool(self, *args, **kwargs):  # noqa: N802 (multiprocessing's name)
+            raise OSError(38, "Function not implemented")
+
+    monkeypatch.setattr(multiprocessing, "get_context", lambda method: NoSemaphores())
+
+    async def main():
+        workers = DocumentWorkers(1)
+        workers.start()
+        return await workers.read(PAGE, "http://s/a"), await workers.read(PAGE, "http://s/b"), workers.closed
+
+    with caplog.at_level("WARNING", logger="newsforagers.pages.workers"):
+        first, second, closed = asyncio.run(main())
+    assert first is None and second is None and closed
+    assert [r.getMessage() for r in caplog.records].count(
+        "document workers cannot start (OSError: [Errno 38] Function not implemented): paid documents are "
+        "read in the crawl's thread (FORAGERS_DOCUMENT_WORKERS = 0 says so without trying)") == 1
