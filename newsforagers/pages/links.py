@@ -401,8 +401,8 @@ def _is_session_param(segment: str) -> bool:
 
 
 def _absolute_link(base: str, href: str) -> str | None:
-    # Browsers drop tabs and newlines anywhere in a URL and trim surrounding whitespace.
-    href = href.strip().replace("\t", "").replace("\n", "").replace("\r", "")
+    """``href`` (cleaned by :func:`resolve_link`) against ``base``, in the form Scrapy gives
+    ``request.url``; None for anything but an http(s) link with a host."""
     try:
         absolute = urldefrag(urljoin(base, href)).url
         parts = urlsplit(absolute)

@@ -135,7 +135,7 @@ class ForagerSpider(scrapy.Spider):
         self.forager_driver: Driver | None = None
         self.site_clock = None  # the scheduled strategy's estimate of the site's clock
         self._warned: set[str] = set()  # outside a colony
-        self._told_language: tuple[str, str] | None = None  # (url, language): _language
+        self._told_language: tuple[Any, str] | None = None  # (page, language): _language
         self._robots_read: set[str] = set()  # hosts whose robots.txt was read for its sitemaps
         self._clock_shared = float("-inf")  # wall time the site's clock was last shared
         self._broker: UrlBroker | None = None
@@ -372,16 +372,17 @@ class ForagerSpider(scrapy.Spider):
         # a page dated by a guess with no text of its own (an empty day archive) is a listing
         kind = kind or ("article" if page.document else "listing")
         broker.page(response, url, when, [link for link in page.links if self._on_site(link)], kind,
-                    self._language(url, page) if page.document else "")
+                    self._language(page) if page.document else "")
 
-    def _language(self, url: str, page) -> str:
-        """The language of the document ``page`` at ``url``, told once from its visible text
+    def _language(self, page) -> str:
+        """The language of the document ``page``, told once from its visible text
         (:func:`~newsforagers.pages.document.detect_language`): its URL record and its send
         (``forager_language``, which the reinforcing agent's structured document takes) ask it
-        in the same callback, one after the other."""
+        in the same callback, one after the other (the page read, not its URL: a page read
+        again later is told again)."""
         told = self._told_language
-        if told is None or told[0] != url:
-            told = self._told_language = (url, detect_language(page.text))
+        if told is None or told[0] is not page:
+            told = self._told_language = (page, detect_language(page.text))
         return told[1]
 
     def _check_future(self, url: str, published: datetime | None, now: datetime) -> None:
@@ -600,7 +601,7 @@ class ForagerSpider(scrapy.Spider):
             "forager_origin": origin,
             "forager_send": True,
             "forager_html": html,
-            "forager_language": self._language(url, page),
+            "forager_language": self._language(page),
         }
         if self.config.item_text:
             item["text"] = page.text

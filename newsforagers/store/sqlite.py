@@ -425,12 +425,7 @@ class SQLiteStore(ColonyStore):
         puts, evicted = self._puts, self.evicted_urls
         db.execute("BEGIN IMMEDIATE")
         try:
-            taken: set[str] = set()
-            for start in range(0, len(urls), _IN_BATCH):
-                chunk = urls[start:start + _IN_BATCH]
-                marks = ",".join("?" * len(chunk))
-                found = db.execute(f"SELECT url FROM urls WHERE url IN ({marks})", chunk)
-                taken.update(row[0] for row in found)
+            taken = {row[0] for row in self._urls_among(urls, "url")}
             touched = db.execute("SELECT COALESCE(MAX(touched), 0) FROM urls").fetchone()[0]
             # The table is counted at the batch's first check only (a count reads the whole
             # table: at every batch it cost as much as the rest of the claim on a long crawl),
@@ -503,11 +498,7 @@ class SQLiteStore(ColonyStore):
         written back). Each write's ``touched`` is the one after the last; returns the records
         created."""
         db = self._db
-        known: set[str] = set()
-        for start in range(0, len(keys), _IN_BATCH):
-            chunk = keys[start:start + _IN_BATCH]
-            found = db.execute(f"SELECT url FROM urls WHERE url IN ({','.join('?' * len(chunk))})", chunk)
-            known.update(row[0] for row in found)
+        known = {row[0] for row in self._urls_among(keys, "url")}
         inserts: list[tuple[str, str, int]] = []
         updates: list[tuple[str, int, int, str]] = []
         patches: dict[int, str] = {}  # a page's link writes share one dict of changes
@@ -526,17 +517,20 @@ class SQLiteStore(ColonyStore):
                        updates)
         return len(inserts)
 
+    def _urls_among(self, keys: list[str], columns: str) -> Iterator[tuple]:
+        """``columns`` of the rows of ``urls`` whose URL is one of ``keys`` (``_IN_BATCH`` a
+        statement)."""
+        for start in range(0, len(keys), _IN_BATCH):
+            chunk = keys[start:start + _IN_BATCH]
+            yield from self._db.execute(f"SELECT {columns} FROM urls WHERE url IN ({','.join('?' * len(chunk))})",
+                                        chunk)
+
     def _apply_here(self, writes: Sequence[records.Write], keys: list[str], touched: int) -> int:
         """:meth:`_apply_in_sql` for a SQLite without its JSON functions: the records read,
         the writes applied in Python (:func:`records.apply`), each record written once, in the
         order of its last write. Returns the records created."""
         db = self._db
-        now: dict[str, dict] = {}
-        for start in range(0, len(keys), _IN_BATCH):
-            chunk = keys[start:start + _IN_BATCH]
-            found = db.execute(f"SELECT url, record FROM urls WHERE url IN ({','.join('?' * len(chunk))})",
-                               chunk)
-            now.update((key, json.loads(text)) for key, text in found)
+        now: dict[str, dict] = {key: json.loads(text) for key, text in self._urls_among(keys, "url, record")}
         created = 0
         order: dict[str, None] = {}
         for write in writes:
