@@ -59,7 +59,7 @@ from newsforagers.colony.spawning import Spawning
 from newsforagers.colony.throttle import HostBudget, Politeness
 from newsforagers.config import ForagersConfig
 from newsforagers.learning import EnergyPolicy, ScorePolicy
-from newsforagers.pages.workers import DocumentWorkers
+from newsforagers.pages.workers import FIT_SECONDS, DocumentWorkers
 from newsforagers.scrapy_access import engine_running
 from newsforagers.stopping import interrupt_stores_on_stop
 from newsforagers.store import ColonyStore, open_store
@@ -111,6 +111,11 @@ class Colony:
         # the processes that read this process's paid documents (the reinforcing agents')
         self.documents = (DocumentWorkers(config.document_workers, library_log_level=config.library_log_level)
                           if config.document_workers > 0 else None)
+        # ... and the one that fits its foragers' state encoders (started when the first
+        # forager that will fit one is built, the encoder's libraries imported as it starts)
+        self.fits = (DocumentWorkers(1, timeout=FIT_SECONDS, library_log_level=config.library_log_level,
+                                     preload=("newsforagers.text",))
+                     if config.document_workers > 0 else None)
         # kinds of trouble (hostile pages, failures) already logged as a warning: once per colony
         self.warned: set[str] = set()
         self.closes_at: float | None = None  # time.monotonic() of the root's CLOSESPIDER_TIMEOUT
@@ -429,8 +434,9 @@ class Colony:
     def close(self) -> None:
         if self._closed or not self._opened:
             return
-        if self.documents is not None:
-            self.documents.close()
+        for workers in (self.documents, self.fits):
+            if workers is not None:
+                workers.close()
         membership = self.membership
         if not self.hosting:
             membership.leave_all()

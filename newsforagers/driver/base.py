@@ -136,12 +136,18 @@ class Driver(Checkpointing):
     # -- the scheduler's side ------------------------------------------------------------
 
     def _fit_in_background(self) -> None:
-        """Fit the forager's encoder on a thread: a fit takes seconds of CPU, and on the
-        reactor's thread it would stall every forager of the process meanwhile."""
+        """Fit the forager's encoder beside the crawl: a fit takes a second or two of CPU, and on
+        the reactor's thread it would stall every forager of the process meanwhile. In the
+        colony's worker process (``fits``, :mod:`newsforagers.pages.workers`) when it has one and
+        Scrapy runs on asyncio; otherwise — and when no worker can take it — on a thread, which
+        holds the interpreter for much of the fit (every host of the process waited a second or
+        two: docs/benchmarks.md, *Encoder fits in a worker process*)."""
         from twisted.internet.threads import deferToThread
 
         texts, self.mind.fit_request = self.mind.fit_request, None
-        logger.info("forager %s: fitting the state encoder on %d probed pages (thread)", self.name, len(texts))
+        running = self._fit_in_worker(texts)
+        where = "worker process" if running is not None else "thread"
+        logger.info("forager %s: fitting the state encoder on %d probed pages (%s)", self.name, len(texts), where)
 
         def fitted(encoder):
             self.mind.encoder_fitted(encoder, len(texts))
@@ -157,7 +163,29 @@ class Driver(Checkpointing):
                 logger.error("forager %s: encoder fit failed: %s", self.name, failure.getErrorMessage())
                 self.mind.encoder_failed(texts, failure.value)
 
-        deferToThread(self.mind.fit, texts).addCallbacks(fitted, failed)
+        def on_thread(encoder):
+            # None: the worker could not take it (closed, stopped meanwhile)
+            return encoder if encoder is not None else deferToThread(self.mind.fit, texts)
+
+        fit = running.addCallback(on_thread) if running is not None else deferToThread(self.mind.fit, texts)
+        fit.addCallbacks(fitted, failed)
+
+    def _fit_in_worker(self, texts: list[str]):
+        """A Deferred of the fit of ``texts`` in the colony's worker process (None: the encoder,
+        None when the worker could not take it), or None when there is none to ask."""
+        import asyncio
+
+        from twisted.internet.defer import Deferred
+
+        workers = getattr(self.colony, "fits", None)
+        function = getattr(getattr(self.mind, "bootstrap", None), "function", None)
+        if workers is None or workers.closed or function is None:
+            return None
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:  # not on an asyncio loop (a non-asyncio reactor, a test)
+            return None
+        return Deferred.fromFuture(asyncio.ensure_future(workers.call(function, texts)))
 
     def _wake_in(self, delay: float) -> None:
         """Wake the engine in ``delay`` wall seconds (or sooner, if already planned): its

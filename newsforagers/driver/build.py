@@ -14,7 +14,7 @@ from newsforagers.driver.base import Driver
 from newsforagers.driver.paper import PaperDriver
 from newsforagers.driver.scheduled import ScheduledDriver
 from newsforagers.learning import Weblog
-from newsforagers.strategies.common import initial_weights, state_encoder_fit
+from newsforagers.strategies.common import initial_weights, load_state_encoder_libraries, state_encoder_fit
 from newsforagers.strategies.paper import PaperMind
 from newsforagers.strategies.scheduled import ScheduledMind, schedule_from_config
 
@@ -35,6 +35,11 @@ def build_driver(crawler: Crawler, config: ForagersConfig, spider: Any, colony: 
     weights = (np.asarray(weights_saved, dtype=np.float64) if weights_saved is not None
                else initial_weights(config, rng))
     bootstrap = state_encoder_fit(config)
+    if spider.encoder is None:  # it will fit one: its libraries now, not in the busy crawl
+        load_state_encoder_libraries()
+        fits = getattr(colony, "fits", None)
+        if fits is not None:
+            fits.start()  # (the worker's start-up, about two seconds, overlaps the bootstrap's walk)
     where = dict(colony=colony, seeds=spider.seeds, model_path=spider.model_path)
     if config.strategy == "scheduled":
         mind = _scheduled_mind(crawler, config, spider, colony.store, weblog_saved, weights, rng, bootstrap)

@@ -9,7 +9,9 @@ of the structured document 3 %; docs/benchmarks.md, *Documents read in a worker 
 while one page is read no other host's answer is. :class:`DocumentWorkers` hands that reading
 to ``workers`` processes of their own (``FORAGERS_DOCUMENT_WORKERS``) and awaits it on the
 crawl's asyncio loop: the crawl's thread goes on with the other hosts meanwhile, and a second
-core does the reading.
+core does the reading. The same kind of workers fit the foragers' state encoders
+(:meth:`DocumentWorkers.call`, the colony's ``fits``: a second or two of CPU a fit, which on a
+thread of the crawl process held the interpreter, and every host waited meanwhile).
 
 Bounded like the rest of a page's reading: a document that no worker has read within
 ``timeout`` seconds (a page that makes trafilatura walk for minutes, a worker that died) is
@@ -23,8 +25,11 @@ Nothing here is Scrapy's: the caller (the reinforcing agent) runs on Scrapy's as
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import multiprocessing
+import os
+from typing import Any, Callable
 
 from newsforagers.logs import set_library_log_level
 from newsforagers.pages.document import StructuredDocument, structured_document
@@ -36,15 +41,37 @@ logger = logging.getLogger(__name__)
 #: (measured here); the first reading waits for the worker's start (about a second, more on a
 #: loaded machine).
 DOCUMENT_SECONDS = 60.0
+#: Seconds a forager's state encoder fit may take in a worker before it is given up (and
+#: postponed, as a fit on too few texts is). The bootstrap's fit of 500 pages takes 1-2 s of
+#: CPU, the worker's first one a second more to import scikit-learn.
+FIT_SECONDS = 300.0
 
 
-class DocumentTimeout(Exception):
+class WorkerTimeout(Exception):
+    """No worker answered a call within the timeout."""
+
+
+class DocumentTimeout(WorkerTimeout):
     """No worker read the document within the timeout: it goes without its structured fields."""
 
 
-def _start_worker(library_log_level: str) -> None:
-    """A worker's start: the page-reading libraries log at the crawl's level
-    (``FORAGERS_LIBRARY_LOG_LEVEL``), to the crawl's standard error."""
+#: How much lower than the crawl's the workers' CPU priority is (``os.nice``): on a machine
+#: whose cores are all busy, the crawl's thread — every host's next request — goes first, and
+#: the workers read and fit with what it leaves (a colony of 20 hosts at 100 requests a second
+#: on 2 cores sent a tenth of its requests for two seconds while a worker fitted two encoders).
+WORKER_NICENESS = 10
+
+
+def _start_worker(library_log_level: str, preload: tuple[str, ...] = ()) -> None:
+    """A worker's start: a lower CPU priority than the crawl's (:data:`WORKER_NICENESS`), the
+    page-reading libraries log at the crawl's level (``FORAGERS_LIBRARY_LOG_LEVEL``), to the
+    crawl's standard error, and the modules of ``preload`` imported (before the first call)."""
+    try:
+        os.nice(WORKER_NICENESS)
+    except (AttributeError, OSError):  # (no nice on this platform: the same priority)
+        pass
+    for module in preload:
+        importlib.import_module(module)
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("document worker: %(name)s %(levelname)s: %(message)s"))
     logging.getLogger().addHandler(handler)
@@ -52,10 +79,13 @@ def _start_worker(library_log_level: str) -> None:
 
 
 class DocumentWorkers:
-    """``workers`` processes reading paid documents (:func:`structured_document`), started at
-    the first :meth:`start` or :meth:`read`; one set a crawl process (its colony's)."""
+    """``workers`` processes reading paid documents (:func:`structured_document`) or running
+    other calls (:meth:`call`), started at the first :meth:`start`, :meth:`read` or
+    :meth:`call`, each importing the modules of ``preload`` as it starts; one set a crawl
+    process (its colony's)."""
 
-    def __init__(self, workers: int, timeout: float = DOCUMENT_SECONDS, library_log_level: str = "INFO"):
+    def __init__(self, workers: int, timeout: float = DOCUMENT_SECONDS, library_log_level: str = "INFO",
+                 preload: tuple[str, ...] = ()):
         if workers < 1:
             raise ValueError(f"workers = {workers!r}: at least 1")
         if not timeout > 0:
@@ -63,6 +93,7 @@ class DocumentWorkers:
         self.workers = workers
         self.timeout = timeout
         self.library_log_level = library_log_level
+        self.preload = tuple(preload)  # modules each worker imports as it starts
         self.restarts = 0  # times the workers were stopped over a document that timed out
         self._pool = None
         self._pending: set[asyncio.Future] = set()
@@ -85,7 +116,7 @@ class DocumentWorkers:
             try:
                 context = multiprocessing.get_context("spawn")
                 self._pool = context.Pool(self.workers, initializer=_start_worker,
-                                          initargs=(self.library_log_level,))
+                                          initargs=(self.library_log_level, self.preload))
             except (OSError, ImportError, ValueError) as exc:
                 logger.warning("document workers cannot start (%s: %s): paid documents are read in "
                                "the crawl's thread (FORAGERS_DOCUMENT_WORKERS = 0 says so without "
@@ -99,6 +130,17 @@ class DocumentWorkers:
         the running asyncio loop. None when no worker can take it (closed; stopped while it
         waited): the caller reads it itself. Raises :class:`DocumentTimeout` when it was not read
         within the timeout, and what the reading raised in the worker."""
+        try:
+            return await self.call(structured_document, html, url, max_text, language)
+        except WorkerTimeout:
+            raise DocumentTimeout(f"no document worker read {url} within {self.timeout:g} s") from None
+
+    async def call(self, function: Callable[..., Any], *args: Any) -> Any:
+        """``function(*args)`` run by a worker (both picklable: a module's function, a
+        ``functools.partial`` of one), awaited on the running asyncio loop. None when no worker
+        can take it (closed; stopped while it waited): the caller runs it itself. Raises
+        :class:`WorkerTimeout` when no worker answered within the timeout (the workers are
+        stopped, and started again for the next call), and what ``function`` raised."""
         if self._closed:
             return None
         loop = asyncio.get_running_loop()
@@ -115,8 +157,7 @@ class DocumentWorkers:
         if pool is None:  # none could start
             return None
         try:
-            pool.apply_async(structured_document, (html, url, max_text, language),
-                             callback=settle, error_callback=lambda error: settle(None, error))
+            pool.apply_async(function, args, callback=settle, error_callback=lambda error: settle(None, error))
         except ValueError:  # the pool was stopped meanwhile
             return None
         self._pending.add(answer)
@@ -124,7 +165,8 @@ class DocumentWorkers:
             return await asyncio.wait_for(asyncio.shield(answer), self.timeout)
         except asyncio.TimeoutError:
             self._stop_workers()
-            raise DocumentTimeout(f"no document worker read {url} within {self.timeout:g} s") from None
+            raise WorkerTimeout(f"no worker answered {getattr(function, '__name__', 'a call')} "
+                                f"within {self.timeout:g} s") from None
         finally:
             self._pending.discard(answer)
 
@@ -154,4 +196,4 @@ def _settle(answer: asyncio.Future, value, error: BaseException | None) -> None:
         answer.set_result(value)
 
 
-__all__ = ["DOCUMENT_SECONDS", "DocumentTimeout", "DocumentWorkers"]
+__all__ = ["DOCUMENT_SECONDS", "FIT_SECONDS", "DocumentTimeout", "DocumentWorkers", "WorkerTimeout"]

@@ -7,6 +7,7 @@ are the rules that apply it the same way for the papers' forager and the schedul
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from dataclasses import dataclass
@@ -115,6 +116,11 @@ class EncoderBootstrap:
         """Fit an encoder on ``texts`` (pure: safe to call on another thread)."""
         return self._fit(texts)
 
+    @property
+    def function(self) -> Callable[[list[str]], Encoder] | None:
+        """The fit itself (:meth:`fit` calls it), for a driver that runs it in another process."""
+        return self._fit
+
     def done(self) -> None:
         self.fitting = False
 
@@ -126,20 +132,35 @@ class EncoderBootstrap:
         self.pages = len(texts) * 2
 
 
+def load_state_encoder_libraries() -> None:
+    """Import the state encoder's libraries (scikit-learn, scipy: a second of CPU) now. A
+    forager that will fit its encoder calls it when it is built, before its crawl is busy: a
+    fitted encoder coming back from a worker process imports them as it is unpickled, and a fit
+    on a thread imports them as it starts, either way holding the interpreter for a second in
+    which every host of the process waited (docs/benchmarks.md, *Encoder fits in a worker
+    process*)."""
+    import newsforagers.text  # noqa: F401
+
+
+def fit_state_encoder(texts: list[str], *, n_clusters: int, tanh_scale: float, tanh_offset: float,
+                      random_state: int | None) -> Encoder:
+    """A state encoder (PDDP clusters, PrTFIDF state, tanh squashing) fitted on ``texts``; a
+    module's function, so that a worker process can run it (:func:`state_encoder_fit`)."""
+    # (imported where the fit runs: the crawl process imported it when the forager was built,
+    # load_state_encoder_libraries; a worker process imports it at its first fit)
+    from newsforagers.text import StateEncoder
+
+    return StateEncoder(n_clusters=n_clusters, tanh_scale=tanh_scale, tanh_offset=tanh_offset,
+                        random_state=random_state).fit(texts)
+
+
 def state_encoder_fit(config: ForagersConfig) -> Callable[[list[str]], Encoder]:
     """How either mind fits its own state encoder (``FORAGERS_N_CLUSTERS`` and the tanh
-    squashing of the settings; ``FORAGERS_SEED`` for its k-means)."""
-
-    def fit(texts: list[str]) -> Encoder:
-        # (imported when first needed, on the fit's thread: scikit-learn takes a second to
-        # import, and the papers' forager walks on meanwhile — moving it changes the walks)
-        from newsforagers.text import StateEncoder
-
-        return StateEncoder(n_clusters=config.n_clusters, tanh_scale=config.tanh_scale,
-                            tanh_offset=config.tanh_offset,
-                            random_state=None if config.seed < 0 else config.seed).fit(texts)
-
-    return fit
+    squashing of the settings; ``FORAGERS_SEED`` for its k-means): picklable, so the driver
+    can hand the fit to a worker process."""
+    return functools.partial(fit_state_encoder, n_clusters=config.n_clusters, tanh_scale=config.tanh_scale,
+                             tanh_offset=config.tanh_offset,
+                             random_state=None if config.seed < 0 else config.seed)
 
 
 def inherit(weblog, weights: np.ndarray, mode: str, rng: np.random.Generator):

@@ -535,3 +535,33 @@ def test_ready_in_says_how_long_the_next_request_of_a_host_would_wait():
     assert waits == [pytest.approx(0.525), pytest.approx(0.225), pytest.approx(0.0, abs=1e-9),
                      pytest.approx(5.0), 0.0]
     assert budget.sent["site"] == 2  # a read starts nothing
+
+
+@pytest.mark.parametrize("rate, moved_back", [(5.0, 0.05 / 5.0), (1.0, 0.0)], ids=["5 a second", "1 a second"])
+def test_a_late_start_is_moved_to_its_settling_less_what_the_margin_covers_where_the_window_keeps_the_rest(
+        rate, moved_back):
+    """A start whose turns came late (the event loop held 0.1 s) is moved to when it settled,
+    less the part of the spacing's margin its host's one-second window still keeps (from two
+    requests a second); at one a second the window is the spacing itself: moved in full."""
+    clock = LateClock(0.0)
+    budget = HostBudget(rate, 0, clock=clock, sleep=clock.sleep)
+    spacing = 1.05 / rate
+
+    async def main() -> list[float]:
+        starts = []
+        for held in (0.1, 0.0, 0.0):
+            await budget.acquire("site")
+            starts.append(clock())
+            clock.t += held  # the loop is held in the turns after the start
+            for _ in range(SETTLE_TURNS):
+                await asyncio.sleep(0)
+            budget.release("site")
+        return starts
+
+    starts = asyncio.run(main())
+    assert budget.settled_late == 1
+    assert starts[1] - starts[0] == pytest.approx(0.1 + spacing - moved_back)  # from the settling
+    assert starts[2] - starts[1] == pytest.approx(spacing)  # on time: the spacing
+    # as the requests left (at the settling at the latest): 1/rate apart at least, and any
+    # ⌊rate⌋ + 1 of them more than a second apart
+    assert starts[1] - (starts[0] + 0.1) >= 1.0 / rate - 1e-9

@@ -80,6 +80,9 @@ def test_colony_splits_retires_and_shares_one_feed(corpus, tmp_path):
         assert split["parent"] and split["score"] == 100
     assert any(s["weblog_before"] >= 2 for s in events if s["event"] == "split")
     assert "Spider closed (forager_retired)" in result.log
+    # the foragers' state encoders fitted by the colony's worker process, not on a thread of the
+    # crawl (which held the interpreter, and every host, for the fit)
+    assert "probed pages (worker process)" in result.log and "probed pages (thread)" not in result.log
 
     # one feed for the whole colony, each document once, found by several foragers
     items = result.items

@@ -1,16 +1,20 @@
 """Paid documents read by a worker process (:mod:`newsforagers.pages.workers`): the same
 structured document as one read in the crawl's thread, a page no worker reads in time given up
-and the workers started again, reads after the end answered None (read by their caller)."""
+and the workers started again, reads after the end answered None (read by their caller); a
+forager's state encoder fitted by a worker as on a thread; workers below the crawl's priority."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
 import time
 
 import pytest
 
 from newsforagers.pages.document import structured_document
-from newsforagers.pages.workers import DocumentTimeout, DocumentWorkers
+from newsforagers.pages.workers import WORKER_NICENESS, DocumentTimeout, DocumentWorkers, WorkerTimeout
+from newsforagers.strategies.common import fit_state_encoder
 
 PAGE = """<html lang="en"><head><title>Budget talks stall</title>
 <meta name="description" content="What happened."><meta name="author" content="Lois Lane">
@@ -104,3 +108,48 @@ def test_workers_that_cannot_start_are_said_once_and_their_documents_read_by_the
     assert [r.getMessage() for r in caplog.records].count(
         "document workers cannot start (OSError: [Errno 38] Function not implemented): paid documents are "
         "read in the crawl's thread (FORAGERS_DOCUMENT_WORKERS = 0 says so without trying)") == 1
+
+
+def _texts() -> list[str]:
+    words = {"space": "rocket orbit satellite launch astronaut planet comet telescope",
+             "cooking": "recipe flour oven butter garlic simmer roast pastry",
+             "football": "goal striker referee penalty stadium midfield keeper league"}
+    texts = []
+    for topic, vocabulary in words.items():
+        vocabulary = vocabulary.split()
+        for i in range(8):
+            texts.append(" ".join(vocabulary[(i + j) % len(vocabulary)] for j in range(6)) + f" {topic} news")
+    return texts
+
+
+def test_a_worker_fits_the_state_encoder_a_thread_would():
+    texts = _texts()
+    fit = functools.partial(fit_state_encoder, n_clusters=3, tanh_scale=1.0, tanh_offset=0.0, random_state=0)
+
+    async def main():
+        workers = DocumentWorkers(1)
+        try:
+            return await workers.call(fit, texts)
+        finally:
+            workers.close()
+
+    in_worker, here = asyncio.run(main()), fit(texts)
+    assert in_worker.n_clusters_ == here.n_clusters_ == 3
+    assert (in_worker.transform(texts) == here.transform(texts)).all()
+    assert in_worker.transform(["rocket orbit launch"]).tolist() == here.transform(["rocket orbit launch"]).tolist()
+
+
+def test_workers_run_below_the_crawl_s_priority_and_a_call_not_answered_in_time_is_given_up():
+    async def main():
+        workers = DocumentWorkers(1)
+        try:
+            niceness = await workers.call(os.nice, 0)  # (os.nice(0): the caller's niceness)
+            workers.timeout = 0.2
+            with pytest.raises(WorkerTimeout, match="sleep within 0.2 s"):
+                await workers.call(time.sleep, 5)
+            return niceness, workers.restarts
+        finally:
+            workers.close()
+
+    niceness, restarts = asyncio.run(main())
+    assert niceness == min(19, os.nice(0) + WORKER_NICENESS) and restarts == 1
