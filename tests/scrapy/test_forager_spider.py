@@ -440,3 +440,42 @@ def test_a_link_is_on_site_on_a_seed_s_host_or_under_an_allowed_domain():
         "http://badexample.com/": False, "http://example.com.evil.org/": False, "http://com/": False,
         "http://127.1.0.5:9/x": True, "http://27.1.0.5/": False, "http://1.0.5/": False,
         "mailto:someone": False, "/relative": False}
+
+
+def test_a_forager_s_encoder_is_fitted_in_the_colony_s_worker_and_used(forager_spider, caplog):
+    """The driver hands the bootstrap's fit to the colony's worker process (``Colony.fits``)
+    and the mind takes the encoder it sends back: its pages then have states."""
+    import asyncio
+
+    from newsforagers.pages.workers import DocumentWorkers
+    from newsforagers.strategies.common import EncoderBootstrap, state_encoder_fit
+
+    spider = forager_spider()
+    driver, mind = spider.forager_driver, spider.forager_driver.mind
+    mind.bootstrap = EncoderBootstrap(state_encoder_fit(spider.config), pages=24)
+    fits = DocumentWorkers(1)
+    driver.colony = SimpleNamespace(fits=fits)
+    topics = {"space": "rocket orbit satellite launch astronaut planet comet telescope",
+              "food": "recipe flour oven butter garlic simmer roast pastry",
+              "sport": "goal striker referee penalty stadium midfield keeper league",
+              "farm": "tractor harvest barley cattle orchard silo plough meadow"}
+    texts = [" ".join(words.split()[(i + j) % 8] for j in range(6)) for words in topics.values() for i in range(6)]
+    for i, text in enumerate(texts):
+        assert mind._state(f"{HOME}{i}", text) is None  # collected for the bootstrap
+    assert mind.fit_request == texts
+
+    async def main():
+        driver._fit_in_background()
+        for _ in range(600):  # the worker's start-up and the fit: seconds
+            if mind.encoder is not None:
+                return
+            await asyncio.sleep(0.1)
+
+    try:
+        with caplog.at_level("INFO"):
+            asyncio.run(main())
+    finally:
+        fits.close()
+    assert "fitting the state encoder on 24 probed pages (worker process)" in caplog.text
+    assert mind.encoder is not None and mind.encoder.n_clusters_ == 4
+    assert mind._state(f"{HOME}x", texts[0]).shape == (4,)
