@@ -116,10 +116,14 @@ def main() -> int:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--json", default=None, help="write the results here")
     parser.add_argument("--keep", default=None, metavar="DIR",
-                        help="work in DIR and keep it (the request logs, crawl logs, stores)")
+                        help="work in DIR (new or empty) and keep it (the request logs, crawl logs, stores)")
     args = parser.parse_args()
     if args.keep:
-        Path(args.keep).mkdir(parents=True, exist_ok=True)
+        keep = Path(args.keep)
+        if keep.exists() and any(keep.iterdir()):
+            # an earlier run's request log would be appended to, and read as this run's
+            parser.error(f"--keep {keep}: not empty (an earlier run's logs are there); give a new directory")
+        keep.mkdir(parents=True, exist_ok=True)
     with (contextlib.nullcontext(args.keep) if args.keep else tempfile.TemporaryDirectory(prefix="bench-many-")) as tmp:
         corpus = synth_corpus(Path(tmp) / "synth.jsonl.gz", days=args.days, rate=args.per_day,
                               sections=args.sites, seed=11)
