@@ -38,7 +38,7 @@ def build_driver(crawler: Crawler, config: ForagersConfig, spider: Any, colony: 
     if spider.encoder is None:  # it will fit one: its libraries now, not in the busy crawl
         load_state_encoder_libraries()
         fits = getattr(colony, "fits", None)
-        if fits is not None and getattr(colony, "root", None) is crawler:
+        if fits is not None and getattr(colony, "hosting", False):
             # the root's process (every forager of an in-process colony): the worker's start-up,
             # about two seconds, overlaps the bootstrap's walk. A forager in a process of its
             # own (FORAGERS_SPAWNER=process, scrapyd) starts it at its first fit, if it has one.

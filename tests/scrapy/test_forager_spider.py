@@ -479,3 +479,62 @@ def test_a_forager_s_encoder_is_fitted_in_the_colony_s_worker_and_used(forager_s
     assert "fitting the state encoder on 24 probed pages (worker process)" in caplog.text
     assert mind.encoder is not None and mind.encoder.n_clusters_ == 4
     assert mind._state(f"{HOME}x", texts[0]).shape == (4,)
+
+
+def test_a_fit_the_worker_cannot_make_is_postponed_as_one_on_a_thread_is(forager_spider, caplog):
+    """Too few distinct texts: the fit raises in the worker, the error comes back to the driver,
+    and the mind keeps collecting, twice as many, as after a failed fit on a thread."""
+    import asyncio
+
+    from newsforagers.pages.workers import DocumentWorkers
+    from newsforagers.strategies.common import EncoderBootstrap, state_encoder_fit
+
+    spider = forager_spider()
+    driver, mind = spider.forager_driver, spider.forager_driver.mind
+    mind.bootstrap = EncoderBootstrap(state_encoder_fit(spider.config), pages=6)
+    fits = DocumentWorkers(1)
+    driver.colony = SimpleNamespace(fits=fits)
+    for i in range(6):
+        mind._state(f"{HOME}{i}", "the same words")
+
+    async def main():
+        driver._fit_in_background()
+        for _ in range(600):
+            if not mind.bootstrap.fitting:
+                return
+            await asyncio.sleep(0.1)
+
+    try:
+        with caplog.at_level("INFO"):
+            asyncio.run(main())
+    finally:
+        fits.close()
+    assert "(worker process)" in caplog.text and "encoder bootstrap postponed" in caplog.text
+    assert mind.encoder is None and mind.bootstrap_pages == 12 and not mind.bootstrap.fitting
+
+
+@pytest.mark.parametrize("hosting", [True, False], ids=["the root's process", "a forager's own process"])
+def test_a_forager_that_will_fit_its_encoder_starts_the_fits_worker_only_in_the_root_s_process(hosting):
+    """Built without a model, a forager of the root's process starts the colony's fits worker
+    (its start-up overlaps the bootstrap's walk); one in a process of its own leaves it to its
+    first fit (a worker of 140 MB for a fit it may never make); with a model, none."""
+    from newsforagers.driver import build_driver
+
+    class Fits:
+        started = 0
+
+        def start(self):
+            self.started += 1
+
+    def built(encoder):
+        crawler = get_crawler(ForagerSpider, {})
+        spider = ForagerSpider(seeds=HOME)
+        spider._set_crawler(crawler)
+        spider.config = config = ForagersConfig.from_settings({"FORAGERS_N_CLUSTERS": 4})
+        spider.encoder = encoder
+        colony = SimpleNamespace(rng=np.random.default_rng(0), store=MemoryStore(), fits=Fits(), hosting=hosting)
+        build_driver(crawler, config, spider, colony, None)
+        return colony.fits.started
+
+    assert built(None) == (1 if hosting else 0)
+    assert built(SimpleNamespace(n_clusters_=4)) == 0
