@@ -111,8 +111,9 @@ class Colony:
         # the processes that read this process's paid documents (the reinforcing agents')
         self.documents = (DocumentWorkers(config.document_workers, library_log_level=config.library_log_level)
                           if config.document_workers > 0 else None)
-        # ... and the one that fits its foragers' state encoders (started when the first
-        # forager that will fit one is built, the encoder's libraries imported as it starts)
+        # ... and the one that fits its foragers' state encoders (started when a forager that
+        # will fit one is built in the hosting process, elsewhere at the first fit; the
+        # encoder's libraries imported as it starts)
         self.fits = (DocumentWorkers(1, timeout=FIT_SECONDS, library_log_level=config.library_log_level,
                                      preload=("newsforagers.text",))
                      if config.document_workers > 0 else None)

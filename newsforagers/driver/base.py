@@ -171,8 +171,9 @@ class Driver(Checkpointing):
         fit.addCallbacks(fitted, failed)
 
     def _fit_in_worker(self, texts: list[str]):
-        """A Deferred of the fit of ``texts`` in the colony's worker process (None: the encoder,
-        None when the worker could not take it), or None when there is none to ask."""
+        """A Deferred of the fit of ``texts`` in the colony's worker process — it fires with the
+        encoder, or with None when the worker could not take it — or None when there is no
+        worker to ask."""
         import asyncio
 
         from twisted.internet.defer import Deferred

@@ -57,8 +57,8 @@ class DocumentTimeout(WorkerTimeout):
 
 #: How much lower than the crawl's the workers' CPU priority is (``os.nice``): on a machine
 #: whose cores are all busy, the crawl's thread — every host's next request — goes first, and
-#: the workers read and fit with what it leaves (a colony of 20 hosts at 100 requests a second
-#: on 2 cores sent a tenth of its requests for two seconds while a worker fitted two encoders).
+#: the workers read and fit with what it leaves. (A precaution: on the throughput bench's 2
+#: cores, where the workers use a fifth of the second core, it was not measured on its own.)
 WORKER_NICENESS = 10
 
 
