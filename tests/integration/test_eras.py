@@ -91,9 +91,10 @@ def test_a_forager_finds_the_news_of_its_era(year, tmp_path_factory, eras):
     # each read as a structured document by the colony's document worker (the default), none here
     assert stats["newsforagers/documents/read_by_worker"] >= len(result.items), stats
     assert "newsforagers/documents/read_here" not in stats and "newsforagers/documents/worker_timeout" not in stats
-    # ... and its state encoder fitted by the colony's other worker, not on a thread of the crawl
-    # (whether the fit is back before the crawl's end depends on the machine's load: not asserted)
-    assert "probed pages (worker process)" in result.log and "probed pages (thread)" not in result.log
+    # ... and a state encoder it fitted, fitted by the colony's other worker, not on a thread of
+    # the crawl (whether it read the bootstrap's 100 pages within the 20 s depends on the
+    # machine's load: test_colony.py and test_forager_spider.py assert the worker's fit)
+    assert "probed pages (thread)" not in result.log
     truth = {t["path"]: datetime.fromisoformat(t["published"]) for t in run["truth"]}
     for item in result.items:
         published = datetime.fromisoformat(item["published"])
