@@ -442,10 +442,28 @@ def test_a_link_is_on_site_on_a_seed_s_host_or_under_an_allowed_domain():
         "mailto:someone": False, "/relative": False}
 
 
+def _fit_in_the_worker(driver, fits, caplog, done) -> None:
+    """The driver hands its bootstrap's fit to ``fits``; the loop runs until ``done()`` (a
+    minute at most: the worker's start-up and the fit take seconds); the worker closed."""
+    import asyncio
+
+    async def main():
+        driver._fit_in_background()
+        for _ in range(600):
+            if done():
+                return
+            await asyncio.sleep(0.1)
+
+    try:
+        with caplog.at_level("INFO"):
+            asyncio.run(main())
+    finally:
+        fits.close()
+
+
 def test_a_forager_s_encoder_is_fitted_in_the_colony_s_worker_and_used(forager_spider, caplog):
     """The driver hands the bootstrap's fit to the colony's worker process (``Colony.fits``)
     and the mind takes the encoder it sends back: its pages then have states."""
-    import asyncio
 
     from newsforagers.pages.workers import DocumentWorkers
     from newsforagers.strategies.common import EncoderBootstrap, state_encoder_fit
@@ -463,19 +481,7 @@ def test_a_forager_s_encoder_is_fitted_in_the_colony_s_worker_and_used(forager_s
     for i, text in enumerate(texts):
         assert mind._state(f"{HOME}{i}", text) is None  # collected for the bootstrap
     assert mind.fit_request == texts
-
-    async def main():
-        driver._fit_in_background()
-        for _ in range(600):  # the worker's start-up and the fit: seconds
-            if mind.encoder is not None:
-                return
-            await asyncio.sleep(0.1)
-
-    try:
-        with caplog.at_level("INFO"):
-            asyncio.run(main())
-    finally:
-        fits.close()
+    _fit_in_the_worker(driver, fits, caplog, lambda: mind.encoder is not None)
     assert "fitting the state encoder on 24 probed pages (worker process)" in caplog.text
     assert mind.encoder is not None and mind.encoder.n_clusters_ == 4
     assert mind._state(f"{HOME}x", texts[0]).shape == (4,)
@@ -484,7 +490,6 @@ def test_a_forager_s_encoder_is_fitted_in_the_colony_s_worker_and_used(forager_s
 def test_a_fit_the_worker_cannot_make_is_postponed_as_one_on_a_thread_is(forager_spider, caplog):
     """Too few distinct texts: the fit raises in the worker, the error comes back to the driver,
     and the mind keeps collecting, twice as many, as after a failed fit on a thread."""
-    import asyncio
 
     from newsforagers.pages.workers import DocumentWorkers
     from newsforagers.strategies.common import EncoderBootstrap, state_encoder_fit
@@ -496,19 +501,7 @@ def test_a_fit_the_worker_cannot_make_is_postponed_as_one_on_a_thread_is(forager
     driver.colony = SimpleNamespace(fits=fits)
     for i in range(6):
         mind._state(f"{HOME}{i}", "the same words")
-
-    async def main():
-        driver._fit_in_background()
-        for _ in range(600):
-            if not mind.bootstrap.fitting:
-                return
-            await asyncio.sleep(0.1)
-
-    try:
-        with caplog.at_level("INFO"):
-            asyncio.run(main())
-    finally:
-        fits.close()
+    _fit_in_the_worker(driver, fits, caplog, lambda: not mind.bootstrap.fitting)
     assert "(worker process)" in caplog.text and "encoder bootstrap postponed" in caplog.text
     assert mind.encoder is None and mind.bootstrap_pages == 12 and not mind.bootstrap.fitting
 
