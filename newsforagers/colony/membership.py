@@ -39,6 +39,9 @@ logger = logging.getLogger(__name__)
 #: How long a forager to close is waited for while its engine starts: steps of _ENGINE_WAIT s.
 _ENGINE_WAIT = 0.1
 _ENGINE_WAIT_STEPS = 300
+#: Seconds a member of another process is given, beyond its downloads' grace and a lease, to
+#: end after the host's stop (its pipelines' last items, its close).
+OTHERS_END = 15.0
 
 
 class Membership:
@@ -264,12 +267,24 @@ class Membership:
         return any(name != self.root_name for name in self.host_members())
 
     async def others_left(self) -> None:
-        """Wait until no other member is left in the store (foragers of other processes that
-        this one did not start), at most one lease: a forager that died is counted out then."""
-        deadline = time.monotonic() + self.config.lease
-        while time.monotonic() < deadline:
-            if not any(name != self.root_name and name not in self.foragers
-                       for name in self.host_members()):
+        """Wait until no other member of the host's share is left in the store (foragers of
+        other processes that this one did not start: a member's own children). One that is
+        closing keeps renewing its lease until it has ended, its last documents paid and
+        output, so the wait lasts while it does: a forager that died is counted out one lease
+        after its last renewal. At most ``FORAGERS_CLOSE_GRACE`` (its downloads' grace), 15 s
+        for its pipelines and its end, and a lease: a member that renews and never ends is
+        given up, with a warning (what it outputs later is in the store, not in the feed)."""
+        started = time.monotonic()
+        deadline = started + self.config.close_grace + OTHERS_END + self.config.lease
+        while True:
+            others = sorted(name for name in self.host_members()
+                            if name != self.root_name and name not in self.foragers)
+            if not others:
+                return
+            if time.monotonic() >= deadline:
+                logger.warning("colony: %s still live %.0f s after the colony's stop; its later "
+                               "documents reach the store, not this feed", ", ".join(others),
+                               time.monotonic() - started)
                 return
             await asyncio.sleep(0.1)
 
@@ -293,17 +308,20 @@ class Membership:
     async def _lease_loop(self) -> None:
         """Renew the leases of this process's foragers (a host's a third of FORAGERS_LEASE
         apart, and its place among the hosts with them); a member looks for its host's stop,
-        a host for other hosts, every second at most."""
+        a host for other hosts, every second at most. A member stopped by its host goes on
+        renewing while its foragers close: the host waits for its last outputs as long as its
+        lease says it lives (:meth:`others_left`)."""
+        stopping = False
         while not self.closed:
             await asyncio.sleep(min(1.0, self.config.lease / 3.0))
             if self.closed:
                 return
-            if self.stop_requested():
+            if not stopping and self.stop_requested():
+                stopping = True
                 logger.info("colony: the host ended the colony; stopping")
                 for crawler in list(self.foragers.values()):
                     if engine_running(crawler):
                         asyncio.ensure_future(crawler.engine.close_spider_async(reason="shutdown"))
-                return
             if self.hosting:
                 self.share_budget_with_other_hosts()
                 if time.monotonic() - self._lease_renewed < self.config.lease / 3.0:
@@ -311,7 +329,7 @@ class Membership:
                 self._lease_renewed = time.monotonic()
                 self._renew_place()
             for name in list(self.foragers):
-                if not self.store.renew(name, self.lease()):
+                if not self.store.renew(name, self.lease()) and not stopping:
                     # counted out (the reactor or the store stalled past the lease): it is
                     # alive, so back in if the population has room for it
                     logger.warning("colony: forager %s's lease ran out; it joins again", name)

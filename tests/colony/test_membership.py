@@ -101,3 +101,66 @@ def test_the_host_s_other_members_are_those_of_its_share():
     assert not m.others_alive() and list(m.host_members()) == ["f1"]
     store.join("f2", now + 30, now, fields=m.fields())
     assert m.others_alive()
+
+
+def test_a_member_stopped_by_its_host_keeps_its_lease_until_it_closes():
+    """After the host's stop mark a member goes on renewing while its foragers close (the host
+    waits for their last outputs while the lease says they live); closed, it renews no more."""
+    store = MemoryStore()
+    host = membership(store, FORAGERS_LEASE=0.3)
+    host.join("f1", host.root)
+    member = membership(store, hosting=False, FORAGERS_LEASE=0.3)
+    member.host_token = host.host_token
+    seen: dict[str, bool] = {}
+
+    async def run():
+        member.join_as_member("f2", member.root)
+        host.mark_stop()
+        await asyncio.sleep(1.0)  # three leases and more
+        seen["closing"] = "f2" in store.members(time.time())
+        member.close()
+        await asyncio.sleep(0.5)
+        seen["closed"] = "f2" in store.members(time.time())
+
+    asyncio.run(run())
+    assert seen == {"closing": True, "closed": False}
+
+
+def _host_with_a_member(renew_for: float | None, **settings):
+    """A host (lease 0.3 s) and, in "another process", its member f2; returns the host and how
+    long ``others_left`` waited while f2 renewed its lease for ``renew_for`` seconds and then
+    left (None: it never left)."""
+    store = MemoryStore()
+    host = membership(store, FORAGERS_LEASE=0.3, FORAGERS_CLOSE_GRACE=0, **settings)
+    host.join("f1", host.root)
+    store.join("f2", time.time() + 0.3, time.time(), fields=host.fields())
+
+    async def member():
+        start = time.monotonic()
+        while renew_for is None or time.monotonic() - start < renew_for:
+            store.renew("f2", time.time() + 0.3)
+            await asyncio.sleep(0.05)
+        store.leave("f2", time.time())
+
+    async def run():
+        task = asyncio.ensure_future(member())
+        start = time.monotonic()
+        await host.others_left()
+        waited = time.monotonic() - start
+        task.cancel()
+        return waited
+
+    return asyncio.run(run())
+
+
+def test_the_host_waits_for_a_member_of_another_process_while_its_lease_lives():
+    waited = _host_with_a_member(1.2)
+    assert 1.2 <= waited < 1.6  # four leases: it ended, then the wait did
+
+
+def test_a_member_that_renews_and_never_ends_is_given_up_with_a_warning(monkeypatch, caplog):
+    monkeypatch.setattr("newsforagers.colony.membership.OTHERS_END", 0.6)
+    with caplog.at_level("WARNING", logger="newsforagers.colony.membership"):
+        waited = _host_with_a_member(None)
+    assert 0.9 <= waited < 1.3  # its grace (0), OTHERS_END and a lease
+    assert "f2 still live" in caplog.text
