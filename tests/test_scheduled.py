@@ -1325,6 +1325,26 @@ def test_exploration_does_not_walk_down_the_calendar():
     assert forager._choose_step(None, [HOME + "archive/2023/12/31/"], now) == HOME + "archive/2023/12/31/"
 
 
+def test_exploration_passes_over_a_page_whose_links_are_all_on_hosts_that_wait(monkeypatch):
+    # every host of a page's links waits for its budget: the page is passed over without a
+    # look at its links; one with a link on a host that may go is looked at, and its step taken
+    forager = make()
+    now = at(0)
+    other = "http://127.0.0.9:8000/"
+    forager._page_links.put(HOME + "2024/01/01/a/", (HOME + "tag/a/", HOME + "author/b/"))
+    forager._page_links.put(HOME + "2024/01/01/c/", (HOME + "tag/c/", other + "tag/d/"))
+    looked = []
+    choose = forager._choose_step
+    monkeypatch.setattr(forager, "_choose_step", lambda state, links, *rest: looked.append(links) or choose(
+        state, links, *rest))
+    waits = forager._host(HOME)
+    assert forager._explore_step(now, lambda host: host != waits).url == other + "tag/d/"
+    assert looked and all(other + "tag/d/" in links for links in looked)
+    looked.clear()
+    assert forager._explore_step(now, lambda host: False) is None and looked == []
+    assert forager._explore_step(now, lambda host: True) is not None and looked
+
+
 def test_a_listing_beside_one_that_shows_every_story_of_its_host_waits_a_window():
     # today's archive shows every story of the host (a list without holes); a section shows
     # its own. Once two visits of the archive had no hole while checking a story the section

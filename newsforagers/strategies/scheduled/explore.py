@@ -61,13 +61,23 @@ class Exploration:
         random; its links are remembered, so it is not fetched again), the link of highest
         ``w·s`` that is not known yet, on a host that ``may`` explore now. Harvest follows what
         listings list; exploration goes where only other pages link (an article's tag and
-        author pages, say)."""
+        author pages, say). A page none of whose links' hosts ``may`` explore is passed over
+        without a look at its links (what a decision costs while every host waits for its
+        budget: the same choice, drawn the same way)."""
         starts = list(self._page_links)
         for _ in range(min(len(starts), 20)):
             start = starts[int(self.rng.integers(len(starts)))]
             self._explore = [start]
             self._explore_previous, self._fruitless = self._states.get(start), 0
-            step = self._choose_step(self._explore_previous, self._page_links[start], now, may)
+            links = self._page_links[start]
+            if may is not None:
+                hosts = self._page_link_hosts.get(start)
+                if hosts is None:
+                    hosts = frozenset(self._host(u) for u in links)
+                    self._page_link_hosts.put(start, hosts)
+                if not any(may(host) for host in hosts):
+                    continue
+            step = self._choose_step(self._explore_previous, links, now, may)
             if step is not None:
                 self._explore.append(step)
                 return Fetch(step, "explore")

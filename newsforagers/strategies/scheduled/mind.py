@@ -115,6 +115,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._explore: list[str] = []  # the exploration path's steps
         self._explore_next: Fetch | None = None  # its next step, made when exploration is due
         self._page_links: Bounded[str, tuple[str, ...]] = Bounded(PAGE_LINKS)  # links of recent pages
+        # the hosts of a recent page's links, when exploration first drew it (_explore_step)
+        self._page_link_hosts: Bounded[str, frozenset[str]] = Bounded(PAGE_LINKS)
         # listings to try -> visit that showed them; as many as the schedule holds, as the two below
         self._candidates: Bounded[str, int] = Bounded(schedule.capacity)
         # listing -> the navigation links it showed at its last visit (see _read_listing)
@@ -346,6 +348,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             self._began = now  # begun before the site's clock was known
         state = self._state(fetch.url, text)
         self._page_links.put(fetch.url, tuple(links))
+        self._page_link_hosts.pop(fetch.url, None)
         if published is not None:
             self._articles.add(fetch.url)
             self._observe_dates({fetch.url: published}, now)
