@@ -312,6 +312,7 @@ class Membership:
         renewing while its foragers close: the host waits for its last outputs as long as its
         lease says it lives (:meth:`others_left`)."""
         stopping = False
+        asked: set[int] = set()  # the crawlers asked to close (id)
         while not self.closed:
             await asyncio.sleep(min(1.0, self.config.lease / 3.0))
             if self.closed:
@@ -319,8 +320,11 @@ class Membership:
             if not stopping and self.stop_requested():
                 stopping = True
                 logger.info("colony: the host ended the colony; stopping")
+            if stopping:
+                # (each once, as its engine runs: one still starting at the stop is asked later)
                 for crawler in list(self.foragers.values()):
-                    if engine_running(crawler):
+                    if id(crawler) not in asked and engine_running(crawler):
+                        asked.add(id(crawler))
                         asyncio.ensure_future(crawler.engine.close_spider_async(reason="shutdown"))
             if self.hosting:
                 self.share_budget_with_other_hosts()

@@ -103,27 +103,45 @@ def test_the_host_s_other_members_are_those_of_its_share():
     assert m.others_alive()
 
 
+class _Engine:
+    """What the lease loop sees of a crawler's engine: whether it runs, the closes asked."""
+
+    def __init__(self):
+        self.running = False
+        self.closes: list[str] = []
+
+    async def close_spider_async(self, reason: str) -> None:
+        self.closes.append(reason)
+
+
 def test_a_member_stopped_by_its_host_keeps_its_lease_until_it_closes():
     """After the host's stop mark a member goes on renewing while its foragers close (the host
-    waits for their last outputs while the lease says they live); closed, it renews no more."""
+    waits for their last outputs while the lease says they live); closed, it renews no more.
+    A forager whose engine was still starting at the stop is asked to close once it runs."""
     store = MemoryStore()
     host = membership(store, FORAGERS_LEASE=0.3)
     host.join("f1", host.root)
     member = membership(store, hosting=False, FORAGERS_LEASE=0.3)
     member.host_token = host.host_token
-    seen: dict[str, bool] = {}
+    engine = _Engine()
+    member.root.engine = engine
+    seen: dict[str, object] = {}
 
     async def run():
         member.join_as_member("f2", member.root)
         host.mark_stop()
-        await asyncio.sleep(1.0)  # three leases and more
+        await asyncio.sleep(0.5)
+        seen["asked while starting"] = list(engine.closes)
+        engine.running = True
+        await asyncio.sleep(0.5)  # three leases and more in all
         seen["closing"] = "f2" in store.members(time.time())
         member.close()
         await asyncio.sleep(0.5)
         seen["closed"] = "f2" in store.members(time.time())
 
     asyncio.run(run())
-    assert seen == {"closing": True, "closed": False}
+    assert seen == {"asked while starting": [], "closing": True, "closed": False}
+    assert engine.closes == ["shutdown"]  # once
 
 
 def _host_with_a_member(renew_for: float | None, **settings):
