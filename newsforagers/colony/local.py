@@ -59,7 +59,7 @@ from newsforagers.colony.spawning import Spawning
 from newsforagers.colony.throttle import HostBudget, Politeness
 from newsforagers.config import ForagersConfig
 from newsforagers.learning import EnergyPolicy, ScorePolicy
-from newsforagers.pages.workers import FIT_SECONDS, DocumentWorkers
+from newsforagers.pages.workers import FIT_IDLE_SECONDS, FIT_SECONDS, DocumentWorkers
 from newsforagers.scrapy_access import engine_running
 from newsforagers.stopping import interrupt_stores_on_stop
 from newsforagers.store import ColonyStore, open_store
@@ -113,9 +113,9 @@ class Colony:
                           if config.document_workers > 0 else None)
         # ... and the one that fits its foragers' state encoders (started when a forager that
         # will fit one is built in the hosting process, elsewhere at the first fit; the
-        # encoder's libraries imported as it starts)
+        # encoder's libraries imported as it starts; stopped when idle, started again by a fit)
         self.fits = (DocumentWorkers(1, timeout=FIT_SECONDS, library_log_level=config.library_log_level,
-                                     preload=("newsforagers.text",))
+                                     preload=("newsforagers.text",), idle_seconds=FIT_IDLE_SECONDS)
                      if config.document_workers > 0 else None)
         # kinds of trouble (hostile pages, failures) already logged as a warning: once per colony
         self.warned: set[str] = set()

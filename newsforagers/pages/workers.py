@@ -29,6 +29,7 @@ import importlib
 import logging
 import multiprocessing
 import os
+import warnings
 from typing import Any, Callable
 
 from newsforagers.logs import set_library_log_level
@@ -45,6 +46,12 @@ DOCUMENT_SECONDS = 60.0
 #: postponed, as a fit on too few texts is). The bootstrap's fit of 500 pages takes 1-2 s of
 #: CPU, the worker's first one a second more to import scikit-learn.
 FIT_SECONDS = 300.0
+#: Seconds the fits' worker stays up with nothing to fit. A forager fits its encoder once, after
+#: its first ``FORAGERS_BOOTSTRAP_PAGES`` pages: the first foragers' fits come together, a
+#: newborn's now and then. The worker (about 140 MB of RSS with scikit-learn) is stopped once
+#: idle this long, and started again (a second or two, in its own process) when a forager that
+#: will fit is born, or by the next fit.
+FIT_IDLE_SECONDS = 60.0
 
 
 class WorkerTimeout(Exception):
@@ -82,14 +89,20 @@ class DocumentWorkers:
     """``workers`` processes reading paid documents (:func:`structured_document`) or running
     other calls (:meth:`call`), started at the first :meth:`start`, :meth:`read` or
     :meth:`call`, each importing the modules of ``preload`` as it starts; one set a crawl
-    process (its colony's)."""
+    process (its colony's). With ``idle_seconds`` (> 0), stopped once that long without a
+    call, and started again by the next (``idle_stops`` counts it)."""
 
     def __init__(self, workers: int, timeout: float = DOCUMENT_SECONDS, library_log_level: str = "INFO",
-                 preload: tuple[str, ...] = ()):
+                 preload: tuple[str, ...] = (), idle_seconds: float = 0.0):
         if workers < 1:
             raise ValueError(f"workers = {workers!r}: at least 1")
         if not timeout > 0:
             raise ValueError(f"timeout = {timeout!r}: > 0 seconds")
+        if idle_seconds < 0:
+            raise ValueError(f"idle_seconds = {idle_seconds!r}: >= 0 seconds (0: never stopped idle)")
+        self.idle_seconds = idle_seconds
+        self.idle_stops = 0  # times the workers were stopped for having nothing to do
+        self._idle_watch: asyncio.TimerHandle | None = None
         self.workers = workers
         self.timeout = timeout
         self.library_log_level = library_log_level
@@ -107,6 +120,40 @@ class DocumentWorkers:
         """Start the workers now (their start-up, about a second, then overlaps the crawl's)."""
         if not self._closed:
             self._workers()
+            if self._idle_watch is None and not self._pending:  # (a call's end re-arms it)
+                self._watch_idle()
+
+    def _watch_idle(self) -> None:
+        """(With ``idle_seconds``.) Stop the workers if no call comes within ``idle_seconds``
+        from now (the last call's end, or the start). Called before the loop runs (a crawl's
+        foragers are built as Scrapy starts), the watch waits on the loop set for the thread
+        (the one Scrapy's asyncio reactor runs)."""
+        if self.idle_seconds <= 0 or self._closed:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)
+                try:
+                    loop = asyncio.get_event_loop()
+                except RuntimeError:  # (a thread without a loop)
+                    return
+            if loop.is_closed():
+                return
+        if self._idle_watch is not None:
+            self._idle_watch.cancel()
+        self._idle_watch = loop.call_later(self.idle_seconds, self._stop_idle)
+
+    def _stop_idle(self) -> None:
+        self._idle_watch = None
+        if self._pending or self._pool is None or self._closed:
+            return
+        pool, self._pool = self._pool, None
+        pool.terminate()
+        self.idle_stops += 1
+        logger.debug("workers stopped after %g s without a call; the next call starts them again",
+                     self.idle_seconds)
 
     def _workers(self):
         """The pool, started when first needed. A machine where no worker can start (no
@@ -161,6 +208,9 @@ class DocumentWorkers:
         except ValueError:  # the pool was stopped meanwhile
             return None
         self._pending.add(answer)
+        if self._idle_watch is not None:  # busy: watched again when the last call ends
+            self._idle_watch.cancel()
+            self._idle_watch = None
         try:
             return await asyncio.wait_for(asyncio.shield(answer), self.timeout)
         except asyncio.TimeoutError:
@@ -169,6 +219,8 @@ class DocumentWorkers:
                                 f"within {self.timeout:g} s") from None
         finally:
             self._pending.discard(answer)
+            if not self._pending:
+                self._watch_idle()
 
     def _stop_workers(self) -> None:
         """Stop the workers (one of them is stuck on a page, or the colony ends): what they were
@@ -184,6 +236,9 @@ class DocumentWorkers:
         """Stop the workers for good (the colony's end); reads after it answer None."""
         if not self._closed:
             self._closed = True
+            if self._idle_watch is not None:
+                self._idle_watch.cancel()
+                self._idle_watch = None
             self._stop_workers()
 
 
@@ -196,4 +251,4 @@ def _settle(answer: asyncio.Future, value, error: BaseException | None) -> None:
         answer.set_result(value)
 
 
-__all__ = ["DOCUMENT_SECONDS", "FIT_SECONDS", "DocumentTimeout", "DocumentWorkers", "WorkerTimeout"]
+__all__ = ["DOCUMENT_SECONDS", "FIT_IDLE_SECONDS", "FIT_SECONDS", "DocumentTimeout", "DocumentWorkers", "WorkerTimeout"]

@@ -153,3 +153,25 @@ def test_workers_run_below_the_crawl_s_priority_and_a_call_not_answered_in_time_
 
     niceness, restarts = asyncio.run(main())
     assert niceness == min(19, os.nice(0) + WORKER_NICENESS) and restarts == 1
+
+
+def test_idle_workers_are_stopped_and_the_next_call_starts_them_again():
+    async def main():
+        workers = DocumentWorkers(1, idle_seconds=0.5)
+        try:
+            workers.start()
+            first = await workers.call(os.getpid)
+            await asyncio.sleep(0.2)  # a call ends: idle from there, not from the start
+            second = await workers.call(os.getpid)
+            await asyncio.sleep(0.3)
+            up = workers._pool is not None  # 0.3 s idle
+            await asyncio.sleep(0.5)
+            stopped = workers._pool is None
+            third = await workers.call(os.getpid)  # a new worker
+            return first, second, third, up, stopped, workers.idle_stops, workers.restarts
+        finally:
+            workers.close()
+
+    first, second, third, up, stopped, idle_stops, restarts = asyncio.run(main())
+    assert first == second != third and up and stopped
+    assert idle_stops == 1 and restarts == 0  # (a stop for idleness is no restart over a timeout)
