@@ -29,7 +29,6 @@ import importlib
 import logging
 import multiprocessing
 import os
-import warnings
 from typing import Any, Callable
 
 from newsforagers.logs import set_library_log_level
@@ -125,25 +124,21 @@ class DocumentWorkers:
 
     def _watch_idle(self) -> None:
         """(With ``idle_seconds``.) Stop the workers if no call comes within ``idle_seconds``
-        from now (the last call's end, or the start). Called before the loop runs (a crawl's
-        foragers are built as Scrapy starts), the watch waits on the loop set for the thread
-        (the one Scrapy's asyncio reactor runs)."""
+        from now (the last call's end, or the start); outside a running asyncio loop, from the
+        next call's end."""
+        self._unwatch_idle()
         if self.idle_seconds <= 0 or self._closed:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                try:
-                    loop = asyncio.get_event_loop()
-                except RuntimeError:  # (a thread without a loop)
-                    return
-            if loop.is_closed():
-                return
+            return
+        self._idle_watch = loop.call_later(self.idle_seconds, self._stop_idle)
+
+    def _unwatch_idle(self) -> None:
         if self._idle_watch is not None:
             self._idle_watch.cancel()
-        self._idle_watch = loop.call_later(self.idle_seconds, self._stop_idle)
+            self._idle_watch = None
 
     def _stop_idle(self) -> None:
         self._idle_watch = None
@@ -208,9 +203,7 @@ class DocumentWorkers:
         except ValueError:  # the pool was stopped meanwhile
             return None
         self._pending.add(answer)
-        if self._idle_watch is not None:  # busy: watched again when the last call ends
-            self._idle_watch.cancel()
-            self._idle_watch = None
+        self._unwatch_idle()  # busy: watched again when the last call ends
         try:
             return await asyncio.wait_for(asyncio.shield(answer), self.timeout)
         except asyncio.TimeoutError:
@@ -236,9 +229,7 @@ class DocumentWorkers:
         """Stop the workers for good (the colony's end); reads after it answer None."""
         if not self._closed:
             self._closed = True
-            if self._idle_watch is not None:
-                self._idle_watch.cancel()
-                self._idle_watch = None
+            self._unwatch_idle()
             self._stop_workers()
 
 
