@@ -18,6 +18,12 @@ pseudo-relevance form of Lavrenko & Croft's relevance models, RM3 as Anserini ru
 With pseudo-relevance feedback R is the k documents the original query ranks highest among
 those read so far; with the user's examples R holds the positive ones and S the negative ones.
 
+**A name written as its initialism.** A topic named in 3 to 5 words ("application programming
+interface") whose documents write the name as its initialism ("API") finds few of them by the
+words: :func:`initialism` gives the letters, and a fit takes them into the user's query when
+the documents read show the name written so (:meth:`LearningTopic._uses_initialism`), weighted
+as the words they stand for together.
+
 **A threshold from the scores** (a two-component Gaussian mixture of the relevance scores, as
 score-distribution models do for retrieval: Manmatha, Rath & Feng, SIGIR 2001; Arampatzis et
 al., SIGIR 2009). The positive scores of the documents read (those sharing a term with the
@@ -60,7 +66,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["LearningTopic", "Mixture", "Threshold", "choose_threshold", "crossing", "example_threshold",
-           "feedback_query", "fit_mixture", "leave_one_out_scores", "unit"]
+           "feedback_query", "fit_mixture", "initialism", "leave_one_out_scores", "unit"]
 
 #: Ashman's D above which two Gaussians count as separate modes (Ashman et al. 1994).
 SEPARATED_D = 2.0
@@ -68,6 +74,20 @@ SEPARATED_D = 2.0
 #: count as separate: Φ(−1), which is D = 2 for two Gaussians of equal spread and weight,
 #: whose crossing is their midpoint, one σ from each.
 MISJUDGED = 0.5 * (1.0 + math.erf(-1.0 / math.sqrt(2.0)))
+#: The words (stop words aside) of a topic's name that may be written as its initialism
+#: (:func:`initialism`): fewer, and the letters are a common token ("et", "cs"); more, and the
+#: topic is a list of words rather than a name.
+INITIALISM_WORDS = (3, 5)
+
+
+def initialism(terms: Sequence[str]) -> str | None:
+    """The initialism a name of :data:`INITIALISM_WORDS` words is written as, lower-cased
+    ("application programming interface" → ``"api"``), or None (too few or too many words, or a
+    word not all letters)."""
+    low, high = INITIALISM_WORDS
+    if not low <= len(terms) <= high or not all(term.isalpha() for term in terms):
+        return None
+    return "".join(term[0] for term in terms).lower()
 
 
 def unit(vector: Mapping[str, float]) -> dict[str, float]:
@@ -415,6 +435,10 @@ class LearningTopic:
         self._pool: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=pool)
         self._vocabulary: dict[str, int] = {}
         self._terms: list[str] = []
+        # the name's initialism (None: the topic is no name of 3 to 5 words), and whether the
+        # documents read write the name so (the last fit's finding, :meth:`_own_query`)
+        self.initialism = initialism(list(topic.terms)) if feedback else None
+        self.initialism_used = False
         if self.feedback and (self.positives or self.negatives):
             self.query = self._expanded([])
             if threshold == "mixture":
@@ -452,9 +476,42 @@ class LearningTopic:
         return ([self.topic.weights(text) for text in self.positives],
                 [self.topic.weights(text) for text in self.negatives])
 
+    def _own_query(self) -> dict[str, float]:
+        """The topic's own tf·idf vector, with its name's initialism when the documents read
+        write the name so (:meth:`_uses_initialism`), counted as often as the words it stands
+        for together (a document writing "API" names what one writing "application
+        programming interface" names)."""
+        query = self.topic.query_weights()
+        if self.initialism_used and self.initialism not in query:
+            tf = sum(self.topic.terms.values())
+            query[self.initialism] = tf * self.topic.idf(self.initialism)
+        return query
+
+    def _uses_initialism(self) -> bool:
+        """Whether the documents read write the topic's name as its initialism: of those that
+        hold every word of the name, at least half hold the initialism too ("... an
+        application programming interface (API) ..."), and at least half as many as the
+        feedback takes (``documents``): a name whose letters its own documents do not write
+        ("challenges and prize competitions", "cpc"), or seldom ("human-centered design",
+        "hcd": in 11 of the 92 posts naming it on digital.gov), keeps its words alone — a rare
+        term of high idf in the query would only lower the cosine of the documents naming it
+        in words."""
+        if self.initialism is None or self.initialism not in self._vocabulary:
+            return False
+        name = [self._vocabulary.get(term) for term in self.topic.terms]
+        if None in name:
+            return False
+        name, letters = np.array(name), self._vocabulary[self.initialism]
+        naming = holding = 0
+        for ids, _ in self._pool:
+            if np.isin(name, ids).all():
+                naming += 1
+                holding += bool(np.any(ids == letters))
+        return 2 * holding >= max(naming, self.documents)
+
     def _expanded(self, relevant: list[dict[str, float]], examples=None) -> dict[str, float]:
         positives, negatives = examples if examples is not None else self._example_vectors()
-        return feedback_query(self.topic.query_weights(), [*positives, *relevant], terms=self.terms,
+        return feedback_query(self._own_query(), [*positives, *relevant], terms=self.terms,
                               weight=self.weight, nonrelevant=negatives,
                               nonrelevant_weight=self.negative_weight)
 
@@ -466,7 +523,7 @@ class LearningTopic:
             return Threshold(self.floor, "floor")
         positives, negatives = examples if examples is not None else self._example_vectors()
         scores_in, scores_out = leave_one_out_scores(
-            self.topic.query_weights(), positives, negatives, terms=self.terms,
+            self._own_query(), positives, negatives, terms=self.terms,
             weight=self.weight, nonrelevant_weight=self.negative_weight)
         return example_threshold(scores_in, scores_out, self.floor)
 
@@ -500,7 +557,10 @@ class LearningTopic:
         # (the examples' vectors once a fit: the own query, the learned one and the examples'
         # threshold all read them)
         examples = self._example_vectors() if self.feedback else ([], [])
+        self.initialism_used = self._uses_initialism()  # (each fit afresh)
         own = self._expanded([], examples) if self.feedback and (self.positives or self.negatives) else None
+        if own is None and self.initialism_used:
+            own = self._own_query()
         base = self._scores(x, norms, own if own is not None else self.topic.query_weights())
         query, scores = own, base
         # with feedback, a learned threshold comes only with the learned query (below); the
