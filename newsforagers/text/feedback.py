@@ -78,6 +78,10 @@ MISJUDGED = 0.5 * (1.0 + math.erf(-1.0 / math.sqrt(2.0)))
 #: (:func:`initialism`): fewer, and the letters are a common token ("et", "cs"); more, and the
 #: topic is a list of words rather than a name.
 INITIALISM_WORDS = (3, 5)
+#: The fewest documents that must hold both the words of a name and its initialism before the
+#: initialism is taken (one or two could be chance; in a 100-s crawl of digital.gov 4 of the 6
+#: posts read that named "application programming interface" wrote "API").
+INITIALISM_EVIDENCE = 3
 
 
 def initialism(terms: Sequence[str]) -> str | None:
@@ -490,8 +494,8 @@ class LearningTopic:
     def _uses_initialism(self) -> bool:
         """Whether the documents read write the topic's name as its initialism: of those that
         hold every word of the name, at least half hold the initialism too ("... an
-        application programming interface (API) ..."), and at least half as many as the
-        feedback takes (``documents``): a name whose letters its own documents do not write
+        application programming interface (API) ..."), and at least
+        :data:`INITIALISM_EVIDENCE` of them: a name whose letters its own documents do not write
         ("challenges and prize competitions", "cpc"), or seldom ("human-centered design",
         "hcd": in 11 of the 92 posts naming it on digital.gov), keeps its words alone — a rare
         term of high idf in the query would only lower the cosine of the documents naming it
@@ -507,7 +511,7 @@ class LearningTopic:
             if np.isin(name, ids).all():
                 naming += 1
                 holding += bool(np.any(ids == letters))
-        return 2 * holding >= max(naming, self.documents)
+        return holding >= INITIALISM_EVIDENCE and 2 * holding >= naming
 
     def _expanded(self, relevant: list[dict[str, float]], examples=None) -> dict[str, float]:
         positives, negatives = examples if examples is not None else self._example_vectors()

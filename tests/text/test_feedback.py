@@ -450,6 +450,23 @@ def test_a_name_the_documents_write_as_its_initialism_finds_them_by_it():
     assert learning.state()["query"]["api"] > 0  # saved with the colony's topic
 
 
+def test_three_documents_writing_both_are_enough():
+    texts = _named(holding=3)[:3] + _named(holding=3)[10:]  # (the name in 3 texts, all 3 with "api")
+    learning = LearningTopic(Topic("application programming interface", corpus=texts), floor=0.07,
+                             min_documents=20)
+    for text in texts:
+        learning.add(text)
+    learning.refit()
+    assert learning.initialism_used
+    texts = texts[1:]  # two: could be chance
+    learning = LearningTopic(Topic("application programming interface", corpus=texts), floor=0.07,
+                             min_documents=20)
+    for text in texts:
+        learning.add(text)
+    learning.refit()
+    assert not learning.initialism_used
+
+
 @pytest.mark.parametrize("holding", [4, 0])
 def test_an_initialism_the_topic_s_documents_seldom_write_is_not_the_name_s(holding):
     # (4 of 10: below half; 0: the letters are written only where the name is not, as "cpc"
