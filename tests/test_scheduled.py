@@ -336,18 +336,34 @@ def test_the_yield_a_visit_must_expect_follows_the_budget_and_the_topic_s_share(
     assert _one_listing()._visit_yield() == 0.0  # off by default
 
 
-def test_an_off_topic_novel_document_is_counted_not_credited():
-    forager = make(FORAGERS_TOPIC="solar energy")
+def _three_stories(**settings):
+    forager = make(FORAGERS_TOPIC="solar energy", **settings)
     visit = forager.next_fetch(at(0))
-    forager.on_page(visit, at(0), text="c1", links=[HOME + "a/", HOME + "b/"], published=None)
-    fetches = [forager.next_fetch(at(0)) for _ in range(2)]
+    forager.on_page(visit, at(0), text="c1", links=[HOME + "a/", HOME + "b/", HOME + "c/"], published=None)
+    fetches = [forager.next_fetch(at(0)) for _ in range(3)]
     for fetch in fetches:
         forager.on_page(fetch, at(0), text="c2", links=[], published=dated(3, at(0)))
-    forager.on_reward(fetches[0].visit, 50.0, True, on_topic=False)
-    forager.on_reward(fetches[1].visit, 50.0, True, on_topic=True)
-    forager.on_reward(fetches[1].visit, -1.0, False, on_topic=False)  # not novel: nothing
-    assert (forager.counters.off_topic, forager.counters.rewarded) == (1, 1)
+    return forager, fetches
+
+
+def test_an_off_topic_novel_document_is_counted_not_credited():
+    forager, fetches = _three_stories()
+    forager.on_reward(fetches[0].visit, 50.0, True, on_topic=True)
+    forager.on_reward(fetches[1].visit, 50.0, True, on_topic=False)
+    forager.on_reward(fetches[2].visit, -1.0, False, on_topic=False)  # not novel: nothing
+    assert (forager.counters.off_topic, forager.counters.rewarded, forager.counters.topic_unfound) == (1, 1, 0)
     assert forager.schedule.entry(HOME).paid == 1
+
+
+def test_before_its_first_document_on_the_topic_a_forager_credits_every_novel_one():
+    # (no listing can be told from another by the topic yet: it reads as the news crawler does)
+    forager, fetches = _three_stories()
+    forager.on_reward(fetches[0].visit, 50.0, True, on_topic=False)
+    assert forager.schedule.entry(HOME).paid == 1 and forager.counters.topic_unfound == 1
+    forager.on_reward(fetches[1].visit, 50.0, True, on_topic=True)  # its first: only the topic's from now on
+    forager.on_reward(fetches[2].visit, 50.0, True, on_topic=False)
+    assert (forager.counters.off_topic, forager.counters.rewarded, forager.counters.topic_unfound) == (2, 1, 1)
+    assert forager.schedule.entry(HOME).paid == 2
 
 
 def _paying(rate: float):

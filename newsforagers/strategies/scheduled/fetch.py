@@ -45,6 +45,8 @@ class ScheduledCounters(ForagerCounters):
     old_feeds: int = 0  # announced sitemaps last updated beyond the novelty window: not added
     listings_adopted: int = 0  # listings a retiring forager handed back, taken over (adopt)
     off_topic: int = 0  # novel documents below the topic's relevance threshold: not credited
+    # ... but credited while the forager had found none on the topic (see ScheduledMind.on_reward)
+    topic_unfound: int = 0
     past_links: int = 0  # links naming a day that ended beyond the novelty window: never fetched
     listed_credits: int = 0  # novel documents credited to a listing that showed them after another
     subsumed: int = 0  # listing visits while another listing of the host shows every story

@@ -481,8 +481,14 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
     def on_reward(self, visit: int, profit: float, rewarded: bool, on_topic: bool = True,
                   url: str | None = None) -> None:
         """The reinforcing agent paid (or not) for document ``url`` found through listing visit
-        ``visit``. In the topical mode a novel document ``on_topic`` is false for (below
-        ``FORAGERS_TOPIC_MIN_RELEVANCE``) is counted (``off_topic``), not credited. With
+        ``visit``. In the topical mode a novel document ``on_topic`` is false for (below the
+        topic's threshold) is counted (``off_topic``), not credited — unless the forager has
+        found no document on the topic yet (``topic_unfound``): until then no listing can be
+        told from another by the topic, and a forager crediting none would poll only at its
+        listings' floors, read a few dozen documents and never meet the topic (a tag of 8 %
+        of digital.gov's posts, by name: 99 requests in 100 s at a budget of 20 a second,
+        none of its 30 stories found); it reads the site as the news crawler does until its
+        first. With
         ``FORAGERS_SCHEDULE_CREDIT = "listed"`` the other listings that showed ``url`` while it
         was on its way are credited too (:meth:`_cover`)."""
         others = self._unpaid.pop(url, None) if url is not None else None
@@ -490,8 +496,11 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             return
         if not on_topic:
             self.counters.off_topic += 1
-            return
-        self.counters.rewarded += 1
+            if self.counters.rewarded:
+                return
+            self.counters.topic_unfound += 1
+        else:
+            self.counters.rewarded += 1
         source = self._visits.get(visit)
         if source is not None:
             self.schedule.credit(source[0])
