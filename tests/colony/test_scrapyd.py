@@ -208,13 +208,16 @@ def test_a_job_carries_the_roots_foragers_settings_and_the_member_arguments(root
     assert first["project"] == ["newsdesk"] and first["spider"] == ["forager"]
     # the FORAGERS_* settings the project or command line set, JSON for what is not a string,
     # and the rest of the command line's; not the add-on's defaults (the job's own add-on gives
-    # them) nor the project's (the job has the project), no feed, job dir or log file
+    # them) nor the project's (the job has the project), no feed, job dir or log file; and no
+    # console of its own (as the other spawners' foragers)
     assert first["setting"] == ["CONCURRENT_REQUESTS=4", "FORAGERS_HOST_RATE=2.5",
                                 "FORAGERS_ITEM_TEXT=false", "FORAGERS_MIN=3",
-                                "FORAGERS_STORE=redis://127.0.0.1:6379/0"]
+                                "FORAGERS_STORE=redis://127.0.0.1:6379/0",
+                                "TELNETCONSOLE_ENABLED=False", "REMOTE_CONTROL_ENABLED=False"]
     assert job_settings(root) == {"CONCURRENT_REQUESTS": "4", "FORAGERS_HOST_RATE": "2.5",
                                   "FORAGERS_ITEM_TEXT": "false", "FORAGERS_MIN": "3",
-                                  "FORAGERS_STORE": "redis://127.0.0.1:6379/0"}
+                                  "FORAGERS_STORE": "redis://127.0.0.1:6379/0",
+                                  "TELNETCONSOLE_ENABLED": "False", "REMOTE_CONTROL_ENABLED": "False"}
     # the spider arguments, without the in-process colony, as a member
     assert {key: first[key] for key in ("seeds", "mode", "forager", "speed", "role")} == {
         "seeds": ["http://news.example.org/"], "mode": ["wlrl"], "forager": ["f2"], "speed": ["600.0"],

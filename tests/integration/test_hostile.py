@@ -236,7 +236,8 @@ def test_the_calendar_trap_is_entered_and_left(hostile_run):
     assert run.stats["newsforagers/paths"] >= 2
     first_visits = [i for i in days if hits[i].path not in {hits[j].path for j in days if j < i}]
     deep = first_visits[2]
-    assert any(hit.path.startswith("/news/") for hit in hits[deep:])
+    assert any(hit.path.startswith("/news/") for hit in hits[deep:]), \
+        (len(hits), deep, [hit.path for hit in hits[deep:]])
     assert len(calendar) <= len(hits) / 4, (len(calendar), len(hits))
 
 
