@@ -426,6 +426,16 @@ def _named(holding: int, seed: int = 3) -> list[str]:
     return texts + [noise() for _ in range(30)]
 
 
+def _fitted(texts: list[str], **kwargs) -> LearningTopic:
+    """The topic "application programming interface" (idf from ``texts``) fitted on ``texts``."""
+    learning = LearningTopic(Topic("application programming interface", corpus=texts), floor=0.07,
+                             min_documents=20, **kwargs)
+    for text in texts:
+        learning.add(text)
+    learning.refit()
+    return learning
+
+
 def test_a_name_the_documents_write_as_its_initialism_finds_them_by_it():
     texts = _named(holding=5)
     topic = Topic("application programming interface", corpus=texts)
@@ -452,31 +462,15 @@ def test_a_name_the_documents_write_as_its_initialism_finds_them_by_it():
 
 def test_three_documents_writing_both_are_enough():
     texts = _named(holding=3)[:3] + _named(holding=3)[10:]  # (the name in 3 texts, all 3 with "api")
-    learning = LearningTopic(Topic("application programming interface", corpus=texts), floor=0.07,
-                             min_documents=20)
-    for text in texts:
-        learning.add(text)
-    learning.refit()
-    assert learning.initialism_used
-    texts = texts[1:]  # two: could be chance
-    learning = LearningTopic(Topic("application programming interface", corpus=texts), floor=0.07,
-                             min_documents=20)
-    for text in texts:
-        learning.add(text)
-    learning.refit()
-    assert not learning.initialism_used
+    assert _fitted(texts).initialism_used
+    assert not _fitted(texts[1:]).initialism_used  # two: could be chance
 
 
 @pytest.mark.parametrize("holding", [4, 0])
 def test_an_initialism_the_topic_s_documents_seldom_write_is_not_the_name_s(holding):
     # (4 of 10: below half; 0: the letters are written only where the name is not, as "cpc"
     # on digital.gov, where adding it cut a tag's recall from 0.61 to 0.15)
-    texts = _named(holding=holding)
-    learning = LearningTopic(Topic("application programming interface", corpus=texts), floor=0.07,
-                             min_documents=20)
-    for text in texts:
-        learning.add(text)
-    learning.refit()
+    learning = _fitted(_named(holding=holding))
     assert not learning.initialism_used
     if holding == 0:
         assert learning.relevance("api") == 0.0
