@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from newsforagers.colony.spawner import Spawner, portable
+from newsforagers.colony.spawner import NO_CONSOLES, Spawner, portable
 from newsforagers.config import PREFIX, ForagersConfig
 from newsforagers.errors import ForagersUsageError, mask_password
 from newsforagers.store.secrets import split_password, without_password
@@ -179,12 +179,7 @@ def job_settings(root: Crawler) -> dict[str, str]:
         if key.startswith(PREFIX) and priority > SETTINGS_PRIORITIES["addon"] \
                 or priority >= SETTINGS_PRIORITIES["cmdline"]:
             chosen[key] = setting_value(key, _no_secrets(key, value))
-    # the root's consoles serve the colony; a job's would open one more port each on its node
-    # (as the other spawners' foragers, colony/spawner.py), and jobs starting together race for
-    # Scrapy's telnet ports: a port one wins at bind and loses at listen raises in Scrapy's
-    # own handler (seen in the test suite)
-    chosen["TELNETCONSOLE_ENABLED"] = "False"
-    chosen["REMOTE_CONTROL_ENABLED"] = "False"
+    chosen.update((key, str(value)) for key, value in NO_CONSOLES)  # ("False", as on a command line)
     return chosen
 
 

@@ -44,6 +44,10 @@ logger = logging.getLogger(__name__)
 # colony's documents, from the store). LOG_FILE stays: a new crawler re-installs Scrapy's root
 # log handler from its own settings, and without it the colony's log would move to stderr.
 _ROOT_ONLY = ("FEEDS", "FEED_URI", "FEED_FORMAT")
+#: What gives a forager of the colony no console of its own (telnet, remote control): the root's
+#: serve the colony, and a forager's would open one more port each (on a node, jobs starting
+#: together race for Scrapy's telnet ports). Every spawner's foragers, in process or as jobs.
+NO_CONSOLES = (("TELNETCONSOLE_ENABLED", False), ("REMOTE_CONTROL_ENABLED", False))
 # How long a stop waits for a forager that is still starting (its engine not running yet)
 # before it stops it: steps of _START_WAIT seconds.
 _START_WAIT = 0.05
@@ -61,9 +65,7 @@ def child_settings(root: Crawler, name: str) -> dict:
     for key in _ROOT_ONLY:
         settings.pop(key, None)
     settings["FEEDS"] = {}
-    # the root's consoles serve the colony's process; a child's would open one more port each
-    settings["TELNETCONSOLE_ENABLED"] = False
-    settings["REMOTE_CONTROL_ENABLED"] = False
+    settings.update(NO_CONSOLES)
     jobdir = settings.get("JOBDIR")
     if jobdir:
         settings["JOBDIR"] = str(Path(jobdir) / "foragers" / name)
