@@ -491,7 +491,7 @@ class LearningTopic:
             query[self.initialism] = tf * self.topic.idf(self.initialism)
         return query
 
-    def _uses_initialism(self) -> bool:
+    def _uses_initialism(self, counts) -> bool:
         """Whether the documents read write the topic's name as its initialism: of those that
         hold every word of the name, at least half hold the initialism too ("... an
         application programming interface (API) ..."), and at least
@@ -499,19 +499,15 @@ class LearningTopic:
         ("challenges and prize competitions", "cpc"), or seldom ("human-centered design",
         "hcd": in 11 of the 92 posts naming it on digital.gov), keeps its words alone — a rare
         term of high idf in the query would only lower the cosine of the documents naming it
-        in words."""
+        in words. ``counts``: the pool's term counts (a row a document, a column a term)."""
         if self.initialism is None or self.initialism not in self._vocabulary:
             return False
         name = [self._vocabulary.get(term) for term in self.topic.terms]
         if None in name:
             return False
-        name, letters = np.array(name), self._vocabulary[self.initialism]
-        naming = holding = 0
-        for ids, _ in self._pool:
-            if np.isin(name, ids).all():
-                naming += 1
-                holding += bool(np.any(ids == letters))
-        return holding >= INITIALISM_EVIDENCE and 2 * holding >= naming
+        naming = np.asarray((counts[:, name] > 0).sum(axis=1)).ravel() == len(name)
+        holding = int((naming & (counts[:, self._vocabulary[self.initialism]].toarray().ravel() > 0)).sum())
+        return holding >= INITIALISM_EVIDENCE and 2 * holding >= int(naming.sum())
 
     def _expanded(self, relevant: list[dict[str, float]], examples=None) -> dict[str, float]:
         positives, negatives = examples if examples is not None else self._example_vectors()
@@ -561,10 +557,11 @@ class LearningTopic:
         # (the examples' vectors once a fit: the own query, the learned one and the examples'
         # threshold all read them)
         examples = self._example_vectors() if self.feedback else ([], [])
-        self.initialism_used = self._uses_initialism()  # (each fit afresh)
-        own = self._expanded([], examples) if self.feedback and (self.positives or self.negatives) else None
-        if own is None and self.initialism_used:
-            own = self._own_query()
+        self.initialism_used = self._uses_initialism(counts)  # (each fit afresh)
+        if self.feedback and (self.positives or self.negatives):
+            own = self._expanded([], examples)
+        else:  # (None: the topic's own words, as typed)
+            own = self._own_query() if self.initialism_used else None
         base = self._scores(x, norms, own if own is not None else self.topic.query_weights())
         query, scores = own, base
         # with feedback, a learned threshold comes only with the learned query (below); the
