@@ -231,13 +231,14 @@ def test_the_calendar_trap_is_entered_and_left(hostile_run):
     days = [i for i in calendar if hits[i].path != "/calendar/today"]
     assert len({hits[i].path for i in days}) >= 3  # walked into it: days around the seed's
     # ... and out again: paths restart from the weblog (at most PATH_STEPS steps each), and
-    # the crawl fetched news after it had been deep in the trap (its third day; the crawl may
-    # end inside the trap again, so not after its last visit); the trap is a small share
+    # the crawl fetched pages outside the trap after it had been deep in it (its third day;
+    # the crawl may end inside the trap again, so not after its last visit; not news: every
+    # story may have been read before); the trap is a small share
     assert run.stats["newsforagers/paths"] >= 2
     first_visits = [i for i in days if hits[i].path not in {hits[j].path for j in days if j < i}]
     deep = first_visits[2]
-    assert any(hit.path.startswith("/news/") for hit in hits[deep:]), \
-        (len(hits), deep, [hit.path for hit in hits[deep:]])
+    after = [hit.path for hit in hits[deep:]]
+    assert sum(not path.startswith("/calendar/") for path in after) > len(after) / 2, (len(hits), deep, after)
     assert len(calendar) <= len(hits) / 4, (len(calendar), len(hits))
 
 
