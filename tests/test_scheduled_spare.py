@@ -115,6 +115,26 @@ def test_the_mind_s_spare_is_the_budget_the_yield_bound_withheld():
     assert forager._spare(at(0), budgets) is None
 
 
+def test_the_host_budgets_are_reckoned_with_the_driver_s_rates():
+    # what the next listing is decided under: the hosts' budgets and the spare budget of the
+    # rates the driver last gave, reckoned once for them (each is a pass over every host and
+    # listing), again when it gives new ones or a simulated minute has passed
+    forager = make(FORAGERS_SCHEDULE_POLL_YIELD=0.5)
+    host = urlsplit(HOME).hostname
+    forager.schedule = _paying(1.0)
+    forager.poll_rates, forager.spare_rates = {host: 20.0}, {host: 30.0}
+    budgets, spare = forager._budgets(at(0))
+    assert budgets[host][0] == pytest.approx(2.0)  # 1 story an hour over the yield of 0.5
+    assert spare == {host: pytest.approx(28.0)}
+    forager.schedule.raise_rate(HOME + "front/", 4.0)  # (a visit or a credit moves a rate)
+    assert forager._budgets(at(0.9)) == (budgets, spare)
+    assert forager._budgets(at(1))[0][host][0] == pytest.approx(8.0)  # a minute later
+    forager.schedule.raise_rate(HOME + "front/", 5.0)
+    forager.poll_rates = {host: 20.0}  # the driver's next reckoning, even of equal rates
+    budgets, spare = forager._budgets(at(1.1))
+    assert budgets[host][0] == pytest.approx(10.0) and spare == {host: pytest.approx(20.0)}
+
+
 def test_the_driver_shares_a_host_s_budget_by_demand_and_priors(monkeypatch):
     monkeypatch.setattr("newsforagers.driver.scheduled._RATES_EVERY", 0.0)  # reckoned at each decision
     driver, forager = _driver(FORAGERS_SCHEDULE_POLL_SHARE=0.5)

@@ -110,6 +110,11 @@ from newsforagers.learning.urldays import url_day
 HOUR = 3600.0
 PRIORITIES = ("return", "lag")
 _SPARE = -0.5  # the first item of a due key set by the spare budget: below the floor's 0
+#: Simulated seconds for which the thresholds and spare factors reckoned for one mapping of
+#: host budgets hold (HubSchedule._reckon_hosts), as long as the budgets are the same; the
+#: stories' rate of the scheduled strategy's budget is reckoned as often.
+RECKONING = 60.0
+_UNSET = object()  # (an argument not given: None is a value of it)
 
 
 @dataclass
@@ -210,6 +215,10 @@ class HubSchedule:
         self._closing: set[str] = set()  # visits in flight that close their day's page when read
         # whether the listing the last next_due returned was due by the spare budget alone
         self.spare_due = False
+        # the hosts' thresholds and the spare budget's factors reckoned for the last budgets
+        # (_reckon_hosts, _reckon_spare)
+        self._host_reckoning: tuple | None = None
+        self._spare_reckoning: tuple | None = None
 
     def _parameters(self) -> dict:
         return dict(capacity=self.capacity, beta=self.beta, min_interval=self.min_interval,
@@ -519,10 +528,10 @@ class HubSchedule:
         self._min_yield = min_yield if self.priority == "lag" else 0.0
         self._stretch = 1.0
         thresholds: dict[str, float] = {}
-        self._stretches = {}
         if budgets is not None:
-            thresholds = self._host_thresholds(budgets, now)
+            thresholds = self._reckon_hosts(budgets, now)
         else:
+            self._stretches = {}
             # (the listings a complete one subsumes are due by their floor alone: the threshold
             # spends the visits over the others)
             threshold, budget, self._stretch = self._threshold(poll_rate, scarce_rate,
@@ -534,15 +543,16 @@ class HubSchedule:
         wait = math.inf
         curve = self._curve(now)
         per_host = isinstance(spare, Mapping)
-        spares, spare_rates = self._spare_factors(spare, now) if spare else ({}, {})
+        spares, spare_rates = (self._reckon_spare(spare, now) if per_host else self._spare_factors(spare, now)) \
+            if spare else ({}, {})
         factor = spares.get("") if spares and not per_host else None
+        host: str | None = None
+        hosts = self._hosts
         for entry in self._entries.values():
             if entry.barren or entry.in_flight:
                 continue
-            if budgets is not None or skip is not None or per_host:
-                host = self.host(entry.url)
-                if skip is not None and skip(host):
-                    continue
+            if budgets is not None or skip is not None or per_host or self._stretches:
+                host = hosts.get(entry.url) or self.host(entry.url)
                 if budgets is not None:
                     threshold = thresholds.get(host, self.threshold)
                 if per_host:
@@ -550,30 +560,38 @@ class HubSchedule:
             if entry.last is None:
                 if entry.subsumed:
                     continue  # another listing of its host shows every story it would (subsume_host)
+                if skip is not None and skip(host):
+                    continue
                 # the optimistic prior: never visited goes first, today's page before the others
                 key = (2, -entry.visits, self.today_page(entry.url, now))
             else:
                 elapsed = now - entry.last
                 if entry.paid == 0 and entry.evidence >= self.barren_after and elapsed >= self.min_interval:
                     # the credits of its last visit had min_interval to arrive: none did
-                    self._mark_barren(entry)
+                    if skip is None or not skip(host):
+                        self._mark_barren(entry)
                     continue
                 # (a listing another of its host's shows every story of: due by its floor alone)
-                expected = -math.inf if entry.subsumed else self._due_measure(entry, now)
-                if expected >= threshold and self._yields(entry, now):
+                floor = None
+                expected = -math.inf if entry.subsumed else self._due_measure(entry, now, curve)
+                if expected >= threshold and self._yields(entry, now, curve):
                     key = (1, expected)
-                elif elapsed >= self._floor(entry):
-                    key = (0, elapsed)  # the floor: overdue, whatever it is expected to hold
                 else:
-                    key = None
+                    floor = self._floor(entry, host, curve)
+                    key = (0, elapsed) if elapsed >= floor else None  # the floor: overdue, whatever it holds
                 spare_in = math.inf
                 if key is None and factor is not None:
                     spare_in = self._spare_interval(spare_rates.get(entry.url, 0.0), factor)
                     if elapsed >= spare_in:
                         key = (_SPARE, elapsed / spare_in)  # the spare budget's: after all the others
-                if key is None and best is not None and curve is not None:
-                    continue  # something is due: (with the rhythm, costly) due times are not needed
-                due_in = 0.0 if key is not None else min(self._until_due(entry, now, threshold),
+                if key is None and best is not None and (curve is not None or best_key >= (0, elapsed)):
+                    # something is due that this one could not pass even if due to the second
+                    # (below): its due time is not needed (with the rhythm, costly: not worked
+                    # out), nor whether its host is to be skipped (a look at the host's budget)
+                    continue
+                if skip is not None and skip(host):
+                    continue
+                due_in = 0.0 if key is not None else min(self._until_due(entry, now, threshold, floor, curve),
                                                          spare_in - elapsed)
                 if entry.rate is not None or not entry.failures:  # (a failed first visit: at once)
                     due_in = max(due_in, self.min_interval - elapsed)  # never polled faster
@@ -672,6 +690,35 @@ class HubSchedule:
             stretch = max(1.0, listings * HOUR / self.max_interval / scarce_rate)
         return threshold, budget, stretch
 
+    def _reckon_hosts(self, budgets: Mapping[str, tuple[float | None, float | None]],
+                      now: float) -> dict[str, float]:
+        """:meth:`_host_thresholds`, reckoned once for the ``budgets`` (the same mapping, not an
+        equal one) as long as the ``min_yield`` and the rhythm's curve are the same and less
+        than :data:`RECKONING` simulated seconds have passed: the hosts' budgets are reckoned
+        now and then (a crawler's driver: four times a wall second), and the thresholds they
+        give with them, not at every decision (a pass over every listing of every host)."""
+        curve = self._curve(now)
+        cached = self._host_reckoning
+        if cached is not None and cached[0] is budgets and cached[1] == self._min_yield and cached[2] is curve \
+                and 0.0 <= now - cached[3] < RECKONING:
+            self._thresholds, self._stretches = cached[5], cached[6]
+            return cached[4]
+        self._stretches = {}
+        thresholds = self._host_thresholds(budgets, now)
+        self._host_reckoning = (budgets, self._min_yield, curve, now, thresholds, self._thresholds, self._stretches)
+        return thresholds
+
+    def _reckon_spare(self, spare: Mapping[str, float], now: float) -> tuple[dict[str, float], dict[str, float]]:
+        """:meth:`_spare_factors` of a spare budget per host, reckoned once for ``spare`` (the
+        same mapping) as :meth:`_reckon_hosts` reckons the thresholds."""
+        curve = self._curve(now)
+        cached = self._spare_reckoning
+        if cached is not None and cached[0] is spare and cached[1] is curve and 0.0 <= now - cached[2] < RECKONING:
+            return cached[3]
+        factors = self._spare_factors(spare, now)
+        self._spare_reckoning = (spare, curve, now, factors)
+        return factors
+
     def _host_thresholds(self, budgets: Mapping[str, tuple[float | None, float | None]],
                          now: float) -> dict[str, float]:
         """Each host's threshold under its own budget (its budget's threshold in
@@ -695,13 +742,15 @@ class HubSchedule:
                 self._thresholds[host] = budget
         return thresholds
 
-    def _yields(self, entry: Entry, now: float) -> bool:
-        """Whether ``entry`` expects the ``min_yield`` of :meth:`next_due` novel documents."""
+    def _yields(self, entry: Entry, now: float, curve: Rhythm | None | object = _UNSET) -> bool:
+        """Whether ``entry`` expects the ``min_yield`` of :meth:`next_due` novel documents
+        (``curve``: :meth:`_curve` at ``now``, when the caller has it)."""
         if self._min_yield <= 0:
             return True
         if entry.rate is None or entry.last is None:
             return True
-        curve = self._curve(now)
+        if curve is _UNSET:
+            curve = self._curve(now)
         if curve is None:
             return entry.expected(now) >= self._min_yield
         return entry.rate * curve.integral(entry.last, now) >= self._min_yield
@@ -710,8 +759,9 @@ class HubSchedule:
         entry.barren = True
         self._shapes.setdefault(shape(entry.url), [0, 0])[0] += 1
 
-    def _due_measure(self, entry: Entry, now: float) -> float:
-        curve = self._curve(now)
+    def _due_measure(self, entry: Entry, now: float, curve: Rhythm | None | object = _UNSET) -> float:
+        if curve is _UNSET:
+            curve = self._curve(now)
         if curve is None:
             if self.priority == "lag":
                 return entry.waiting_lag(now)
@@ -724,7 +774,8 @@ class HubSchedule:
             return entry.rate * curve.lag_integral(entry.last, now)
         return entry.rate * curve.integral(entry.last, now)
 
-    def _floor(self, entry: Entry) -> float:
+    def _floor(self, entry: Entry, host: str | None = None, curve: Rhythm | None | object = _UNSET) -> float:
+        # (``host``: its host, ``curve``: the curve in use, when the caller has them)
         # A listing that has never paid waits as long as its own dates say one new story takes
         # to appear on it (one author's stories in one section: days), or, when it dates
         # nothing, twice as long after each visit; up to the novelty window (a visit a window
@@ -738,7 +789,7 @@ class HubSchedule:
             # published; on a digital.gov site, 9 stories lost in a run)
             return self.window
         stories = False
-        stretch = self._stretches.get(self.host(entry.url), 1.0) if self._stretches else self._stretch
+        stretch = self._stretches.get(host or self.host(entry.url), 1.0) if self._stretches else self._stretch
         if entry.paid:
             span = min(self.window, self.max_interval * stretch)
         elif entry.listed_rate is not None and (entry.listed_rate > 0 or not self._day_open(entry)):
@@ -755,7 +806,8 @@ class HubSchedule:
             span = min(self.window, self.max_interval * stretch)
         else:
             span = min(self.window, self.max_interval * stretch * 2.0 ** (entry.visits - 1))
-        curve = self._curve(None)
+        if curve is _UNSET:
+            curve = self._curve(None)
         if curve is None or span >= self.window:
             return span
         # With the rhythm the floor is in average hours, never beyond the window: the time one
@@ -821,10 +873,13 @@ class HubSchedule:
     def _family(self, url: str) -> tuple[str, str]:
         return self.host(url), shape(url)
 
-    def _until_due(self, entry: Entry, now: float, threshold: float) -> float:
+    def _until_due(self, entry: Entry, now: float, threshold: float, floor: float | None = None,
+                   curve: Rhythm | None | object = _UNSET) -> float:
+        # (``floor``: its floor, ``curve``: the curve at ``now``, when the caller has them)
+        if curve is _UNSET:
+            curve = self._curve(now)
         elapsed = now - entry.last
-        until = self._floor(entry) - elapsed
-        curve = self._curve(now)
+        until = (self._floor(entry, curve=curve) if floor is None else floor) - elapsed
         if entry.subsumed:
             pass  # due by its floor alone
         elif entry.rate and entry.rate > 0 and curve is not None:

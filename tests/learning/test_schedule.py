@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from newsforagers.learning.schedule import HOUR, HubSchedule
+from newsforagers.learning.schedule import HOUR, RECKONING, HubSchedule
 
 
 def schedule(**kwargs) -> HubSchedule:
@@ -804,3 +804,27 @@ def test_yesterday_s_archive_read_after_the_site_moved_on_is_closed_without_anot
     late = morning + 30 * 60
     assert s.visited("http://t/archive/2024/01/01/", 1, listed_rate=0.0, now=morning + HOUR, earliest=late) == 0
     assert not s.entry(other).closed
+
+
+def test_the_hosts_thresholds_are_reckoned_with_their_budgets():
+    # lag: θ = (Σ√λ)² / (2·p²) over the host's listings; a listing of rate λ is due
+    # √(2θ/λ) hours after its visit. Rates 4 and 1, p = 3: θ = 9/18 = 0.5, the first due at
+    # √(1/4) = 0.5 h. The thresholds hold for the budgets' mapping they were reckoned for
+    # (a driver reckons budgets now and then), for up to RECKONING simulated seconds. (The
+    # configured threshold above them all: the budget's is the lower.)
+    s = HubSchedule(threshold=100.0)
+    s.add("http://a/x", now=0.0, rate=4.0)
+    s.add("http://a/y", now=0.0, rate=1.0)
+    budgets = {"a": (3.0, None)}
+    assert s.next_due(1.0, budgets=budgets) == (None, pytest.approx(0.5 * HOUR - 1.0))
+    s.raise_rate("http://a/y", 16.0)  # now Σ√λ = 6: θ = 36/18 = 2
+    # the same mapping: θ = 0.5 still, y (16 an hour) due at √(1/16) = 0.25 h
+    assert s.next_due(2.0, budgets=budgets) == (None, pytest.approx(0.25 * HOUR - 2.0))
+    # an equal mapping, new: reckoned again, y due at √(4/16) = 0.5 h
+    again = dict(budgets)
+    assert s.next_due(3.0, budgets=again) == (None, pytest.approx(0.5 * HOUR - 3.0))
+    s.raise_rate("http://a/x", 25.0)  # Σ√λ = 9: θ = 81/18 = 4.5
+    # within RECKONING seconds of it: θ = 2, x due at √(4/25) = 0.4 h; then √(9/25) = 0.6 h
+    assert s.next_due(5.0, budgets=again) == (None, pytest.approx(0.4 * HOUR - 5.0))
+    later = 3.0 + RECKONING
+    assert s.next_due(later, budgets=again) == (None, pytest.approx(0.6 * HOUR - later))

@@ -188,6 +188,23 @@ class BudgetRules:
             novelty = max(novelty, self._stories_per_hour(now, host))
         return min(rate, novelty / floor) or None
 
+    def _budgets(self, now: float) -> tuple[dict[str, tuple[float | None, float | None]] | None,
+                                            float | dict[str, float] | None]:
+        """``(`` :meth:`_host_budgets`, :meth:`_spare` ``)`` at ``now``, reckoned again when the
+        driver gives new rates (``poll_rate``, ``poll_rates``, ``spare_rates``: every
+        ``_RATES_EVERY`` wall seconds) or a simulated minute has passed since, not at every
+        decision: each is a pass over every host and its listings (at 1,000 sites, a third of
+        the CPU spent deciding), and what changes between two reckonings (a listing's rate
+        after a visit or a credit) moves a host's budget by one listing's share of it."""
+        key = (self.poll_rate, self.poll_rates, self.spare_rates)
+        cached = self._budgets_cache
+        if cached is not None and all(a is b for a, b in zip(cached[0], key)) and 0.0 <= now - cached[1] < 60.0:
+            return cached[2]
+        budgets = self._host_budgets(now)
+        reckoned = budgets, self._spare(now, budgets)
+        self._budgets_cache = key, now, reckoned
+        return reckoned
+
     def _host_budgets(self, now: float | None) -> dict[str, tuple[float | None, float | None]] | None:
         """``host -> (visit budget, scarce rate)`` of each host the driver gave a poll rate
         (``poll_rates``: the budget per host), or None (one budget for all the listings). Each

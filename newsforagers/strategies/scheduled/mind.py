@@ -69,6 +69,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         # in all, its listings that have not paid yet included (host -> visits; None: not known
         # per host): what the threshold does not spend of it is spare (BudgetRules._spare)
         self.spare_rates: dict[str, float] | None = None
+        # (the rates above, when, and the host budgets and spare budget reckoned of them: see
+        # BudgetRules._budgets)
+        self._budgets_cache: tuple | None = None
         # the weblog entry another forager of the colony holds for a URL (None: none does);
         # the driver sets it
         self.colony_entry: Callable[[str], Entry | None] = lambda url: None
@@ -295,9 +298,12 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                       spare: bool = True) -> tuple[str | None, float]:
         """The schedule's next due listing under the budget (each host's, when known);
         ``spare``: the spare budget's visits too."""
-        budgets = self._host_budgets(now)
+        budgets, spare_rates = self._budgets(now)
+        if budgets is not None:  # (each host's listings under its own: no budget for all of them)
+            return self.schedule.next_due(now, min_yield=self._visit_yield(), budgets=budgets, skip=busy,
+                                          spare=spare_rates if spare else None)
         return self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now), self._visit_yield(),
-                                      budgets=budgets, skip=busy, spare=self._spare(now, budgets) if spare else None)
+                                      skip=busy, spare=spare_rates if spare else None)
 
     def _host(self, url: str) -> str:
         host = self._hosts.get(url)
