@@ -298,12 +298,12 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                       spare: bool = True) -> tuple[str | None, float]:
         """The schedule's next due listing under the budget (each host's, when known);
         ``spare``: the spare budget's visits too."""
-        budgets, spare_rates = self._budgets(now)
-        if budgets is not None:  # (each host's listings under its own: no budget for all of them)
+        budgets, spare_budget = self._budgets(now)
+        if budgets is not None:  # (each host's listings under their own: no budget for all of them)
             return self.schedule.next_due(now, min_yield=self._visit_yield(), budgets=budgets, skip=busy,
-                                          spare=spare_rates if spare else None)
+                                          spare=spare_budget if spare else None)
         return self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now), self._visit_yield(),
-                                      skip=busy, spare=spare_rates if spare else None)
+                                      skip=busy, spare=spare_budget if spare else None)
 
     def _host(self, url: str) -> str:
         host = self._hosts.get(url)
