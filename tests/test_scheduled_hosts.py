@@ -147,33 +147,6 @@ def test_the_harvest_queue_is_one_heap_per_host_and_its_head_the_best_of_the_fre
     assert queue.head(lambda host: True) is None
 
 
-def test_the_harvest_queue_s_head_is_the_best_of_the_free_hosts_heads_whatever_came_before():
-    # the hosts' heads are kept in a heap of their own: after any pushes and pops, with any
-    # hosts busy, the head is what a look at every host's first entry finds
-    from newsforagers.strategies.scheduled.fetch import HostQueues
-
-    rng = np.random.default_rng(7)
-    queue, heaps = HostQueues(), {}
-    for order in range(3_000):
-        host = f"h{rng.integers(40)}"
-        if rng.random() < 0.55 or not heaps:
-            entry = (int(rng.integers(4)), float(rng.integers(20)), order)
-            queue.push(host, entry)
-            heaps.setdefault(host, []).append(entry)
-        else:
-            host = sorted(heaps)[rng.integers(len(heaps))]
-            first = min(heaps[host])
-            assert queue.pop(host) == first
-            heaps[host].remove(first)
-            if not heaps[host]:
-                del heaps[host]
-        busy = {f"h{i}" for i in rng.integers(40, size=int(rng.integers(40)))}
-        free = {host: min(entries) for host, entries in heaps.items() if host not in busy}
-        best = min(free.items(), key=lambda item: item[1], default=None)
-        assert queue.head(busy.__contains__) == best
-        assert len(queue) == sum(len(entries) for entries in heaps.values())
-
-
 def test_a_seed_host_s_first_visit_goes_after_news_but_before_another_host_s_backlog():
     from newsforagers.config import ForagersConfig
     from newsforagers.strategies.scheduled import ScheduledMind

@@ -64,51 +64,27 @@ class HostQueues:
 
     def __init__(self) -> None:
         self._heaps: dict[str, list[tuple]] = {}
-        # the hosts' heads, ``((tier, key, order), host)``, in a heap of their own: the head of
-        # the queue is found without a look at every host. An item is current while it is its
-        # host's head; others are dropped when they come up.
-        self._heads: list[tuple[tuple, str]] = []
         self._size = 0
 
     def push(self, host: str, entry: tuple) -> None:
-        heap = self._heaps.setdefault(host, [])
-        heapq.heappush(heap, entry)
-        if heap[0] is entry:
-            heapq.heappush(self._heads, (entry[:3], host))
+        heapq.heappush(self._heaps.setdefault(host, []), entry)
         self._size += 1
 
     def head(self, busy: Callable[[str], bool] | None = None) -> tuple[str, tuple] | None:
-        """``(host, entry)`` of the first entry of a host that is not ``busy``, or None. The
-        hosts are looked at in the order of their heads, up to the first that is not busy."""
-        heads, heaps = self._heads, self._heaps
-        passed: list[tuple[tuple, str]] = []
-        found: tuple[str, tuple] | None = None
-        while heads:
-            key, host = heads[0]
-            heap = heaps.get(host)
-            if heap is None or heap[0][:3] != key:
-                heapq.heappop(heads)  # (no longer its host's head)
-            elif busy is not None and busy(host):
-                passed.append(heapq.heappop(heads))
-            else:
-                found = (host, heap[0])
-                break
-        for item in passed:
-            heapq.heappush(heads, item)
-        return found
+        """``(host, entry)`` of the first entry of a host that is not ``busy``, or None."""
+        best: tuple[str, tuple] | None = None
+        for host, heap in self._heaps.items():
+            if (best is None or heap[0] < best[1]) and (busy is None or not busy(host)):
+                best = (host, heap[0])
+        return best
 
     def pop(self, host: str) -> tuple:
         """Remove and return ``host``'s first entry."""
         heap = self._heaps[host]
         entry = heapq.heappop(heap)
-        if heap:
-            heapq.heappush(self._heads, (heap[0][:3], host))
-        else:
+        if not heap:
             del self._heaps[host]
         self._size -= 1
-        if len(self._heads) > 4 * len(self._heaps) + 64:  # (dropped items piling up behind the current)
-            self._heads = [(h[0][:3], name) for name, h in self._heaps.items()]
-            heapq.heapify(self._heads)
         return entry
 
     def __len__(self) -> int:
