@@ -27,7 +27,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# (after PYTHONPATH and the installed package: the tree to trace can be another one)
+sys.path.append(str(Path(__file__).resolve().parents[1]))
 
 from newsforagers.learning.schedule import HubSchedule  # noqa: E402
 

@@ -114,6 +114,9 @@ _SPARE = -0.5  # the first item of a due key set by the spare budget: below the 
 #: host budgets hold (HubSchedule._reckon_hosts), as long as the budgets are the same; the
 #: stories' rate of the scheduled strategy's budget is reckoned as often.
 RECKONING = 60.0
+#: Simulated seconds within which a due time kept between decisions is not trusted to say a
+#: listing is not due yet (worked out again, exactly): far above the floats' rounding.
+_DUE_MARGIN = 1e-3
 _UNSET = object()  # (an argument not given: None is a value of it)
 
 
@@ -135,6 +138,13 @@ class Entry:
     closed: bool = False  # a past day's page read after its site moved on: nothing more to list
     subsumed: bool = False  # at its last visit another listing of its host showed every story
     since: float | None = None  # the start of the span the visit begun covers (the last one read)
+
+    def __setattr__(self, name: str, value) -> None:
+        # Any field set forgets the due time HubSchedule.next_due kept for it (``_due``, not a
+        # field: never saved): whatever sets it, the next decision works it out again.
+        # (object.__setattr__, not __dict__: its instances keep CPython's fast attribute reads)
+        object.__setattr__(self, name, value)
+        object.__setattr__(self, "_due", None)
 
     def expected(self, now: float) -> float:
         """Novel documents expected on it at ``now`` (infinite before the first visit)."""
@@ -219,6 +229,12 @@ class HubSchedule:
         # (_reckon_hosts, _reckon_spare)
         self._host_reckoning: tuple | None = None
         self._spare_reckoning: tuple | None = None
+        # what a listing's due time kept between decisions was worked out under (next_due,
+        # _due_stamp): this schedule, a count of what changed since (a reckoning, the curve,
+        # the families' pays, a site's day), the min_yield, and whether the spare budget was in
+        self._token = object()
+        self._changes = 0
+        self._stamp_curve: Rhythm | None = None
 
     def _parameters(self) -> dict:
         return dict(capacity=self.capacity, beta=self.beta, min_interval=self.min_interval,
@@ -546,6 +562,12 @@ class HubSchedule:
         spares, spare_rates = (self._reckon_spare(spare, now) if per_host else self._spare_factors(spare, now)) \
             if spare else ({}, {})
         factor = spares.get("") if spares and not per_host else None
+        # With the hosts' budgets reckoned (and the spare budget's, when given), a listing's
+        # due time stays what it was until the listing or the reckoning changes: kept between
+        # decisions, it tells a listing that is not due yet, and that cannot shorten the wait,
+        # without its floor and threshold worked out again (at 1,000 sites most of a forager's
+        # listings, at every decision). Near or past it, everything is worked out as always.
+        stamp = self._due_stamp(curve, bool(spare)) if budgets is not None and (not spare or per_host) else None
         host: str | None = None
         hosts = self._hosts
         for entry in self._entries.values():
@@ -571,6 +593,11 @@ class HubSchedule:
                     if skip is None or not skip(host):
                         self._mark_barren(entry)
                     continue
+                if stamp is not None:
+                    due = entry._due
+                    if due is not None and due[0] == stamp and due[1] > now + _DUE_MARGIN \
+                            and (best is not None or due[1] - now > wait + _DUE_MARGIN):
+                        continue
                 # (a listing another of its host's shows every story of: due by its floor alone)
                 floor = None
                 expected = -math.inf if entry.subsumed else self._due_measure(entry, now, curve)
@@ -597,6 +624,8 @@ class HubSchedule:
                     due_in = max(due_in, self.min_interval - elapsed)  # never polled faster
                 if due_in > 0:
                     wait = min(wait, due_in)
+                    if stamp is not None:
+                        object.__setattr__(entry, "_due", (stamp, now + due_in))
                     continue
                 key = key if key is not None else (0, elapsed)  # due to the second
             if key > best_key:
@@ -706,6 +735,7 @@ class HubSchedule:
         self._stretches = {}
         thresholds = self._host_thresholds(budgets, now)
         self._host_reckoning = (budgets, self._min_yield, curve, now, thresholds, self._thresholds, self._stretches)
+        self._changes += 1
         return thresholds
 
     def _reckon_spare(self, spare: Mapping[str, float], now: float) -> tuple[dict[str, float], dict[str, float]]:
@@ -717,7 +747,16 @@ class HubSchedule:
             return cached[3]
         factors = self._spare_factors(spare, now)
         self._spare_reckoning = (spare, curve, now, factors)
+        self._changes += 1
         return factors
+
+    def _due_stamp(self, curve: Rhythm | None, spare: bool) -> tuple:
+        """What a due time worked out now holds under (see ``_token``): after the hosts'
+        reckoning and the spare budget's of this call."""
+        if curve is not self._stamp_curve:
+            self._stamp_curve = curve
+            self._changes += 1
+        return self._token, self._changes, self._min_yield, spare
 
     def _host_thresholds(self, budgets: Mapping[str, tuple[float | None, float | None]],
                          now: float) -> dict[str, float]:
@@ -758,6 +797,7 @@ class HubSchedule:
     def _mark_barren(self, entry: Entry) -> None:
         entry.barren = True
         self._shapes.setdefault(shape(entry.url), [0, 0])[0] += 1
+        self._changes += 1  # (a family's floor: _family_pays)
 
     def _due_measure(self, entry: Entry, now: float, curve: Rhythm | None | object = _UNSET) -> float:
         if curve is _UNSET:
@@ -868,7 +908,9 @@ class HubSchedule:
         end = url_day_end(url)
         if end is None:
             return False
-        return self.site_days.observe(self.host(url), end - DAY, published)
+        changed = self.site_days.observe(self.host(url), end - DAY, published)
+        self._changes += changed  # (a day's page's floor: _day_open)
+        return changed
 
     def _family(self, url: str) -> tuple[str, str]:
         return self.host(url), shape(url)
@@ -1043,6 +1085,7 @@ class HubSchedule:
             return
         if entry.paid == 0:
             self._shapes.setdefault(shape(entry.url), [0, 0])[1] += 1
+            self._changes += 1  # (a family's floor: _family_pays)
         entry.paid += novel
         entry.credited += novel
         if entry.interval is None:
@@ -1152,6 +1195,7 @@ class HubSchedule:
         return added
 
     def _count_shapes(self) -> None:
+        self._changes += 1
         self._shapes = {}
         for entry in self._entries.values():
             counts = self._shapes.setdefault(shape(entry.url), [0, 0])

@@ -828,3 +828,26 @@ def test_the_hosts_thresholds_are_reckoned_with_their_budgets():
     assert s.next_due(5.0, budgets=again) == (None, pytest.approx(0.4 * HOUR - 5.0))
     later = 3.0 + RECKONING
     assert s.next_due(later, budgets=again) == (None, pytest.approx(0.6 * HOUR - later))
+
+
+def test_a_listing_s_due_time_is_kept_between_decisions_until_it_or_the_reckoning_changes(monkeypatch):
+    # three listings of one host, rates 100, 4 and 1, budget p = 3: θ = (10 + 2 + 1)² / 18;
+    # the first is due at √(2θ/100) h. Once one is due, the others' due times kept from the
+    # decision before say they are not: their floors are not worked out again
+    s = HubSchedule(threshold=100.0)
+    for path, rate in (("z", 100.0), ("x", 4.0), ("y", 1.0)):
+        s.add(f"http://a/{path}", now=0.0, rate=rate)
+    budgets = {"a": (3.0, None)}
+    due = math.sqrt(2 * 169 / 18 / 100) * HOUR
+    assert s.next_due(due - 30.0, budgets=budgets) == (None, pytest.approx(30.0))  # (one reckoning)
+    floors = []
+    floor = s._floor
+    monkeypatch.setattr(s, "_floor", lambda entry, *args, **kwargs: floors.append(entry.url) or floor(entry, *args, **kwargs))
+    assert s.next_due(due + 1.0, budgets=budgets) == ("http://a/z", 0.0)
+    assert floors == []  # x and y: their kept due times
+    s.entry("http://a/x").covered = True  # any field set: worked out again
+    assert s.next_due(due + 2.0, budgets=budgets) == ("http://a/z", 0.0)
+    assert floors == ["http://a/x"]
+    floors.clear()
+    assert s.next_due(due + 3.0, budgets=dict(budgets))[0] == "http://a/z"  # a new reckoning: all again
+    assert sorted(floors) == ["http://a/x", "http://a/y"]
