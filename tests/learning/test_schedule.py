@@ -840,9 +840,13 @@ def test_a_listing_s_due_time_is_kept_between_decisions_until_it_or_the_reckonin
     budgets = {"a": (3.0, None)}
     due = math.sqrt(2 * 169 / 18 / 100) * HOUR
     assert s.next_due(due - 30.0, budgets=budgets) == (None, pytest.approx(30.0))  # (one reckoning)
-    floors = []
-    floor = s._floor
-    monkeypatch.setattr(s, "_floor", lambda entry, *args, **kwargs: floors.append(entry.url) or floor(entry, *args, **kwargs))
+    floors, floor = [], s._floor
+
+    def counted(entry, *args, **kwargs):
+        floors.append(entry.url)
+        return floor(entry, *args, **kwargs)
+
+    monkeypatch.setattr(s, "_floor", counted)
     assert s.next_due(due + 1.0, budgets=budgets) == ("http://a/z", 0.0)
     assert floors == []  # x and y: their kept due times
     s.entry("http://a/x").covered = True  # any field set: worked out again
