@@ -7,7 +7,8 @@
 ``HubSchedule`` alone (no crawl): ``--hosts`` hosts of ``--listings`` listings each, and
 ``--decisions`` calls of ``next_due`` a few simulated seconds apart, as a forager makes them —
 the budgets reckoned anew every ``--reckon-every`` decisions (per host, or ``--one-budget``
-for all the listings), a fifth of the hosts busy at each call, the listing chosen begun, visits
+for all the listings; ``--steady F``: a share F of the hosts keeps its budgets' values, as most
+hosts do between two reckonings of a crawl), a fifth of the hosts busy at each call, the listing chosen begun, visits
 arriving with new links and listed rates, novel documents credited (``--rhythm``: the
 publishing rhythm on, fed the credited stories' dates). Everything random comes from ``--seed``.
 
@@ -36,7 +37,7 @@ START = 1_700_000_000.0
 
 
 def trace(hosts: int, listings: int, decisions: int, reckon_every: int, rhythm: bool,
-          one_budget: bool, seed: int) -> tuple[str, float]:
+          one_budget: bool, seed: int, steady: float = 0.0) -> tuple[str, float]:
     """``(hash of the answers, CPU seconds of next_due a decision)``."""
     rng = random.Random(seed)
     schedule = HubSchedule(capacity=max(1_000, 2 * hosts * listings), rhythm=rhythm)
@@ -53,8 +54,15 @@ def trace(hosts: int, listings: int, decisions: int, reckon_every: int, rhythm: 
     for step in range(decisions):
         now += rng.uniform(0.5, 3.0)
         if step % reckon_every == 0:  # new objects, as a driver's reckoning gives
-            budgets = {h: (rng.uniform(5, 40), rng.uniform(20, 80)) for h in names if rng.random() < 0.9}
-            spare = {h: rng.uniform(1, 20) for h in names if rng.random() < 0.5}
+            if steady and budgets:  # a share of the hosts keeps its budgets' values
+                kept = {h for h in names if rng.random() < steady}
+                budgets = {h: budgets[h] if h in kept and h in budgets else (rng.uniform(5, 40), rng.uniform(20, 80))
+                           for h in names if (h in kept and h in budgets) or (h not in kept and rng.random() < 0.9)}
+                spare = {h: spare[h] if h in kept and h in spare else rng.uniform(1, 20)
+                         for h in names if (h in kept and h in spare) or (h not in kept and rng.random() < 0.5)}
+            else:
+                budgets = {h: (rng.uniform(5, 40), rng.uniform(20, 80)) for h in names if rng.random() < 0.9}
+                spare = {h: rng.uniform(1, 20) for h in names if rng.random() < 0.5}
         busy = {h for h in names if rng.random() < 0.2}
         began = time.thread_time()
         if one_budget:
@@ -86,11 +94,13 @@ def main() -> int:
     parser.add_argument("--reckon-every", type=int, default=30, help="decisions between two reckonings of the budgets")
     parser.add_argument("--rhythm", action="store_true", help="the publishing rhythm on")
     parser.add_argument("--one-budget", action="store_true", help="one budget for all the listings, not one a host")
+    parser.add_argument("--steady", type=float, default=0.0,
+                        help="the share of the hosts whose budgets keep their values at a reckoning (new objects)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     for hosts in (int(n) for n in args.hosts.split(",")):
         fingerprint, cpu = trace(hosts, args.listings, args.decisions, args.reckon_every, args.rhythm,
-                                 args.one_budget, args.seed)
+                                 args.one_budget, args.seed, args.steady)
         print(f"{hosts} hosts: {fingerprint}  {cpu * 1e3:.3f} ms a decision")
     return 0
 

@@ -97,6 +97,7 @@ import re
 from dataclasses import asdict, dataclass
 from dataclasses import fields as dataclass_fields
 from datetime import UTC
+from heapq import heapify, heappop, heappush
 from typing import Callable, Iterable, Iterator, Mapping
 from urllib.parse import urlsplit
 
@@ -139,12 +140,21 @@ class Entry:
     subsumed: bool = False  # at its last visit another listing of its host showed every story
     since: float | None = None  # the start of the span the visit begun covers (the last one read)
 
+    # Not fields (never saved): the due time HubSchedule.next_due kept for it, the set of URLs
+    # its schedule looks at again at its next decision, and its place in the schedule's order.
+    _due = None
+    _sink = None
+    _order = None
+
     def __setattr__(self, name: str, value) -> None:
-        # Any field set forgets the due time HubSchedule.next_due kept for it (``_due``, not a
-        # field: never saved): whatever sets it, the next decision works it out again.
+        # Any field set forgets the due time HubSchedule.next_due kept for it: whatever sets
+        # it, the next decision works it out again.
         # (object.__setattr__, not __dict__: its instances keep CPython's fast attribute reads)
         object.__setattr__(self, name, value)
         object.__setattr__(self, "_due", None)
+        sink = self._sink
+        if sink is not None:
+            sink.add(self.url)
 
     def expected(self, now: float) -> float:
         """Novel documents expected on it at ``now`` (infinite before the first visit)."""
@@ -235,6 +245,22 @@ class HubSchedule:
         self._token = object()
         self._changes = 0
         self._stamp_curve: Rhythm | None = None
+        # per host, a count of the reckonings that changed what its listings' due times are
+        # worked out from (its threshold, floor stretch, spare factor, its listings' spare
+        # rates): a reckoning that leaves a host's numbers as they were keeps its due times
+        self._host_changes: dict[str, int] = {}
+        # The kept due times in order (next_due, _due_candidates): a heap of
+        # (when it is to be looked at again, its order, url, the due time kept), the URLs to
+        # be looked at at the next decision (a field set, a host's numbers changed, not kept),
+        # the hosts whose numbers changed since the last decision, what the kept ones were
+        # worked out under, and the listings' order (that of _entries) under a token
+        self._kept: list[tuple] = []
+        self._watch: set[str] = set()
+        self._changed_hosts: set[str] = set()
+        self._kept_stamp: tuple | None = None
+        self._order_token = object()
+        self._order_next = 0
+        self._live: str | None = None  # a live entry's URL (__bool__)
 
     def _parameters(self) -> dict:
         return dict(capacity=self.capacity, beta=self.beta, min_interval=self.min_interval,
@@ -278,8 +304,17 @@ class HubSchedule:
         return sum(1 for e in self._entries.values() if not e.barren)
 
     def __bool__(self) -> bool:
-        """Whether a live entry is left (``len(self) > 0``, without counting them all)."""
-        return any(not e.barren for e in self._entries.values())
+        """Whether a live entry is left (``len(self) > 0``, without counting them all: the one
+        found live last time first — a forager asks at every decision, and a weblog's first
+        entries may be day pages closed long ago)."""
+        entry = self._entries.get(self._live) if self._live is not None else None
+        if entry is not None and not entry.barren:
+            return True
+        for entry in self._entries.values():
+            if not entry.barren:
+                self._live = entry.url
+                return True
+        return False
 
     def __contains__(self, url: str) -> bool:
         return url in self._entries
@@ -320,6 +355,10 @@ class HubSchedule:
         if len(self._entries) >= self.capacity and not self._evict():
             return False
         entry = self._entries[url] = Entry(url, rate=rate, last=now if rate is not None else seen_at)
+        object.__setattr__(entry, "_order", (self._order_token, self._order_next))
+        object.__setattr__(entry, "_sink", self._watch)
+        self._order_next += 1
+        self._watch.add(url)
         self._unvisited = self._unvisited or entry.last is None
         return True
 
@@ -570,70 +609,99 @@ class HubSchedule:
         stamp = self._due_stamp(curve, bool(spare)) if budgets is not None and (not spare or per_host) else None
         host: str | None = None
         hosts = self._hosts
-        for entry in self._entries.values():
-            if entry.barren or entry.in_flight:
-                continue
-            if budgets is not None or skip is not None or per_host or self._stretches:
-                host = hosts.get(entry.url) or self.host(entry.url)
-                if budgets is not None:
-                    threshold = thresholds.get(host, self.threshold)
-                if per_host:
-                    factor = spares.get(host)
-            if entry.last is None:
-                if entry.subsumed:
-                    continue  # another listing of its host shows every story it would (subsume_host)
-                if skip is not None and skip(host):
+        changes = self._host_changes
+        # Kept, the listings are looked at in two rounds: those whose due time is not kept or
+        # comes within the margin (in the schedule's order: ties go to the first, as over all),
+        # then, when none of them is due, the kept ones in the order of their due times while
+        # one may shorten the wait (_kept_near); the others are passed over unseen.
+        indexed = stamp is not None
+        first = self._due_candidates(stamp, now) if indexed else self._entries.values()
+        near: list[Entry] = []
+        rounds = [first]
+        for pending in rounds:  # (a second round may be added as the first ends)
+            for entry in pending:
+                if entry.barren or entry.in_flight:
                     continue
-                # the optimistic prior: never visited goes first, today's page before the others
-                key = (2, -entry.visits, self.today_page(entry.url, now))
-            else:
-                elapsed = now - entry.last
-                if entry.paid == 0 and entry.evidence >= self.barren_after and elapsed >= self.min_interval:
-                    # the credits of its last visit had min_interval to arrive: none did
-                    if skip is None or not skip(host):
-                        self._mark_barren(entry)
-                    continue
-                if stamp is not None:
-                    due = entry._due
-                    if due is not None and due[0] == stamp and due[1] > now + _DUE_MARGIN \
-                            and (best is not None or due[1] - now > wait + _DUE_MARGIN):
+                if budgets is not None or skip is not None or per_host or self._stretches:
+                    host = hosts.get(entry.url) or self.host(entry.url)
+                    if budgets is not None:
+                        threshold = thresholds.get(host, self.threshold)
+                    if per_host:
+                        factor = spares.get(host)
+                if entry.last is None:
+                    if entry.subsumed:
+                        continue  # another listing of its host shows every story it would (subsume_host)
+                    if skip is not None and skip(host):
                         continue
-                # (a listing another of its host's shows every story of: due by its floor alone)
-                floor = None
-                expected = -math.inf if entry.subsumed else self._due_measure(entry, now, curve)
-                if expected >= threshold and self._yields(entry, now, curve):
-                    key = (1, expected)
+                    # the optimistic prior: never visited goes first, today's page before the others
+                    key = (2, -entry.visits, self.today_page(entry.url, now))
                 else:
-                    floor = self._floor(entry, host, curve)
-                    key = (0, elapsed) if elapsed >= floor else None  # the floor: overdue, whatever it holds
-                spare_in = math.inf
-                if key is None and factor is not None:
-                    spare_in = self._spare_interval(spare_rates.get(entry.url, 0.0), factor)
-                    if elapsed >= spare_in:
-                        key = (_SPARE, elapsed / spare_in)  # the spare budget's: after all the others
-                if key is None and best is not None and (curve is not None or best_key >= (0, elapsed)):
-                    # something is due that this one could not pass even if due to the second
-                    # (below): its due time is not needed (with the rhythm, costly: not worked
-                    # out), nor whether its host is to be skipped (a look at the host's budget)
-                    continue
-                if skip is not None and skip(host):
-                    continue
-                due_in = 0.0 if key is not None else min(self._until_due(entry, now, threshold, floor, curve),
-                                                         spare_in - elapsed)
-                if entry.rate is not None or not entry.failures:  # (a failed first visit: at once)
-                    due_in = max(due_in, self.min_interval - elapsed)  # never polled faster
-                if due_in > 0:
-                    wait = min(wait, due_in)
+                    elapsed = now - entry.last
+                    if entry.paid == 0 and entry.evidence >= self.barren_after and elapsed >= self.min_interval:
+                        # the credits of its last visit had min_interval to arrive: none did
+                        if skip is None or not skip(host):
+                            self._mark_barren(entry)
+                        continue
                     if stamp is not None:
-                        object.__setattr__(entry, "_due", (stamp, now + due_in))
-                    continue
-                key = key if key is not None else (0, elapsed)  # due to the second
-            if key > best_key:
-                best, best_key = entry, key
+                        due = entry._due
+                        if due is not None and due[0] == stamp and due[1] == changes.get(host, 0) \
+                                and due[2] > now + _DUE_MARGIN \
+                                and (best is not None or due[2] - now > wait + _DUE_MARGIN):
+                            continue
+                    # (a listing another of its host's shows every story of: due by its floor alone)
+                    floor = None
+                    expected = -math.inf if entry.subsumed else self._due_measure(entry, now, curve)
+                    if expected >= threshold and self._yields(entry, now, curve):
+                        key = (1, expected)
+                    else:
+                        floor = self._floor(entry, host, curve)
+                        key = (0, elapsed) if elapsed >= floor else None  # the floor: overdue, whatever it holds
+                    spare_in = math.inf
+                    if key is None and factor is not None:
+                        spare_in = self._spare_interval(spare_rates.get(entry.url, 0.0), factor)
+                        if elapsed >= spare_in:
+                            key = (_SPARE, elapsed / spare_in)  # the spare budget's: after all the others
+                    if key is None and best is not None and (curve is not None or best_key >= (0, elapsed)):
+                        # something is due that this one could not pass even if due to the second
+                        # (below): whether its host is to be skipped is not needed (a look at the
+                        # host's budget), nor its due time now — kept, it is for the decisions to
+                        # come (else, with the rhythm, costly: not worked out)
+                        if stamp is not None:
+                            due_in = self._due_in(entry, now, elapsed, threshold, floor, spare_in, curve)
+                            if due_in > 0:
+                                object.__setattr__(entry, "_due", (stamp, changes.get(host, 0), now + due_in))
+                        continue
+                    if skip is not None and skip(host):
+                        continue
+                    due_in = self._due_in(entry, now, elapsed, threshold, floor, spare_in, curve, key is not None)
+                    if due_in > 0:
+                        wait = min(wait, due_in)
+                        if stamp is not None:
+                            object.__setattr__(entry, "_due", (stamp, changes.get(host, 0), now + due_in))
+                        continue
+                    key = key if key is not None else (0, elapsed)  # due to the second
+                if key > best_key:
+                    best, best_key = entry, key
+            if indexed and len(rounds) == 1 and best is None and self._kept:
+                rounds.append(self._kept_near(now, wait, stamp, near))
+        if indexed:
+            self._keep_due(first, stamp)
+            self._keep_due(near, stamp)
         self.spare_due = best is not None and best_key[0] == _SPARE
         if best is not None:
             return best.url, 0.0
         return None, wait
+
+    def _due_in(self, entry: Entry, now: float, elapsed: float, threshold: float, floor: float | None,
+                spare_in: float, curve: Rhythm | None, due: bool = False) -> float:
+        """:meth:`next_due`'s seconds until ``entry`` (visited ``elapsed`` seconds before
+        ``now``) is due: by ``threshold``, its ``floor`` (None: worked out) or the spare
+        budget's ``spare_in``; 0 when it is (``due``), but never sooner than ``min_interval``
+        after its last visit."""
+        due_in = 0.0 if due else min(self._until_due(entry, now, threshold, floor, curve), spare_in - elapsed)
+        if entry.rate is not None or not entry.failures:  # (a failed first visit: at once)
+            due_in = max(due_in, self.min_interval - elapsed)  # never polled faster
+        return due_in
 
     def prior_rate(self, entry: Entry) -> float:
         """The *prior* of a listing that has been visited and has not paid yet: one story per
@@ -734,9 +802,29 @@ class HubSchedule:
             return cached[4]
         self._stretches = {}
         thresholds = self._host_thresholds(budgets, now)
+        if cached is not None and cached[1] == self._min_yield and cached[2] is curve:
+            # the same yield and curve: only the hosts whose numbers moved have new due times
+            self._hosts_changed(cached[4], thresholds)
+            self._hosts_changed(cached[6], self._stretches)
+        else:
+            self._changes += 1
         self._host_reckoning = (budgets, self._min_yield, curve, now, thresholds, self._thresholds, self._stretches)
-        self._changes += 1
         return thresholds
+
+    def _hosts_changed(self, before: Mapping[str, float], after: Mapping[str, float],
+                       host: Callable[[str], str] | None = None) -> None:
+        """Counts a change of every host (``host`` of each key, when the keys are URLs) whose
+        number in ``after`` is not the one in ``before`` (or that is in one of them only):
+        their listings' kept due times are worked out again (:meth:`_due_stamp`)."""
+        for key in before.keys() | after.keys():
+            if before.get(key) != after.get(key):
+                self._host_changed(key if host is None else host(key))
+
+    def _host_changed(self, host: str) -> None:
+        """What ``host``'s listings' due times are worked out from changed: those kept are
+        worked out again (:meth:`_due_candidates`)."""
+        self._host_changes[host] = self._host_changes.get(host, 0) + 1
+        self._changed_hosts.add(host)
 
     def _reckon_spare(self, spare: Mapping[str, float], now: float) -> tuple[dict[str, float], dict[str, float]]:
         """:meth:`_spare_factors` of a spare budget per host, reckoned once for ``spare`` (the
@@ -746,8 +834,12 @@ class HubSchedule:
         if cached is not None and cached[0] is spare and cached[1] is curve and 0.0 <= now - cached[2] < RECKONING:
             return cached[3]
         factors = self._spare_factors(spare, now)
+        if cached is not None and cached[1] is curve:
+            self._hosts_changed(cached[3][0], factors[0])
+            self._hosts_changed(cached[3][1], factors[1], self.host)
+        else:
+            self._changes += 1
         self._spare_reckoning = (spare, curve, now, factors)
-        self._changes += 1
         return factors
 
     def _due_stamp(self, curve: Rhythm | None, spare: bool) -> tuple:
@@ -757,6 +849,87 @@ class HubSchedule:
             self._stamp_curve = curve
             self._changes += 1
         return self._token, self._changes, self._min_yield, spare
+
+    def _due_candidates(self, stamp: tuple, now: float) -> list[Entry]:
+        """The listings :meth:`next_due` looks at first under ``stamp``, in the schedule's
+        order: every one after a change of the stamp; else those whose due time is not kept
+        (a field set, added, a host's numbers changed since, or not kept at the last decision)
+        and those whose kept due time (or the moment their visit's credits are late: barren)
+        comes within the margin of ``now``."""
+        entries = self._entries
+        watch = self._watch
+        if stamp != self._kept_stamp:
+            self._kept_stamp = stamp
+            self._kept = []
+            watch.clear()
+            self._changed_hosts.clear()
+            token = self._order_token = object()
+            for n, entry in enumerate(entries.values()):
+                object.__setattr__(entry, "_order", (token, n))
+                object.__setattr__(entry, "_sink", watch)
+            self._order_next = len(entries)
+            return list(entries.values())
+        if self._changed_hosts:
+            changed, hosts = self._changed_hosts, self._hosts
+            watch.update(url for url in entries if (hosts.get(url) or self.host(url)) in changed)
+            changed.clear()
+        picked = {url: entries[url] for url in watch if url in entries}
+        watch.clear()
+        kept = self._kept
+        while kept and kept[0][0] <= now + _DUE_MARGIN:
+            url, due = heappop(kept)[2:]
+            entry = entries.get(url)
+            if entry is not None and entry._due is due:
+                picked[url] = entry
+        return sorted(picked.values(), key=self._order_of)
+
+    def _order_of(self, entry: Entry) -> int:
+        order = entry._order
+        if order is None or order[0] is not self._order_token:  # (not seen since the last order)
+            order = (self._order_token, self._order_next)
+            object.__setattr__(entry, "_order", order)
+            self._order_next += 1
+        return order[1]
+
+    def _kept_near(self, now: float, wait: float, stamp: tuple, near: list[Entry]) -> Iterator[Entry]:
+        """The listings whose kept due time may shorten ``wait`` (seconds from ``now``), the
+        nearest first, as long as one may (each added to ``near``)."""
+        kept, entries, changes, hosts = self._kept, self._entries, self._host_changes, self._hosts
+        while kept and kept[0][0] - now <= wait + _DUE_MARGIN:
+            url, due = heappop(kept)[2:]
+            entry = entries.get(url)
+            if entry is None or entry._due is not due or due[0] != stamp \
+                    or due[1] != changes.get(hosts.get(url) or self.host(url), 0):
+                continue
+            near.append(entry)
+            yield entry
+            worked = entry._due
+            if worked is not None and worked is not due and worked[0] == stamp:
+                wait = min(wait, worked[2] - now)
+
+    def _keep_due(self, looked: Iterable[Entry], stamp: tuple) -> None:
+        """After a decision: the ``looked`` at listings whose due time is kept go in order of it
+        (of the moment their visit's credits are late, when sooner); those that may be due at
+        the next decision are looked at again then; the barren, those in flight and those
+        subsumed before their first visit wait for a field set."""
+        entries, kept, watch, changes, hosts = self._entries, self._kept, self._watch, self._host_changes, self._hosts
+        for entry in looked:
+            url = entry.url
+            if entries.get(url) is not entry or entry.barren or entry.in_flight \
+                    or (entry.last is None and entry.subsumed):
+                continue
+            due = entry._due
+            if due is not None and due[0] == stamp and due[1] == changes.get(hosts.get(url) or self.host(url), 0):
+                at = due[2]
+                if entry.paid == 0 and entry.evidence >= self.barren_after:
+                    at = min(at, entry.last + self.min_interval)
+                heappush(kept, (at, self._order_of(entry), url, due))
+            else:
+                watch.add(url)
+        if len(kept) > 2 * len(entries) + 64:  # (due times forgotten or worked out again since)
+            self._kept = [item for item in kept if (entry := entries.get(item[2])) is not None
+                          and entry._due is item[3]]
+            heapify(self._kept)
 
     def _host_thresholds(self, budgets: Mapping[str, tuple[float | None, float | None]],
                          now: float) -> dict[str, float]:
@@ -795,9 +968,9 @@ class HubSchedule:
         return entry.rate * curve.integral(entry.last, now) >= self._min_yield
 
     def _mark_barren(self, entry: Entry) -> None:
+        # (its family's count of barren pages bars new ones, add(): no other's due time moves)
         entry.barren = True
         self._shapes.setdefault(shape(entry.url), [0, 0])[0] += 1
-        self._changes += 1  # (a family's floor: _family_pays)
 
     def _due_measure(self, entry: Entry, now: float, curve: Rhythm | None | object = _UNSET) -> float:
         if curve is _UNSET:
@@ -908,8 +1081,14 @@ class HubSchedule:
         end = url_day_end(url)
         if end is None:
             return False
-        changed = self.site_days.observe(self.host(url), end - DAY, published)
-        self._changes += changed  # (a day's page's floor: _day_open)
+        host, days = self.host(url), self.site_days
+        before = (days.known(host), days.offset(host))
+        crowded = len(days) >= days.max_hosts  # (a host's votes may be forgotten for this one's)
+        changed = days.observe(host, end - DAY, published)
+        if changed and crowded:
+            self._changes += 1  # (a day's page's floor: _day_open)
+        elif changed and (days.known(host), days.offset(host)) != before:
+            self._host_changed(host)  # (its day's pages' floors)
         return changed
 
     def _family(self, url: str) -> tuple[str, str]:
@@ -1084,8 +1263,10 @@ class HubSchedule:
         if entry is None or entry.rate is None or novel <= 0:
             return
         if entry.paid == 0:
-            self._shapes.setdefault(shape(entry.url), [0, 0])[1] += 1
-            self._changes += 1  # (a family's floor: _family_pays)
+            counts = self._shapes.setdefault(shape(entry.url), [0, 0])
+            counts[1] += 1
+            if counts[1] == 1:
+                self._changes += 1  # (a family's first pay: its day pages' floors, _family_pays)
         entry.paid += novel
         entry.credited += novel
         if entry.interval is None:

@@ -90,6 +90,8 @@ _CHECK_EVERY = 256
 # URLs looked up per SELECT ... IN (...): below SQLite's smallest limit on a statement's
 # parameters (999 before SQLite 3.32)
 _IN_BATCH = 500
+#: Members whose decoded fields are kept (SQLiteStore._member_fields): more than a colony has.
+_MEMBERS_READ = 4_096
 
 
 def _has_json_functions(db: sqlite3.Connection) -> bool:
@@ -135,6 +137,7 @@ class SQLiteStore(ColonyStore):
         self._puts = 0
         self._check_every = min(_CHECK_EVERY, max(1, url_records_max // 8))
         self._json_in_sql = False
+        self._members_read: dict[str, tuple[str, dict]] = {}  # name -> (fields' text, decoded)
         if read_only:
             self._db = _open_read_only(self.path)
             return
@@ -271,7 +274,21 @@ class SQLiteStore(ColonyStore):
     def members(self, now: float) -> dict[str, Member]:
         rows = self._db.execute("SELECT name, lease, fields FROM members WHERE lease > ? ORDER BY name",
                                 (float(now),)).fetchall()
-        return {name: Member(name, lease, json.loads(fields)) for name, lease, fields in rows}
+        return {name: Member(name, lease, self._member_fields(name, fields)) for name, lease, fields in rows}
+
+    def _member_fields(self, name: str, text: str) -> dict:
+        # A member's fields decoded once for each text they are stored as: a colony's foragers
+        # read every member's (their listing demand per host, thousands of hosts) four times a
+        # second, and a member's change a few times a minute. (The fields are the store's
+        # reading, as every reader of members() takes them: not to be changed.)
+        known = self._members_read.get(name)
+        if known is not None and known[0] == text:
+            return known[1]
+        if len(self._members_read) >= _MEMBERS_READ:
+            self._members_read.clear()
+        fields = json.loads(text)
+        self._members_read[name] = (text, fields)
+        return fields
 
     @_writes
     def update_member(self, name: str, fields: dict) -> None:

@@ -853,5 +853,48 @@ def test_a_listing_s_due_time_is_kept_between_decisions_until_it_or_the_reckonin
     assert s.next_due(due + 2.0, budgets=budgets) == ("http://a/z", 0.0)
     assert floors == ["http://a/x"]
     floors.clear()
-    assert s.next_due(due + 3.0, budgets=dict(budgets))[0] == "http://a/z"  # a new reckoning: all again
+    assert s.next_due(due + 3.0, budgets=dict(budgets))[0] == "http://a/z"  # a new reckoning, the same numbers
+    assert floors == []
+    assert s.next_due(due + 4.0, budgets={"a": (4.0, None)})[0] == "http://a/z"  # the host's budget moved
     assert sorted(floors) == ["http://a/x", "http://a/y"]
+
+
+def test_only_the_nearest_kept_due_times_and_the_hosts_whose_numbers_moved_are_worked_out_again(monkeypatch):
+    # two hosts, each a listing of rate 100 and one of 4, budget p = 3 a host:
+    # θ = (10 + 2)² / 18 = 8, the first listing due at √(2·8/100) h = 1,440 s
+    s = HubSchedule(threshold=100.0)
+    for host in ("a", "b"):
+        for path, rate in (("z", 100.0), ("x", 4.0)):
+            s.add(f"http://{host}/{path}", now=0.0, rate=rate)
+    assert s.next_due(1_400.0, budgets={"a": (3.0, None), "b": (3.0, None)}) == (None, pytest.approx(40.0))
+    floors, floor = [], s._floor
+
+    def counted(entry, *args, **kwargs):
+        floors.append(entry.url)
+        return floor(entry, *args, **kwargs)
+
+    monkeypatch.setattr(s, "_floor", counted)
+    # a new reckoning of the same numbers: the two nearest worked out (the wait), not the others
+    assert s.next_due(1_410.0, budgets={"a": (3.0, None), "b": (3.0, None)}) == (None, pytest.approx(30.0))
+    assert floors == ["http://a/z", "http://b/z"]
+    floors.clear()
+    # b's budget doubled: θ_b = 144/72 = 2, b's first listing due at √(2·2/100) h = 720 s;
+    # a's kept due times stand (not looked at: something is due)
+    assert s.next_due(1_420.0, budgets={"a": (3.0, None), "b": (6.0, None)}) == ("http://b/z", 0.0)
+    assert floors == ["http://b/x"]
+
+
+def test_a_schedule_is_true_while_a_live_entry_is_left():
+    s = HubSchedule()
+    for path in ("a", "b", "c"):
+        s.add(f"http://h/{path}")
+    s.entry("http://h/a").barren = True  # (a day page closed long ago, first in the weblog)
+    assert s and len(s) == 2
+    s.entry("http://h/b").barren = True  # the live one found last time: another is looked for
+    assert s
+    s.entry("http://h/c").barren = True
+    assert not s
+    s.entry("http://h/a").barren = False
+    assert s
+    s.remove("http://h/a")
+    assert not s

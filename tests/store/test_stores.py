@@ -748,3 +748,24 @@ def test_a_read_only_store_reads_beside_a_crawl_writing_it(tmp_path):
         crawl.join(timeout=5)
     assert on_disk(path)["journal"] == "wal"
     assert SQLiteStore(path, read_only=True).document_count() == 5
+
+
+def test_sqlite_members_fields_are_decoded_once_a_text_and_follow_every_change(tmp_path, monkeypatch):
+    import newsforagers.store.sqlite as sqlite_module
+
+    path = tmp_path / "colony.db"
+    writer, reader = SQLiteStore(path), SQLiteStore(path)  # (two foragers' processes)
+    writer.join("f1", lease=100.0, now=0.0)
+    writer.update_member("f1", {"demands": {"a": 1.0}})
+    decoded = []
+    loads = sqlite_module.json.loads
+    monkeypatch.setattr(sqlite_module.json, "loads", lambda text: decoded.append(text) or loads(text))
+    first = reader.members(0.0)["f1"].fields
+    assert reader.members(0.0)["f1"].fields == first == {"demands": {"a": 1.0}}
+    assert len(decoded) == 1  # the same text: read once
+    writer.update_member("f1", {"demands": {"a": 2.0, "b": 0.5}})
+    decoded.clear()
+    assert reader.members(0.0)["f1"].fields == {"demands": {"a": 2.0, "b": 0.5}}  # changed: read again
+    assert len(decoded) == 1
+    writer.close()
+    reader.close()
