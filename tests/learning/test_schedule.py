@@ -898,3 +898,28 @@ def test_a_schedule_is_true_while_a_live_entry_is_left():
     assert s
     s.remove("http://h/a")
     assert not s
+
+
+def test_a_site_s_day_learnt_works_out_again_its_own_listings_due_times_only(monkeypatch):
+    # a: one listing of rate 1, budget 0.5: θ = 1/(2·0.25) = 2, due at √(2·2/1) h = 2 h;
+    # b: rates 100 and 1, budget 3: θ = 11²/18, the first due at √(2θ/100) h = 1,320 s
+    s = HubSchedule(threshold=100.0)
+    s.add("http://a/x", now=0.0, rate=1.0)
+    s.add("http://b/z", now=0.0, rate=100.0)
+    s.add("http://b/x", now=0.0, rate=1.0)
+    budgets = {"a": (0.5, None), "b": (3.0, None)}
+    assert s.next_due(1_300.0, budgets=budgets) == (None, pytest.approx(20.0))
+    floors, floor = [], s._floor
+
+    def counted(entry, *args, **kwargs):
+        floors.append(entry.url)
+        return floor(entry, *args, **kwargs)
+
+    monkeypatch.setattr(s, "_floor", counted)
+    # a's stories named two days in a row, at 10:00 UTC each: a's days are learnt
+    for day in ("2024/01/02", "2024/01/03"):
+        url = f"http://a/{day}/story/"
+        assert s.observe_day(url, s.day_end(url) - 14 * HOUR)
+    assert s.site_days.known("a")
+    assert s.next_due(1_330.0, budgets=budgets) == ("http://b/z", 0.0)
+    assert floors == ["http://a/x"]  # b's other listing: its kept due time
