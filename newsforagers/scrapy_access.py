@@ -7,9 +7,10 @@ checks every one against the installed Scrapy and fails loudly, naming what move
   request while it still has work (a forager waiting for its step's probes, a scheduled
   forager idling until a listing is due on an accelerated clock) is asked again only after the
   next download or the engine's 5-s heartbeat; Scrapy has no public "ask me again now".
-- :func:`requests_in_flight`: ``engine.downloader.active`` and ``engine.scraper.slot``. Scrapy
-  drops some requests without calling an errback (an off-site redirect); a forager waiting for
-  an answer must see that none of its requests is anywhere in Scrapy any more.
+- :func:`requests_in_flight`: ``engine.downloader.active`` and ``engine.scraper.slot``'s
+  ``queue`` and ``active``. Scrapy drops some requests without calling an errback (an off-site
+  redirect); a forager waiting for an answer must see that none of its requests is anywhere in
+  Scrapy any more.
 - :func:`share_robots_parsers`: ``RobotsTxtMiddleware._parsers``, the middleware's cache of
   parsers per netloc: foragers of one process share one, so robots.txt is fetched once per
   colony and host.
@@ -32,6 +33,11 @@ FORAGER_META = "forager_kind"
 #: Request meta key the colony's download handler sets when the host budget lets a request go
 #: (``time.monotonic()``): how long it has waited for its answer (a hedge, driver/hedge.py).
 SENT_META = "forager_sent"
+#: Request meta key the spider sets (True) as a forager request's callback or errback begins:
+#: its answer has reached the forager. Scrapy keeps the request in its scraper's slot until every
+#: item the callback gave has passed the item pipelines, which may take seconds (a document read
+#: by the colony's worker on a loaded machine): such a request is no longer waited for.
+ANSWERED_META = "forager_answered"
 #: Request meta key of a hedge: the second request of a fetch whose answer stalled (True).
 HEDGE_META = "forager_hedge"
 
@@ -60,16 +66,20 @@ def wake_engine(crawler: Any) -> bool:
 
 
 def requests_in_flight(crawler: Any, meta_key: str = FORAGER_META) -> bool:
-    """Is a request of ``crawler`` marked with ``meta_key`` still anywhere in Scrapy —
-    downloading (retries and redirects included: they are in the downloader again) or with its
-    callback (the scraper's slot)? False means every one handed over was answered or dropped
-    without an answer. True when unsure (no engine yet)."""
+    """Is a request of ``crawler`` marked with ``meta_key`` still anywhere in Scrapy, and not
+    answered yet — downloading (retries and redirects included: they are in the downloader
+    again) or waiting for its callback (the scraper's slot; one whose callback or errback has
+    begun, :data:`ANSWERED_META`, is not waited for)? False means every one handed over was
+    answered or dropped without an answer. True when unsure (no engine yet)."""
     engine = engine_of(crawler)
     if engine is None:
         return True
     scraper_slot = getattr(engine.scraper, "slot", None)
-    if scraper_slot is not None and not scraper_slot.is_idle():
-        return True
+    if scraper_slot is not None:
+        waiting = [request for _, request, _ in scraper_slot.queue]
+        waiting.extend(scraper_slot.active)
+        if any(meta_key in r.meta and not r.meta.get(ANSWERED_META) for r in waiting):
+            return True
     return any(meta_key in r.meta for r in getattr(engine.downloader, "active", ()))
 
 

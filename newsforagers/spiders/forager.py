@@ -52,7 +52,7 @@ from newsforagers.logs import one_startup_banner, set_library_log_level
 from newsforagers.pages import NotAFeed, NotHTML, charset_trouble, read_response
 from newsforagers.pages.document import detect_language
 from newsforagers.pages.feeds import is_feed, read_feed, robots_sitemaps
-from newsforagers.scrapy_access import FORAGER_META
+from newsforagers.scrapy_access import ANSWERED_META, FORAGER_META
 from newsforagers.spiders.arguments import ROLES, fingerprint, parse_seeds
 from newsforagers.spiders.broker import NOT_MODIFIED, UrlBroker
 from newsforagers.stopping import interrupt_stores_on_stop
@@ -402,6 +402,7 @@ class ForagerSpider(scrapy.Spider):
         logger.warning(message + " (logged once; counted in newsforagers/%s)", *args, kind)
 
     def parse_step(self, response):
+        response.meta[ANSWERED_META] = True
         driver = self.forager_driver
         url = response.meta["forager_url"]
         # a step page's date is not used (only its text and links): no site clock needed
@@ -445,6 +446,7 @@ class ForagerSpider(scrapy.Spider):
                               headers=headers, meta=meta)
 
     def parse_fetch(self, response):
+        response.meta[ANSWERED_META] = True
         driver = self.forager_driver
         fetch = response.meta["forager_fetch"]
         if not driver.first_answer(fetch, response):
@@ -530,6 +532,7 @@ class ForagerSpider(scrapy.Spider):
         self.forager_driver.not_modified(fetch, self.site_clock.now())
 
     def fetch_failed(self, failure):
+        failure.request.meta[ANSWERED_META] = True
         fetch = failure.request.meta.get("forager_fetch")
         if fetch is not None and not self.forager_driver.failure_counts(fetch):
             logger.debug("forager %s: %s failed, its twin answers for it: %s", self.forager_id,
@@ -558,10 +561,12 @@ class ForagerSpider(scrapy.Spider):
 
     def step_failed(self, failure):
         request = failure.request
+        request.meta[ANSWERED_META] = True
         if self._count_failure("step", failure):
             self.forager_driver.step_failed(request.meta["forager_url"])
 
     def parse_probe(self, response):
+        response.meta[ANSWERED_META] = True  # (scrapy_access.requests_in_flight)
         driver = self.forager_driver
         url = response.meta["forager_url"]
         now = self.site_now(response)  # first: the page's date is judged on the site's clock
@@ -608,6 +613,7 @@ class ForagerSpider(scrapy.Spider):
         return item
 
     def probe_failed(self, failure):
+        failure.request.meta[ANSWERED_META] = True
         if self._count_failure("probe", failure):
             self.forager_driver.probe_failed(failure.request.meta["forager_url"])
 

@@ -72,7 +72,10 @@ def test_unreachable_seed_is_given_up_and_the_spider_closes_by_itself(unreachabl
 
     assert run.returncode == 0, run.describe()
     assert run.finish_reason == "finished", run.describe()
-    assert run.seconds < 15
+    # ... well before the CLOSESPIDER_TIMEOUT backstop (20 s): the host's backoff between the
+    # three tries (1 + 2 + 4 s) and Scrapy's retries take ~11 s from the spider's open; the whole
+    # process, its start included, ~13.5 s (15.2 s once on a loaded machine: not what is judged)
+    assert run.stats["elapsed_time_seconds"] < 17, run.describe()
     # each request is retried by Scrapy first (RETRY_TIMES=2), then counts as one start failure
     assert run.stats[f"newsforagers/failed/{kind}/DownloadConnectionRefusedError"] == 3
     # ... and robots.txt, by the robots middleware only (a scheduled forager reads the

@@ -10,6 +10,7 @@ from scrapy import Request, Spider
 from scrapy.core import engine as engine_module
 from scrapy.core import scraper as scraper_module
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware
+from scrapy.http import Response
 from scrapy.utils.reactor import CallLaterOnce
 from scrapy.utils.test import get_crawler
 
@@ -51,9 +52,27 @@ def test_the_downloader_s_active_requests_and_the_scraper_s_slot():
         assert hasattr(engine.scraper, "slot"), "Scraper.slot moved"
         assert hasattr(scraper_module.Slot, "is_idle"), "scraper Slot.is_idle moved"
         assert not scrapy_access.requests_in_flight(crawler)
-        engine.downloader.active.add(Request("http://site.test/", meta={"forager_kind": "probe"}))
+        downloading = Request("http://site.test/", meta={"forager_kind": "probe"})
+        engine.downloader.active.add(downloading)
         assert scrapy_access.requests_in_flight(crawler)
         assert not scrapy_access.requests_in_flight(crawler, meta_key="other")
+        engine.downloader.active.discard(downloading)
+
+        # answered: waiting for its callback, then in it, then its items in the pipelines
+        slot = scraper_module.Slot()
+        engine.scraper.slot = slot
+        assert hasattr(slot, "queue") and isinstance(slot.active, set), "scraper Slot.queue/active moved"
+        request = Request("http://site.test/a.html", meta={"forager_kind": "probe"})
+        slot.add_response_request(Response(request.url, request=request), request)
+        slot.add_response_request(Response("http://site.test/robots.txt"), Request("http://site.test/robots.txt"))
+        assert scrapy_access.requests_in_flight(crawler)  # queued for its callback
+        _, taken, _ = slot.next_response_request_deferred()
+        assert taken is request and scrapy_access.requests_in_flight(crawler)  # in Scrapy, not in the callback yet
+        request.meta[scrapy_access.ANSWERED_META] = True  # the callback began (spiders/forager.py)
+        slot.itemproc_size = 1  # ... and gave an item the pipelines still hold
+        assert not slot.is_idle() and request in slot.active
+        # not waited for any more; nor is a request of no forager's (robots.txt)
+        assert not scrapy_access.requests_in_flight(crawler)
 
     asyncio.run(main())
 
