@@ -8,7 +8,8 @@
 ``--decisions`` calls of ``next_due`` a few simulated seconds apart, as a forager makes them —
 the budgets reckoned anew every ``--reckon-every`` decisions (per host, or ``--one-budget``
 for all the listings; ``--steady F``: a share F of the hosts keeps its budgets' values, as most
-hosts do between two reckonings of a crawl), a fifth of the hosts busy at each call, the listing chosen begun, visits
+hosts do between two reckonings of a crawl), a fifth of the hosts busy at each call (drawn anew every
+``--busy-for`` calls: in a crawl a host waits for its budget over several), the listing chosen begun, visits
 arriving with new links and listed rates, novel documents credited (``--rhythm``: the
 publishing rhythm on, fed the credited stories' dates). Everything random comes from ``--seed``.
 
@@ -37,7 +38,7 @@ START = 1_700_000_000.0
 
 
 def trace(hosts: int, listings: int, decisions: int, reckon_every: int, rhythm: bool,
-          one_budget: bool, seed: int, steady: float = 0.0) -> tuple[str, float]:
+          one_budget: bool, seed: int, steady: float = 0.0, busy_for: int = 1) -> tuple[str, float]:
     """``(hash of the answers, CPU seconds of next_due a decision)``."""
     rng = random.Random(seed)
     schedule = HubSchedule(capacity=max(1_000, 2 * hosts * listings), rhythm=rhythm)
@@ -51,6 +52,7 @@ def trace(hosts: int, listings: int, decisions: int, reckon_every: int, rhythm: 
     budgets: dict[str, tuple[float, float]] = {}
     spare: dict[str, float] = {}
     in_flight: list[str] = []
+    busy: set[str] = set()
     for step in range(decisions):
         now += rng.uniform(0.5, 3.0)
         if step % reckon_every == 0:  # new objects, as a driver's reckoning gives
@@ -63,7 +65,8 @@ def trace(hosts: int, listings: int, decisions: int, reckon_every: int, rhythm: 
             else:
                 budgets = {h: (rng.uniform(5, 40), rng.uniform(20, 80)) for h in names if rng.random() < 0.9}
                 spare = {h: rng.uniform(1, 20) for h in names if rng.random() < 0.5}
-        busy = {h for h in names if rng.random() < 0.2}
+        if step % busy_for == 0:
+            busy = {h for h in names if rng.random() < 0.2}
         began = time.thread_time()
         if one_budget:
             url, wait = schedule.next_due(now, poll_rate=200.0, scarce_rate=400.0, min_yield=0.5,
@@ -96,11 +99,13 @@ def main() -> int:
     parser.add_argument("--one-budget", action="store_true", help="one budget for all the listings, not one a host")
     parser.add_argument("--steady", type=float, default=0.0,
                         help="the share of the hosts whose budgets keep their values at a reckoning (new objects)")
+    parser.add_argument("--busy-for", type=int, default=1,
+                        help="decisions a draw of the busy hosts holds (a host waiting for its budget stays busy)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     for hosts in (int(n) for n in args.hosts.split(",")):
         fingerprint, cpu = trace(hosts, args.listings, args.decisions, args.reckon_every, args.rhythm,
-                                 args.one_budget, args.seed, args.steady)
+                                 args.one_budget, args.seed, args.steady, args.busy_for)
         print(f"{hosts} hosts: {fingerprint}  {cpu * 1e3:.3f} ms a decision")
     return 0
 

@@ -256,6 +256,9 @@ class HubSchedule:
         # worked out under, and the listings' order (that of _entries) under a token
         self._kept: list[tuple] = []
         self._watch: set[str] = set()
+        # host -> {url: entry} of the listings found due (or never visited) while their host was
+        # to be skipped: passed over unseen at the decisions that follow while it still is
+        self._parked: dict[str, dict[str, Entry]] = {}
         self._changed_hosts: set[str] = set()
         self._kept_stamp: tuple | None = None
         self._order_token = object()
@@ -615,7 +618,8 @@ class HubSchedule:
         # then, when none of them is due, the kept ones in the order of their due times while
         # one may shorten the wait (_kept_near); the others are passed over unseen.
         indexed = stamp is not None
-        first = self._due_candidates(stamp, now) if indexed else self._entries.values()
+        first = self._due_candidates(stamp, now, skip) if indexed else self._entries.values()
+        parked = self._parked
         near: list[Entry] = []
         rounds = [first]
         for pending in rounds:  # (a second round may be added as the first ends)
@@ -632,6 +636,8 @@ class HubSchedule:
                     if entry.subsumed:
                         continue  # another listing of its host shows every story it would (subsume_host)
                     if skip is not None and skip(host):
+                        if indexed:  # (due, and passed over while its host is to be skipped)
+                            parked.setdefault(host, {})[entry.url] = entry
                         continue
                     # the optimistic prior: never visited goes first, today's page before the others
                     key = (2, -entry.visits, self.today_page(entry.url, now))
@@ -641,6 +647,8 @@ class HubSchedule:
                         # the credits of its last visit had min_interval to arrive: none did
                         if skip is None or not skip(host):
                             self._mark_barren(entry)
+                        elif indexed:  # (marked when its host is not skipped)
+                            parked.setdefault(host, {})[entry.url] = entry
                         continue
                     if stamp is not None:
                         due = entry._due
@@ -672,6 +680,11 @@ class HubSchedule:
                                 object.__setattr__(entry, "_due", (stamp, changes.get(host, 0), now + due_in))
                         continue
                     if skip is not None and skip(host):
+                        if indexed and key is not None:
+                            # due, and its host to be skipped: it stays due (the measures grow
+                            # with the time since its last visit, the rest is in the stamp) and
+                            # is passed over while its host is to be skipped (_due_candidates)
+                            parked.setdefault(host, {})[entry.url] = entry
                         continue
                     due_in = self._due_in(entry, now, elapsed, threshold, floor, spare_in, curve, key is not None)
                     if due_in > 0:
@@ -850,12 +863,13 @@ class HubSchedule:
             self._changes += 1
         return self._token, self._changes, self._min_yield, spare
 
-    def _due_candidates(self, stamp: tuple, now: float) -> list[Entry]:
+    def _due_candidates(self, stamp: tuple, now: float, skip: Callable[[str], bool] | None = None) -> list[Entry]:
         """The listings :meth:`next_due` looks at first under ``stamp``, in the schedule's
         order: every one after a change of the stamp; else those whose due time is not kept
-        (a field set, added, a host's numbers changed since, or not kept at the last decision)
-        and those whose kept due time (or the moment their visit's credits are late: barren)
-        comes within the margin of ``now``."""
+        (a field set, added, a host's numbers changed since, or not kept at the last decision),
+        those whose kept due time (or the moment their visit's credits are late: barren)
+        comes within the margin of ``now``, and those parked due on a host that ``skip`` no
+        longer passes over (asked once a host)."""
         entries = self._entries
         watch = self._watch
         if stamp != self._kept_stamp:
@@ -863,6 +877,7 @@ class HubSchedule:
             self._kept = []
             watch.clear()
             self._changed_hosts.clear()
+            self._parked = {}
             token = self._order_token = object()
             for n, entry in enumerate(entries.values()):
                 object.__setattr__(entry, "_order", (token, n))
@@ -875,6 +890,11 @@ class HubSchedule:
             changed.clear()
         picked = {url: entries[url] for url in watch if url in entries}
         watch.clear()
+        parked = self._parked
+        for host in [host for host in parked if skip is None or not skip(host)]:
+            for url, entry in parked.pop(host).items():
+                if entries.get(url) is entry:
+                    picked[url] = entry
         kept = self._kept
         while kept and kept[0][0] <= now + _DUE_MARGIN:
             url, due = heappop(kept)[2:]
@@ -913,11 +933,14 @@ class HubSchedule:
         the next decision are looked at again then; the barren, those in flight and those
         subsumed before their first visit wait for a field set."""
         entries, kept, watch, changes, hosts = self._entries, self._kept, self._watch, self._host_changes, self._hosts
+        parked = self._parked
         for entry in looked:
             url = entry.url
             if entries.get(url) is not entry or entry.barren or entry.in_flight \
                     or (entry.last is None and entry.subsumed):
                 continue
+            if parked and parked.get(hosts.get(url) or self.host(url), {}).get(url) is entry:
+                continue  # (looked at again when its host is not skipped, or a field is set)
             due = entry._due
             if due is not None and due[0] == stamp and due[1] == changes.get(hosts.get(url) or self.host(url), 0):
                 at = due[2]

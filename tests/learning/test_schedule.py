@@ -923,3 +923,52 @@ def test_a_site_s_day_learnt_works_out_again_its_own_listings_due_times_only(mon
     assert s.site_days.known("a")
     assert s.next_due(1_330.0, budgets=budgets) == ("http://b/z", 0.0)
     assert floors == ["http://a/x"]  # b's other listing: its kept due time
+
+
+def test_listings_due_on_a_host_to_be_skipped_wait_unseen_until_it_is_not(monkeypatch):
+    # two hosts, each a listing of rate 100 (due at 1,440 s: θ = 8, as above) and one of 4;
+    # a third, c, whose one listing (rate 100, θ = 10²/18) was visited at 1,000 s: due at 2,200 s
+    s = HubSchedule(threshold=100.0)
+    for host in ("a", "b"):
+        for path, rate in (("z", 100.0), ("x", 4.0)):
+            s.add(f"http://{host}/{path}", now=0.0, rate=rate)
+    s.add("http://c/z", now=1_000.0, rate=100.0)
+    budgets = {"a": (3.0, None), "b": (3.0, None), "c": (3.0, None)}
+    measured, measure = [], s._due_measure
+
+    def counted(entry, *args, **kwargs):
+        measured.append(entry.url)
+        return measure(entry, *args, **kwargs)
+
+    def skipping(*hosts):
+        def skip(host):
+            return host in hosts
+        return skip
+
+    def decide(now, skip):
+        """next_due, checked against what a schedule that keeps nothing (a clone) decides."""
+        url, wait = s.clone().next_due(now, budgets=budgets, skip=skip)
+        measured.clear()
+        answer = s.next_due(now, budgets=budgets, skip=skip)
+        assert answer == (url, pytest.approx(wait))
+        return answer
+
+    monkeypatch.setattr(s, "_due_measure", counted)
+    # a and b to be skipped: their due listings passed over, c's the wait
+    assert decide(1_500.0, skipping("a", "b")) == (None, pytest.approx(700.0))
+    # ... and at the next decision not looked at: only the listings not due are, as before (a's
+    # and b's: a skipped host's due times are not counted in the wait, nor kept; c's, the
+    # nearest kept, for the wait)
+    assert decide(1_510.0, skipping("a", "b")) == (None, pytest.approx(690.0))
+    assert measured == ["http://a/x", "http://b/x", "http://c/z"]
+    # b no longer skipped: its due listing is looked at again, and goes
+    assert decide(1_520.0, skipping("a")) == ("http://b/z", 0.0)
+    assert measured == ["http://a/x", "http://b/z", "http://b/x"]  # not a's due one
+    s.begin("http://b/z", 1_520.0)
+    # a field of a's due listing set while a is still skipped: it is looked at again (and
+    # passed over); b's other listing keeps the due time worked out while b was not skipped
+    s.entry("http://a/z").listed_rate = 50.0
+    assert decide(1_530.0, skipping("a", "b")) == (None, pytest.approx(670.0))
+    assert measured == ["http://a/z", "http://a/x", "http://c/z"]
+    # nothing skipped: the first due one in the schedule's order goes
+    assert decide(1_540.0, None) == ("http://a/z", 0.0)
