@@ -680,11 +680,17 @@ class HubSchedule:
                                 object.__setattr__(entry, "_due", (stamp, changes.get(host, 0), now + due_in))
                         continue
                     if skip is not None and skip(host):
-                        if indexed and key is not None:
+                        if not indexed:
+                            continue
+                        if key is not None:
                             # due, and its host to be skipped: it stays due (the measures grow
                             # with the time since its last visit, the rest is in the stamp) and
                             # is passed over while its host is to be skipped (_due_candidates)
                             parked.setdefault(host, {})[entry.url] = entry
+                        else:  # not due: its due time kept (not counted in the wait)
+                            due_in = self._due_in(entry, now, elapsed, threshold, floor, spare_in, curve)
+                            if due_in > 0:
+                                object.__setattr__(entry, "_due", (stamp, changes.get(host, 0), now + due_in))
                         continue
                     due_in = self._due_in(entry, now, elapsed, threshold, floor, spare_in, curve, key is not None)
                     if due_in > 0:
@@ -696,7 +702,7 @@ class HubSchedule:
                 if key > best_key:
                     best, best_key = entry, key
             if indexed and len(rounds) == 1 and best is None and self._kept:
-                rounds.append(self._kept_near(now, wait, stamp, near))
+                rounds.append(self._kept_near(now, wait, stamp, near, skip))
         if indexed:
             self._keep_due(first, stamp)
             self._keep_due(near, stamp)
@@ -911,17 +917,22 @@ class HubSchedule:
             self._order_next += 1
         return order[1]
 
-    def _kept_near(self, now: float, wait: float, stamp: tuple, near: list[Entry]) -> Iterator[Entry]:
+    def _kept_near(self, now: float, wait: float, stamp: tuple, near: list[Entry],
+                   skip: Callable[[str], bool] | None = None) -> Iterator[Entry]:
         """The listings whose kept due time may shorten ``wait`` (seconds from ``now``), the
-        nearest first, as long as one may (each added to ``near``)."""
+        nearest first, as long as one may (each added to ``near``). One on a host that ``skip``
+        passes over is not given: it can be neither chosen nor counted in the wait, and its
+        kept due time stands (its barren verdict, if one is due, waits for its host too)."""
         kept, entries, changes, hosts = self._kept, self._entries, self._host_changes, self._hosts
         while kept and kept[0][0] - now <= wait + _DUE_MARGIN:
             url, due = heappop(kept)[2:]
             entry = entries.get(url)
-            if entry is None or entry._due is not due or due[0] != stamp \
-                    or due[1] != changes.get(hosts.get(url) or self.host(url), 0):
+            host = hosts.get(url) or self.host(url)
+            if entry is None or entry._due is not due or due[0] != stamp or due[1] != changes.get(host, 0):
                 continue
             near.append(entry)
+            if skip is not None and skip(host):
+                continue
             yield entry
             worked = entry._due
             if worked is not None and worked is not due and worked[0] == stamp:

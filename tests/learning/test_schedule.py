@@ -956,19 +956,31 @@ def test_listings_due_on_a_host_to_be_skipped_wait_unseen_until_it_is_not(monkey
     monkeypatch.setattr(s, "_due_measure", counted)
     # a and b to be skipped: their due listings passed over, c's the wait
     assert decide(1_500.0, skipping("a", "b")) == (None, pytest.approx(700.0))
-    # ... and at the next decision not looked at: only the listings not due are, as before (a's
-    # and b's: a skipped host's due times are not counted in the wait, nor kept; c's, the
-    # nearest kept, for the wait)
+    # ... and at the next decision not looked at, nor are a's and b's listings not due (their due
+    # times kept, not counted in the wait): only c's, the nearest kept one, for the wait
     assert decide(1_510.0, skipping("a", "b")) == (None, pytest.approx(690.0))
-    assert measured == ["http://a/x", "http://b/x", "http://c/z"]
+    assert measured == ["http://c/z"]
     # b no longer skipped: its due listing is looked at again, and goes
     assert decide(1_520.0, skipping("a")) == ("http://b/z", 0.0)
-    assert measured == ["http://a/x", "http://b/z", "http://b/x"]  # not a's due one
+    assert measured == ["http://b/z"]  # not a's due one
     s.begin("http://b/z", 1_520.0)
     # a field of a's due listing set while a is still skipped: it is looked at again (and
-    # passed over); b's other listing keeps the due time worked out while b was not skipped
+    # passed over)
     s.entry("http://a/z").listed_rate = 50.0
     assert decide(1_530.0, skipping("a", "b")) == (None, pytest.approx(670.0))
-    assert measured == ["http://a/z", "http://a/x", "http://c/z"]
+    assert measured == ["http://a/z", "http://c/z"]
     # nothing skipped: the first due one in the schedule's order goes
     assert decide(1_540.0, None) == ("http://a/z", 0.0)
+
+
+def test_a_due_time_kept_on_a_host_to_be_skipped_does_not_hide_a_later_one():
+    # p's listing and q's, rate 100 each under a budget of 3 (θ = 10²/18: due 1,200 s after a
+    # visit), visited at 1,000 s and 1,100 s: due at 2,200 s and 2,300 s
+    s = HubSchedule(threshold=100.0)
+    s.add("http://p/z", now=1_000.0, rate=100.0)
+    s.add("http://q/z", now=1_100.0, rate=100.0)
+    budgets = {"p": (3.0, None), "q": (3.0, None)}
+    assert s.next_due(1_500.0, budgets=budgets) == (None, pytest.approx(700.0))
+    # p to be skipped: its due time, the nearest kept, is worked out again and not counted; the
+    # wait is q's (not none at all: p's due time worked out again is no reason to stop looking)
+    assert s.next_due(1_510.0, budgets=budgets, skip=lambda host: host == "p") == (None, pytest.approx(790.0))
