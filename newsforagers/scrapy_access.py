@@ -24,6 +24,7 @@ checks every one against the installed Scrapy and fails loudly, naming what move
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 from scrapy.utils.sitemap import Sitemap
@@ -76,8 +77,7 @@ def requests_in_flight(crawler: Any, meta_key: str = FORAGER_META) -> bool:
         return True
     scraper_slot = getattr(engine.scraper, "slot", None)
     if scraper_slot is not None:
-        waiting = [request for _, request, _ in scraper_slot.queue]
-        waiting.extend(scraper_slot.active)
+        waiting = chain((request for _, request, _ in scraper_slot.queue), scraper_slot.active)
         if any(meta_key in r.meta and not r.meta.get(ANSWERED_META) for r in waiting):
             return True
     return any(meta_key in r.meta for r in getattr(engine.downloader, "active", ()))

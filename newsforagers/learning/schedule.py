@@ -669,28 +669,23 @@ class HubSchedule:
                         spare_in = self._spare_interval(spare_rates.get(entry.url, 0.0), factor)
                         if elapsed >= spare_in:
                             key = (_SPARE, elapsed / spare_in)  # the spare budget's: after all the others
-                    if key is None and best is not None and (curve is not None or best_key >= (0, elapsed)):
-                        # something is due that this one could not pass even if due to the second
-                        # (below): whether its host is to be skipped is not needed (a look at the
-                        # host's budget), nor its due time now — kept, it is for the decisions to
-                        # come (else, with the rhythm, costly: not worked out)
-                        if stamp is not None:
-                            due_in = self._due_in(entry, now, elapsed, threshold, floor, spare_in, curve)
-                            if due_in > 0:
-                                object.__setattr__(entry, "_due", (stamp, changes.get(host, 0), now + due_in))
-                        continue
-                    if skip is not None and skip(host):
-                        if not indexed:
+                    # Not due, and something is due that this one could not pass even if due to
+                    # the second (below): whether its host is to be skipped is not needed (a look
+                    # at the host's budget). Else passed over when its host is to be skipped:
+                    # due, it stays due (the measures grow with the time since its last visit,
+                    # the rest is in the stamp) and waits, parked, while its host is skipped
+                    # (_due_candidates). Either way not counted in the wait; a due time is kept
+                    # for the decisions to come (else, with the rhythm, costly: not worked out).
+                    passed = key is None and best is not None and (curve is not None or best_key >= (0, elapsed))
+                    if passed or (skip is not None and skip(host)):
+                        if stamp is None:
                             continue
                         if key is not None:
-                            # due, and its host to be skipped: it stays due (the measures grow
-                            # with the time since its last visit, the rest is in the stamp) and
-                            # is passed over while its host is to be skipped (_due_candidates)
                             parked.setdefault(host, {})[entry.url] = entry
-                        else:  # not due: its due time kept (not counted in the wait)
-                            due_in = self._due_in(entry, now, elapsed, threshold, floor, spare_in, curve)
-                            if due_in > 0:
-                                object.__setattr__(entry, "_due", (stamp, changes.get(host, 0), now + due_in))
+                            continue
+                        due_in = self._due_in(entry, now, elapsed, threshold, floor, spare_in, curve)
+                        if due_in > 0:
+                            object.__setattr__(entry, "_due", (stamp, changes.get(host, 0), now + due_in))
                         continue
                     due_in = self._due_in(entry, now, elapsed, threshold, floor, spare_in, curve, key is not None)
                     if due_in > 0:
@@ -950,10 +945,11 @@ class HubSchedule:
             if entries.get(url) is not entry or entry.barren or entry.in_flight \
                     or (entry.last is None and entry.subsumed):
                 continue
-            if parked and parked.get(hosts.get(url) or self.host(url), {}).get(url) is entry:
+            host = hosts.get(url) or self.host(url)
+            if parked and parked.get(host, {}).get(url) is entry:
                 continue  # (looked at again when its host is not skipped, or a field is set)
             due = entry._due
-            if due is not None and due[0] == stamp and due[1] == changes.get(hosts.get(url) or self.host(url), 0):
+            if due is not None and due[0] == stamp and due[1] == changes.get(host, 0):
                 at = due[2]
                 if entry.paid == 0 and entry.evidence >= self.barren_after:
                     at = min(at, entry.last + self.min_interval)
