@@ -94,6 +94,8 @@ class PopulationExtension:
         if decision is None:
             return
         if decision.kind == "split":
+            if not self._can_split():
+                return  # its score stays: it splits once it has a starting URL again
             colony.store.set_score(forager, colony.config.score_init)
             self._spawn_children(1, None)
         elif decision.kind == "retire":
@@ -122,9 +124,22 @@ class PopulationExtension:
 
     # -- acting ---------------------------------------------------------------------------------
 
+    def _can_split(self) -> bool:
+        """Whether the forager has a starting URL to give a child (Alg. 6 halves the weblog). A
+        scheduled forager walks on while its listings are gone — every one a day page that has
+        closed, or given up — harvesting what they listed: split then, its child would be born
+        with nothing to start from and end at once (seen in a two-node colony's run). No split;
+        counted."""
+        if self.context.driver.weblog_size > 0:
+            return True
+        self.crawler.stats.inc_value("newsforagers/population/split_without_weblog")
+        return False
+
     def _spawn_children(self, clones: int, energy: float | None) -> None:
         colony = self.colony
         driver = self.context.driver
+        if not self._can_split():
+            return
         for _ in range(clones):
             name = colony.new_id()
             if not colony.reserve_place(name, driver.name):

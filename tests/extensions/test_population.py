@@ -77,3 +77,37 @@ def test_a_retired_forager_is_retired_by_its_driver_and_decides_nothing_more():
     assert colony.retired == ["f1"] and mind.retired and extension.context.driver.retired
     extension.reward_received(forager="f1", score=250.0)
     assert colony.spawned == []
+
+
+def test_a_forager_with_no_starting_url_left_does_not_split_until_it_has_one_again():
+    """A scheduled forager walks on, harvesting, after its last listing is given up (or its day
+    pages closed): a child split from it then would have been born with an empty weblog and
+    ended at once with an error. It does not split (counted, its score kept) until a listing
+    is live again."""
+    from scrapy import Request
+
+    from newsforagers.clock import SiteClock
+    from newsforagers.driver import ScheduledDriver
+    from newsforagers.store import MemoryStore
+    from tests.test_scheduled import HOME, make
+
+    mind = make()
+    for _ in range(mind.config.start_failures):  # never read: given up
+        mind.schedule.failed(HOME)
+    assert len(mind.weblog) == 0 and HOME in mind.schedule
+    crawler = get_crawler(Spider)
+    spider = Spider("s")
+    spider.make_fetch_request = lambda fetch, revisit=False: Request(fetch.url)
+    driver = ScheduledDriver(crawler, spider, mind, 30.0, SiteClock(600.0), MemoryStore(), seeds=[HOME])
+    colony = _Colony(mind.config)
+    context = SimpleNamespace(colony=colony, driver=driver, seeds=[HOME], model_path=None, is_root=True)
+    extension = PopulationExtension(crawler, context)
+
+    extension.reward_received(forager="f1", score=250.0)
+    assert colony.spawned == [] and colony.scores == []
+    assert crawler.stats.get_value("newsforagers/population/split_without_weblog") == 1
+
+    mind.schedule.add(HOME + "world/")
+    extension.reward_received(forager="f1", score=250.0)
+    (name, child), = colony.spawned
+    assert child["seeds"] == [HOME + "world/"] and colony.scores == [("f1", mind.config.score_init)]
