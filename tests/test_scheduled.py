@@ -396,8 +396,9 @@ class _Forager:
         self.schedule = _paying(4.0)
         self.weblog = self.schedule
 
-    def next_fetch(self, now, busy=None):
+    def next_fetch(self, now, busy=None, harvest_busy=None):
         self.asked += 1
+        busy = harvest_busy if harvest_busy is not None else busy  # (its work is all harvest)
         # its work: fetches numbered in order, on each host in turn; the first whose host is
         # not busy goes, the others stay queued
         for index in range(len(self.pending) + 4):
@@ -579,12 +580,47 @@ def test_a_busy_host_holds_back_its_own_fetches_while_another_host_s_go():
     assert driver.next_step_request().url == "http://a.example/3/"  # a has room: its fetch goes first
 
 
+def test_a_host_s_harvest_may_hold_its_slow_answers_in_flight_its_listing_visits_the_mean():
+    """Little's law sizes a listing visit's cap (the mean answer times the host's rate: visits
+    decided as late as can be); the harvest's known stories are held back by no answer slower
+    than the mean, up to the 90th percentile of the recent answers times the rate. Hand-worked:
+    answers 0.2 s (5 of them) and 0.8 s (5): mean 0.5 s, 5 requests/s: 3 in flight for a visit;
+    the 9th of the 10 sorted, 0.8 s: 4 for the harvest."""
+    from newsforagers.learning.schedule import HubSchedule
+
+    driver, forager = _driver(FORAGERS_HOST_RATE=5)
+    forager.hosts = ["a.example"]
+    forager.schedule = HubSchedule()
+    forager.schedule.add("http://a.example/front/", now=T0, rate=4.0)
+    for latency in [0.2] * 5 + [0.8] * 5:
+        driver.answered(object(), latency)
+    now = [1000.0]
+    driver.stall.clock = lambda: now[0]
+    sent = []
+    while (request := driver.next_step_request()) is not None:
+        sent.append(request)
+    assert len(sent) == 4  # the harvest's cap on the host
+    busy = driver._busy_hosts()
+    assert busy("a.example") and busy.harvest("a.example")
+    driver.answered(_fetch_of(driver, sent[0]), 0.5)
+    forager.in_flight -= 1
+    busy = driver._busy_hosts()
+    assert busy("a.example") and not busy.harvest("a.example")  # 3 in flight: a visit waits, a story goes
+    assert driver.next_step_request().url == "http://a.example/5/"
+
+
 def _fetch_of(driver, request):
     return next(fetch for fetch, _ in driver._issued.values() if fetch.url == request.url)
 
 
 def test_the_in_flight_cap_is_little_s_law_between_its_floor_and_ceiling():
-    from newsforagers.strategies.scheduled.budget import in_flight_cap, stall_after, stalled, typical_latency
+    from newsforagers.strategies.scheduled.budget import (
+        in_flight_cap,
+        slow_latency,
+        stall_after,
+        stalled,
+        typical_latency,
+    )
 
     assert in_flight_cap(1, rate=20.0, latency=0.5, ceiling=16) == 10  # 20/s × 0.5 s
     assert in_flight_cap(1, rate=20.0, latency=0.001, ceiling=16) == 1  # a fast site: the floor
@@ -597,6 +633,11 @@ def test_the_in_flight_cap_is_little_s_law_between_its_floor_and_ceiling():
     # Little's law wants the mean answer time, the stalls left out (above 10x the median)
     assert typical_latency([0.2, 0.4, 0.6, 0.2, 30.0]) == pytest.approx(0.35)
     assert typical_latency([]) == 0.0
+    # a host's pace: the answer time of the 90th percentile (the order statistic, no
+    # interpolation: the 9th of 10), the stalls left out as above
+    assert slow_latency([0.1 * i for i in range(1, 11)] + [30.0]) == pytest.approx(0.9)
+    assert slow_latency([1.0, 2.0, 3.0, 4.0], quantile=0.5) == 2.0 and slow_latency([3.0]) == 3.0
+    assert slow_latency([]) == 0.0
 
 
 

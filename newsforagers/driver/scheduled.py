@@ -27,6 +27,7 @@ from newsforagers.strategies.scheduled.budget import (
     answer_deadline,
     downloader_room,
     in_flight_cap,
+    slow_latency,
     stall_after,
     stalled,
     typical_latency,
@@ -106,9 +107,9 @@ class ScheduledDriver(Driver):
         # a stalled answer's request asked again (FORAGERS_SCHEDULE_HEDGE; driver/hedge.py)
         self.hedges = Hedges() if forager.config.schedule_hedge else None
         self._latencies: deque[float] = deque(maxlen=LATENCY_SAMPLES)  # Scrapy's download_latency
-        # their mean (Little's law) and the age of a stalled request, worked out once an answer
-        # comes, not at every request decided
-        self._latency, self._stall_after = 0.0, stall_after(())
+        # their mean (Little's law), their slow end (a host's pace: its harvest's cap) and the
+        # age of a stalled request, worked out once an answer comes, not at every request decided
+        self._latency, self._slow, self._stall_after = 0.0, 0.0, stall_after(())
         # (the hosts the listings are on, the sum of their rates, when counted)
         self._hosts: tuple[int, float, float] = (1, 0.0, float("-inf"))
         self._seed_hosts: set[str] | None = None  # the seeds' hosts (until the seeds change)
@@ -155,7 +156,7 @@ class ScheduledDriver(Driver):
         # a host with its share in flight (a slow or stalled answer there) is passed over: its
         # work is decided when it has room, and the next host's goes meanwhile
         busy = self._busy_hosts()
-        fetch = self.mind.next_fetch(self.clock.now(), busy)
+        fetch = self.mind.next_fetch(self.clock.now(), busy, busy.harvest)
         if busy.passed:
             self.crawler.stats.inc_value("newsforagers/scheduled/host_busy")
         if self.mind.fit_request is not None:
@@ -270,7 +271,10 @@ class ScheduledDriver(Driver):
 
     def _busy_hosts(self) -> "_BusyHosts":
         """Which hosts have as many of this forager's requests in flight (stalled ones left
-        out) as their own cap allows (:func:`in_flight_cap` on each host's rate)."""
+        out) as their own cap allows (:func:`in_flight_cap` on each host's rate): a listing
+        visit's at the mean answer (decided as late as can be: what a listing's answer brings
+        may be worth more than another visit), the harvest's at the slow answer
+        (:func:`slow_latency`: known stories wait for no answer slower than the mean)."""
         now = self.stall.clock()
         counts: dict[str, int] = {}
         for key, (_, issued) in self._issued.items():
@@ -280,7 +284,9 @@ class ScheduledDriver(Driver):
         budget = getattr(self.colony, "budget", None)
         return _BusyHosts(counts, lambda host: in_flight_cap(self.in_flight_cap, self._rate_of(host),
                                                                self._latency, self.concurrency),
-                          budget.ready_in if budget is not None else None, max(READY_MARGIN, self._latency))
+                          budget.ready_in if budget is not None else None, max(READY_MARGIN, self._latency),
+                          lambda host: in_flight_cap(self.in_flight_cap, self._rate_of(host),
+                                                     self._slow, self.concurrency))
 
     def fetch_request(self, fetch: Any) -> Request:
         """The Scrapy request of ``fetch`` (the spider builds it); ``revisit``: a listing
@@ -322,6 +328,7 @@ class ScheduledDriver(Driver):
                 self.hedges.observe(host, float(latency))
             self._latencies.append(float(latency))
             self._latency, self._stall_after = typical_latency(self._latencies), stall_after(self._latencies)
+            self._slow = max(self._latency, slow_latency(self._latencies))
             self._deadline = answer_deadline(self._stall_after, self.download_timeout)
 
     def add_feeds(self, urls: list[str], now: float, updated: dict[str, datetime] | None = None) -> int:
@@ -462,11 +469,12 @@ class ScheduledDriver(Driver):
     def _cap(self) -> int:
         """The forager's in-flight cap over all its hosts
         (:func:`~newsforagers.strategies.scheduled.budget.in_flight_cap`): the rate the budget
-        allows it — the sum of the host rates of the hosts its listings are on — times the mean latency
-        of its recent answers, at least ``FORAGERS_SCHEDULE_IN_FLIGHT`` a host, at most
-        ``CONCURRENT_REQUESTS``. Each host has its own cap too (:meth:`_busy_hosts`)."""
+        allows it — the sum of the host rates of the hosts its listings are on — times the slow
+        latency of its recent answers (:func:`slow_latency`: the harvest's, the larger), at
+        least ``FORAGERS_SCHEDULE_IN_FLIGHT`` a host, at most ``CONCURRENT_REQUESTS``. Each host
+        has its own caps too (:meth:`_busy_hosts`)."""
         hosts, rate = self._listing_hosts()
-        cap = in_flight_cap(self.in_flight_cap * hosts, rate, self._latency, self.concurrency)
+        cap = in_flight_cap(self.in_flight_cap * hosts, rate, self._slow, self.concurrency)
         self.crawler.stats.set_value("newsforagers/scheduled/in_flight_cap", cap)
         return cap
 
@@ -519,27 +527,50 @@ class _BusyHosts:
     would wait in the budget, holding one of the forager's requests in flight (at most
     ``CONCURRENT_REQUESTS``) that another host could use now, and committed to before it can
     go. ``passed``: whether any host was found busy; ``soonest``: the seconds until the first
-    host found waiting for its budget is ready (inf: none)."""
+    host found waiting for its budget is ready (inf: none). Called, it answers for a listing
+    visit (``cap``); :meth:`harvest` for the harvest queue's fetches (``harvest_cap``, as large
+    or larger; ``cap`` when not given)."""
 
     def __init__(self, counts: dict[str, int], cap: Callable[[str], int],
-                 ready_in: Callable[[str], float] | None = None, margin: float = 0.0):
+                 ready_in: Callable[[str], float] | None = None, margin: float = 0.0,
+                 harvest_cap: Callable[[str], int] | None = None):
         self.counts, self.cap = counts, cap
+        self.harvest_cap = harvest_cap if harvest_cap is not None else cap
         self.ready_in, self.margin = ready_in, margin
         self.passed = False
         self.soonest = float("inf")
         self._answers: dict[str, bool] = {}
+        self._harvest_answers: dict[str, bool] = {}
+        self._waiting: dict[str, bool] = {}
 
     def __call__(self, host: str) -> bool:
         busy = self._answers.get(host)
         if busy is None:
             held = self.counts.get(host, 0)
             cap = self.cap(host) if held else 0
-            busy = bool(held and cap and held >= cap)
-            if not busy and self.ready_in is not None:
-                wait = self.ready_in(host)
-                if wait > self.margin:
-                    busy = True
-                    self.soonest = min(self.soonest, wait)
-            self._answers[host] = busy
+            busy = self._answers[host] = bool(held and cap and held >= cap) or self._waits(host)
         self.passed = self.passed or busy
         return busy
+
+    def harvest(self, host: str) -> bool:
+        busy = self._harvest_answers.get(host)
+        if busy is None:
+            held = self.counts.get(host, 0)
+            cap = self.harvest_cap(host) if held else 0
+            busy = self._harvest_answers[host] = bool(held and cap and held >= cap) or self._waits(host)
+        self.passed = self.passed or busy
+        return busy
+
+    def _waits(self, host: str) -> bool:
+        """Whether the host's budget holds a request handed over now longer than ``margin``
+        (asked once a host, for the listing visits and the harvest alike)."""
+        waits = self._waiting.get(host)
+        if waits is None:
+            waits = False
+            if self.ready_in is not None:
+                wait = self.ready_in(host)
+                if wait > self.margin:
+                    waits = True
+                    self.soonest = min(self.soonest, wait)
+            self._waiting[host] = waits
+        return waits

@@ -92,6 +92,30 @@ def typical_latency(latencies: Iterable[float]) -> float:
     return statistics.fmean(usual)
 
 
+#: The share of a host's healthy answers its harvest's in-flight cap waits for (see
+#: :func:`slow_latency`): the cap holds the requests sent over an answer this slow.
+PACE_QUANTILE = 0.9
+
+
+def slow_latency(latencies: Iterable[float], quantile: float = PACE_QUANTILE) -> float:
+    """The time within which ``quantile`` of the recent answers came (stalls left out, as
+    :func:`typical_latency`): what keeps a host's pace. A host's requests leave one a spacing
+    apart; the next may leave only while fewer than the cap are unanswered, that is while the
+    request the cap's number of spacings back has been answered. With the cap at the *mean*
+    answer times the rate (Little's law, :func:`typical_latency`), that request is still out
+    whenever its answer is slower than the mean: a log-normal latency of σ 0.5 is, a third of
+    the time, and the host's next request waits (requests 3 back at 5 a second, 0.63 s ago,
+    against a median of 0.5 s). With the cap at this latency times the rate, ``1 − quantile``
+    of them. 0 without any answer."""
+    recent = list(latencies)
+    if not recent:
+        return 0.0
+    limit = STALL_FACTOR * statistics.median(recent)
+    usual = sorted(latency for latency in recent if latency <= limit)
+    # the order statistic at the quantile (of 32 answers, the 29th): no interpolation
+    return usual[min(len(usual) - 1, max(0, math.ceil(quantile * len(usual)) - 1))]
+
+
 def stall_after(latencies: Iterable[float]) -> float:
     """Wall seconds after which an unanswered request is stalled: ``STALL_FACTOR`` times the
     median of the recent answers' ``latencies``, and ``STALL_FLOOR`` at least."""

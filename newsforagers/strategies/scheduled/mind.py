@@ -202,10 +202,13 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
 
     # -- the scheduler's side ---------------------------------------------------------------
 
-    def next_fetch(self, now: float, busy: Callable[[str], bool] | None = None) -> Fetch | None:
+    def next_fetch(self, now: float, busy: Callable[[str], bool] | None = None,
+                   harvest_busy: Callable[[str], bool] | None = None) -> Fetch | None:
         """The next request at simulated time ``now``, or None (``wait`` says until when).
-        ``busy``: whether a host has its share of requests in flight; its work is passed over
-        (it stays queued, decided when the host has room) and the next host's goes."""
+        ``busy``: whether a host has its share of requests in flight for a listing visit; its
+        work is passed over (it stays queued, decided when the host has room) and the next
+        host's goes. ``harvest_busy``: the same for the harvest queue's fetches (a host may hold
+        more of them: ``busy`` when not given)."""
         if self.done:
             return None
         if self._began is None:
@@ -214,7 +217,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         while self._later and self._later[0][0] <= now:
             _, _, fetch, value, published = heapq.heappop(self._later)
             self._push(fetch, value, published)
-        head = self._harvest.head(busy) if self.schedule.unvisited else None  # (in steady state: none)
+        if harvest_busy is None:
+            harvest_busy = busy
+        head = self._harvest.head(harvest_busy) if self.schedule.unvisited else None  # (in steady state: none)
         if self.schedule.unvisited and (head is None or head[1][0] > NEWS):
             # No news waits on a host that has room: a listing never visited on a host with
             # nothing queued (a seed: its host's first contact) goes before another host's
@@ -228,7 +233,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             if url is not None:
                 self.counters.first_visits += 1
                 return self._visit(url, now)
-        fetch = self._next_harvest(now, busy)
+        fetch = self._next_harvest(now, busy, harvest_busy)
         if fetch is not None:
             return fetch
         if self._explore_due() and self._explore_futile != self._moves:
@@ -255,10 +260,11 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             return None
         return self._visit(url, now)
 
-    def _next_harvest(self, now: float, busy: Callable[[str], bool] | None) -> Fetch | None:
+    def _next_harvest(self, now: float, busy: Callable[[str], bool] | None,
+                      harvest_busy: Callable[[str], bool] | None) -> Fetch | None:
         """The next fetch of the harvest queue (or a listing due before an old backlog), or
-        None; the entries of a busy host stay queued."""
-        while (head := self._harvest.head(busy)) is not None:
+        None; the entries of a busy host (``harvest_busy``) stay queued."""
+        while (head := self._harvest.head(harvest_busy)) is not None:
             host, (tier, _, _, fetch, value, published) = head
             if self._done_with(fetch.url):
                 self._harvest.pop(host)
