@@ -443,6 +443,7 @@ def _driver(crawler_settings: dict | None = None, **settings):
 
 def test_the_driver_hands_scrapy_one_request_at_a_time_and_shares_the_budget(monkeypatch):
     monkeypatch.setattr("newsforagers.driver.scheduled._RATES_EVERY", 0.0)  # reckoned at each decision
+    monkeypatch.setattr("newsforagers.driver.scheduled._SHARE_DEMAND_LEAST", 0.0)  # shared and read so too
     driver, forager = _driver(FORAGERS_SCHEDULE_POLL_SHARE=0.5)
     store, now = driver.store, time.time()
     store.join("f1", now + 60, now)  # a member of the population, as the colony makes it
@@ -578,6 +579,39 @@ def test_a_busy_host_holds_back_its_own_fetches_while_another_host_s_go():
     driver.answered(_fetch_of(driver, first), 0.01)
     forager.in_flight -= 1
     assert driver.next_step_request().url == "http://a.example/3/"  # a has room: its fetch goes first
+
+
+def test_a_forager_s_demand_is_shared_when_it_changes_at_most_once_a_second_unless_a_host_comes(monkeypatch):
+    """The demand per host goes to the store for the colony's other foragers: a change on the
+    same hosts once a second at most (at 1,000 sites some host's moves at every reckoning),
+    a host that comes or goes at once, an unchanged one every five seconds."""
+    driver, _ = _driver()
+    store, wall = driver.store, time.time()
+    store.join("f1", wall + 600, wall)
+    clock = [100.0]
+    monkeypatch.setattr("newsforagers.driver.scheduled.time.monotonic", lambda: clock[0])
+
+    def shared():
+        return store.members(time.time())["f1"].fields.get("demands")
+
+    driver._share_demand({"a": 1.0}, {})
+    assert shared() == {"a": 1.0}
+    clock[0] += 0.5
+    driver._share_demand({"a": 2.0}, {})
+    assert shared() == {"a": 1.0}  # half a second: not yet
+    clock[0] += 0.5
+    driver._share_demand({"a": 2.0}, {})
+    assert shared() == {"a": 2.0}
+    clock[0] += 0.25
+    driver._share_demand({"a": 2.0, "b": 1.0}, {})
+    assert shared() == {"a": 2.0, "b": 1.0}  # a host came: at once
+    store.update_member("f1", {"demands": None})  # (as a member that joined again has no fields)
+    clock[0] += 4.9
+    driver._share_demand({"a": 2.0, "b": 1.0}, {})
+    assert shared() is None
+    clock[0] += 0.1
+    driver._share_demand({"a": 2.0, "b": 1.0}, {})
+    assert shared() == {"a": 2.0, "b": 1.0}  # unchanged: again after five seconds
 
 
 def test_a_host_s_harvest_may_hold_its_slow_answers_in_flight_its_listing_visits_the_mean():
@@ -1141,7 +1175,8 @@ def test_with_listed_credit_the_yield_bound_buys_visits_for_the_distinct_stories
 def test_the_driver_reckons_the_hosts_budgets_now_and_then_not_at_every_decision(monkeypatch):
     """The listing visits each host's budget allows take a pass over the weblog and a read of
     the colony's members: once every ``_RATES_EVERY`` wall seconds, and at once when the
-    forager's hosts change."""
+    forager's hosts change; the other members' demands are read once a ``_SHARE_DEMAND_LEAST``
+    (each shares a change no more often)."""
     from newsforagers.driver import scheduled as scheduled_driver
 
     wall = [1000.0]
@@ -1164,13 +1199,18 @@ def test_the_driver_reckons_the_hosts_budgets_now_and_then_not_at_every_decision
     wall[0] += scheduled_driver._RATES_EVERY
     forager.in_flight = 0
     driver.next_step_request()
-    assert forager.poll_rate == pytest.approx(60.0 * 2 / 6) and len(reads) == 2
+    # reckoned again, with the members as read less than _SHARE_DEMAND_LEAST ago
+    assert forager.poll_rate == pytest.approx(60.0) and len(reads) == 2
+    wall[0] = 1000.0 + scheduled_driver._SHARE_DEMAND_LEAST
+    forager.in_flight = 0
+    driver.next_step_request()
+    assert forager.poll_rate == pytest.approx(60.0 * 2 / 6) and len(reads) == 3
     # a share taken: its hosts changed, reckoned at the next decision
     forager.keep_share = lambda seeds: 0
     driver.take_share([HOME])
     forager.in_flight = 0
     driver.next_step_request()
-    assert len(reads) == 3
+    assert len(reads) == 4
 
 
 def test_the_forager_counts_its_seeds_hosts_again_when_its_share_changes():

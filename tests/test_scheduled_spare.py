@@ -137,6 +137,7 @@ def test_the_host_budgets_are_reckoned_with_the_driver_s_rates():
 
 def test_the_driver_shares_a_host_s_budget_by_demand_and_priors(monkeypatch):
     monkeypatch.setattr("newsforagers.driver.scheduled._RATES_EVERY", 0.0)  # reckoned at each decision
+    monkeypatch.setattr("newsforagers.driver.scheduled._SHARE_DEMAND_LEAST", 0.0)  # shared and read so too
     driver, forager = _driver(FORAGERS_SCHEDULE_POLL_SHARE=0.5)
     store, now = driver.store, time.time()
     store.join("f1", now + 60, now)

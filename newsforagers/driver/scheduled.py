@@ -46,6 +46,10 @@ LISTING_KEY = "listing:"
 LISTING_FIELD = "entry"
 #: Wall seconds between two shares of an unchanged listing demand.
 _SHARE_DEMAND_EVERY = 5.0
+#: ... and of a changed one whose hosts are the same (at 1,000 sites some host's demand moves
+#: at every reckoning: the store written four times a wall second, 4 % of deciding). The others
+#: read it at their reckonings; the rates it is made of take many visits to move.
+_SHARE_DEMAND_LEAST = 1.0
 #: Recent answers whose download latency sizes the in-flight cap (their mean, stalls left out).
 LATENCY_SAMPLES = 32
 #: Wall seconds between two counts of the hosts a forager's listings are on.
@@ -99,6 +103,9 @@ class ScheduledDriver(Driver):
         # the listing demand and priors last shared in the store, per host
         self._demand: tuple[dict[str, float], dict[str, float]] | None = None
         self._demand_at = float("-inf")  # time.monotonic() when it was
+        # the other members' demands and priors per host, and time.monotonic() when read
+        self._others: tuple[dict[str, float], dict[str, float]] | None = None
+        self._others_at = float("-inf")
         self.in_flight_cap = forager.config.schedule_in_flight  # the least; see _cap()
         self.concurrency = crawler.settings.getint("CONCURRENT_REQUESTS", 16)
         self._issued: dict[int, tuple[Any, float]] = {}  # id(fetch) -> (fetch, when, the stall clock)
@@ -368,7 +375,14 @@ class ScheduledDriver(Driver):
         # out has no fields left); ``demand``: the forager's in all (what a reader of the
         # population wants), ``demands``: per host; ``priors``: its listings' priors per host
         now = time.monotonic()
-        if (own, priors) != self._demand or now - self._demand_at >= _SHARE_DEMAND_EVERY:
+        shared, age = self._demand, now - self._demand_at
+        if shared is None or age >= _SHARE_DEMAND_EVERY:
+            due = True
+        elif (own, priors) == shared:
+            due = False
+        else:  # changed: at once when a host came or went, else once a _SHARE_DEMAND_LEAST
+            due = age >= _SHARE_DEMAND_LEAST or own.keys() != shared[0].keys() or priors.keys() != shared[1].keys()
+        if due:
             self._demand, self._demand_at = (dict(own), dict(priors)), now
             self.store.update_member(self.name, {"demand": sum(own.values()), "demands": own, "priors": priors})
 
@@ -394,18 +408,7 @@ class ScheduledDriver(Driver):
         rates: dict[str, float] = {}
         spares: dict[str, float] = {}
         if share > 0 and (own or priors):
-            members = self.store.members(time.time())
-            others: dict[str, float] = {}
-            others_prior: dict[str, float] = {}
-            for name, member in members.items():
-                if name == self.name:
-                    continue
-                for field, sums in (("demands", others), ("priors", others_prior)):
-                    theirs = member.fields.get(field)
-                    if isinstance(theirs, dict):
-                        for host, demand in theirs.items():
-                            if host in own or host in priors:
-                                sums[host] = sums.get(host, 0.0) + float(demand or 0.0)
+            others, others_prior = self._others_demands()
             for host in own.keys() | priors.keys():
                 demand, host_rate = own.get(host, 0.0), self._rate_of(host)
                 if demand > 0:
@@ -420,6 +423,25 @@ class ScheduledDriver(Driver):
         self.mind.poll_rates = rates or None
         self.mind.poll_rate = sum(rates.values()) if rates else None
         self.mind.spare_rates = spares or None
+
+    def _others_demands(self) -> tuple[dict[str, float], dict[str, float]]:
+        """The other live members' demands and priors, summed per host, as the store has them:
+        read again once a ``_SHARE_DEMAND_LEAST`` at most (each shares a change no more often)."""
+        now = time.monotonic()
+        if self._others is not None and now - self._others_at < _SHARE_DEMAND_LEAST:
+            return self._others
+        others: dict[str, float] = {}
+        others_prior: dict[str, float] = {}
+        for name, member in self.store.members(time.time()).items():
+            if name == self.name:
+                continue
+            for field, sums in (("demands", others), ("priors", others_prior)):
+                theirs = member.fields.get(field)
+                if isinstance(theirs, dict):
+                    for host, demand in theirs.items():
+                        sums[host] = sums.get(host, 0.0) + float(demand or 0.0)
+        self._others, self._others_at = (others, others_prior), now
+        return self._others
 
     def _host_rate(self) -> float:
         """Requests per wall second the colony's budget allows the site (its first seed's
