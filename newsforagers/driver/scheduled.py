@@ -566,20 +566,17 @@ class _BusyHosts:
         self._waiting: dict[str, bool] = {}
 
     def __call__(self, host: str) -> bool:
-        busy = self._answers.get(host)
-        if busy is None:
-            held = self.counts.get(host, 0)
-            cap = self.cap(host) if held else 0
-            busy = self._answers[host] = bool(held and cap and held >= cap) or self._waits(host)
-        self.passed = self.passed or busy
-        return busy
+        return self._busy(host, self._answers, self.cap)
 
     def harvest(self, host: str) -> bool:
-        busy = self._harvest_answers.get(host)
+        return self._busy(host, self._harvest_answers, self.harvest_cap)
+
+    def _busy(self, host: str, answers: dict[str, bool], cap: Callable[[str], int]) -> bool:
+        busy = answers.get(host)
         if busy is None:
             held = self.counts.get(host, 0)
-            cap = self.harvest_cap(host) if held else 0
-            busy = self._harvest_answers[host] = bool(held and cap and held >= cap) or self._waits(host)
+            limit = cap(host) if held else 0
+            busy = answers[host] = bool(held and limit and held >= limit) or self._waits(host)
         self.passed = self.passed or busy
         return busy
 
