@@ -115,7 +115,8 @@ class PopulationExtension:
         relevance = driver.energy_relevance(profit, value, relevance)
         for decision in colony.policy.visit(forager, url, relevance):
             if decision.kind == "split":
-                self._spawn_children(decision.clones, decision.energy)
+                if self._can_split():
+                    self._spawn_children(decision.clones, decision.energy)
             elif decision.kind == "retire":
                 self._retire()
             elif decision.kind == "teleport" and decision.target is not None:
@@ -129,7 +130,7 @@ class PopulationExtension:
         scheduled forager walks on while its listings are gone — every one a day page that has
         closed, or given up — harvesting what they listed: split then, its child would be born
         with nothing to start from and end at once (seen in a two-node colony's run). No split;
-        counted."""
+        counted. Asked before :meth:`_spawn_children`, by each policy's path."""
         if self.context.driver.weblog_size > 0:
             return True
         self.crawler.stats.inc_value("newsforagers/population/split_without_weblog")
@@ -138,8 +139,6 @@ class PopulationExtension:
     def _spawn_children(self, clones: int, energy: float | None) -> None:
         colony = self.colony
         driver = self.context.driver
-        if not self._can_split():
-            return
         for _ in range(clones):
             name = colony.new_id()
             if not colony.reserve_place(name, driver.name):

@@ -84,12 +84,17 @@ def typical_latency(latencies: Iterable[float]) -> float:
     under-size the cap: a log-normal latency of σ 0.5 has a mean 13 % above its median), of
     the recent answers that were not stalls (at most ``STALL_FACTOR`` times their median:
     a stalled answer keeps its own request, not a turn, :func:`stalled`). 0 without any."""
-    recent = list(latencies)
+    usual = _usual(list(latencies))
+    return statistics.fmean(usual) if usual else 0.0
+
+
+def _usual(recent: list[float]) -> list[float]:
+    """The answers of ``recent`` that were not stalls: at most ``STALL_FACTOR`` times their
+    median (the rest keep their own requests, not a turn: :func:`stalled`)."""
     if not recent:
-        return 0.0
+        return []
     limit = STALL_FACTOR * statistics.median(recent)
-    usual = [latency for latency in recent if latency <= limit]
-    return statistics.fmean(usual)
+    return [latency for latency in recent if latency <= limit]
 
 
 #: The share of a host's healthy answers its harvest's in-flight cap waits for (see
@@ -107,11 +112,9 @@ def slow_latency(latencies: Iterable[float], quantile: float = PACE_QUANTILE) ->
     the time, and the host's next request waits (requests 3 back at 5 a second, 0.63 s ago,
     against a median of 0.5 s). With the cap at this latency times the rate, ``1 − quantile``
     of them. 0 without any answer."""
-    recent = list(latencies)
-    if not recent:
+    usual = sorted(_usual(list(latencies)))
+    if not usual:
         return 0.0
-    limit = STALL_FACTOR * statistics.median(recent)
-    usual = sorted(latency for latency in recent if latency <= limit)
     # the order statistic at the quantile (of 32 answers, the 29th): no interpolation
     return usual[min(len(usual) - 1, max(0, math.ceil(quantile * len(usual)) - 1))]
 
