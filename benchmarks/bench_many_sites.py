@@ -16,6 +16,11 @@ gets ``FORAGERS_HOST_RATE = R / sites`` and ``CONCURRENT_REQUESTS`` = ``--concur
 
 - **sent/s**: requests per wall second from ``--warmup`` seconds after the first request to the
   last, against R (target: ≥ 0.9 R while there is work);
+- **while the backlog lasts**: the same from ``--warmup`` seconds after the first request until
+  95 % of the stories published on the first request's day before it (the backlog, listed on
+  every host's day archive) have been fetched: while work is known and the budget, not the
+  work, binds (after it the colony is work-bound: the new stories come at ``--per-day`` and
+  are found by its listing visits, under ``FORAGERS_SCHEDULE_POLL_SHARE``);
 - **busiest host-second**: the most requests one host received in any one-second window (its
   politeness: at most ⌊R / sites⌋, ``colony/throttle.py``);
 - the crawl's in-flight cap (``newsforagers/scheduled/in_flight_cap``) and the calls that passed a busy host over.
@@ -25,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gzip
 import json
 import re
 import subprocess
@@ -32,7 +38,9 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from datetime import datetime
 from pathlib import Path
+from urllib.parse import urlparse
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -54,6 +62,38 @@ def stats_of(log_text: str) -> dict:
         total[key] = total.get(key, 0.0) + number
         most[key] = max(most.get(key, number), number)
     return {"sum": total, "max": most, "crawlers": log_text.count("Dumping Scrapy stats")}
+
+
+BACKLOG_SHARE = 0.95  # the backlog lasts until this share of it has been fetched
+
+
+def backlog_phase(corpus: Path, records: list[dict], warmup: float) -> tuple[float | None, float | None]:
+    """``(seconds from the first request until BACKLOG_SHARE of the backlog was fetched, requests
+    per second sent from warmup until then)``: the backlog is the stories published on the
+    first request's (simulated) day before it; (None, None) without one or before the end."""
+    if not records:
+        return None, None
+    first = min(records, key=lambda r: r["wall_time"])
+    began = datetime.fromisoformat(first["sim_time"])
+    day = began.replace(hour=0, minute=0, second=0, microsecond=0)
+    with gzip.open(corpus, "rt", encoding="utf-8") as lines:
+        backlog = {urlparse(story["url"]).path for story in map(json.loads, lines)
+                   if day <= datetime.fromisoformat(story["published"]) <= began}
+    if not backlog:
+        return None, None
+    fetched: set[str] = set()
+    ordered = sorted(records, key=lambda r: r["wall_time"])
+    for record in ordered:
+        if record["status"] == 200 and record["path"] in backlog:
+            fetched.add(record["path"])
+            if len(fetched) >= BACKLOG_SHARE * len(backlog):
+                until = record["wall_time"]
+                break
+    else:
+        return None, None
+    sent = [r["wall_time"] for r in ordered if first["wall_time"] + warmup <= r["wall_time"] <= until]
+    span = sent[-1] - sent[0] if len(sent) > 1 else 0.0
+    return until - first["wall_time"], (len(sent) / span if span else None)
 
 
 def run_once(corpus: Path, rate: float, args: argparse.Namespace, work: Path) -> dict:
@@ -81,12 +121,15 @@ def run_once(corpus: Path, rate: float, args: argparse.Namespace, work: Path) ->
     for r in records:
         by_host[r["host"]].append(r["wall_time"])
     stats = stats_of(crawl_log.read_text() if crawl_log.exists() else "")
+    backlog_until, backlog_rate = backlog_phase(corpus, records, args.warmup)
     items = sum(1 for _ in open(work / "items.jsonl")) if (work / "items.jsonl").exists() else 0
     return {
         "rate": rate, "per_host": per_host, "sites": args.sites, "split": args.split, "latency": args.latency,
         "requests": len(records), "wall": round(wall, 1),
         "sent_per_s": round(len(steady) / span, 2) if span else 0.0,
         "share_of_budget": round(len(steady) / span / rate, 3) if span else 0.0,
+        "backlog_fetched_at": round(backlog_until, 1) if backlog_until is not None else None,
+        "share_while_backlog": round(backlog_rate / rate, 3) if backlog_rate else None,
         "busiest_host_second": max((busiest_second(t) for t in by_host.values()), default=0),
         "hosts_read": len(by_host), "documents": items,
         "in_flight_cap": stats["max"].get("newsforagers/scheduled/in_flight_cap"),

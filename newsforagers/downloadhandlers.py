@@ -157,8 +157,8 @@ class ColonyBudgetMixin:
         # until this crawler has an answer from the host, its requests open new connections
         opening = host not in self.answered_hosts
         try:
-            await colony.budget.acquire(host, self._closing, request.meta.get(BUDGET_PRIORITY, 0),
-                                        opening=opening)
+            start = await colony.budget.acquire(host, self._closing, request.meta.get(BUDGET_PRIORITY, 0),
+                                                opening=opening)
         except BudgetWaitAbandoned:
             self.colony_crawler.stats.inc_value("newsforagers/host/abandoned_on_close")
             raise ClosingIgnoreRequest(f"{request.url}: the crawler is closing") from None
@@ -168,7 +168,7 @@ class ColonyBudgetMixin:
                                                          colony.config.close_grace)
         except BaseException as exc:
             if opening:
-                colony.budget.opened(host, answered=False)
+                colony.budget.opened(host, answered=False, number=start)
             if isinstance(exc, UNREACHABLE) and self._last_try(request):
                 self._back_off(colony, host)
             raise
@@ -179,7 +179,7 @@ class ColonyBudgetMixin:
         colony.budget.observe(host, latency, response.status)
         if opening:  # a new connection: the site had it by now
             self.answered_hosts.add(host)
-            colony.budget.opened(host, answered=True)
+            colony.budget.opened(host, answered=True, number=start)
         if response.status in PAUSE_STATUSES:
             self._pause(colony, host, response)
         return response

@@ -9,30 +9,41 @@ would let n foragers ask n times what the user set. :class:`Politeness` folds th
 budget, so that they bind the colony as a whole (docs/settings.md, *Scrapy settings in a
 colony*).
 
-Starts are spaced evenly, a little more than ``1/rate`` apart (no bursts: a burst sent at the
-end of one window and another at the start of the next would reach a busy site together), and a
-sliding window caps them at ``⌊rate⌋`` in any second, so a site counting over one-second windows
-never sees more than ``rate``.
-
-The spacing counts from the last *actual* start: an event loop that wakes a request late
-delays every later one by as much, and the colony sends less than the budget allows (45–57 of
-57 req/s at a budget of 60, docs/benchmarks.md). Spacing on a timeline of reserved slots
-instead recovered that budget but let requests woken late leave closer together, and the
-replay then counted 61 requests in one second at a budget of 60: politeness first.
+Starts are spaced evenly, at least ``1/rate`` apart (no bursts: a burst sent at the end of one
+window and another at the start of the next would reach a busy site together), and a sliding
+window caps them at ``c = ⌊rate⌋`` in ``_MARGIN · c / rate`` seconds (a little more than one),
+so a site counting over one-second windows never sees more than ``rate``, with room for the
+few milliseconds by which its stamps of the arrivals jitter after our sends. At one request a
+second or less (``c = 1``) the window is the spacing: ``_MARGIN / rate``.
 
 A start is when the budget lets a request go; the site sees it when its bytes leave, which
 Scrapy's HTTP/1.1 handler does a few turns of the event loop later (a connection opened, the
 request written): at once on an idle loop, but a loop busy reading pages holds those turns, and
 on 1,000 sites a request left up to 0.5 s after its start while the next one of its host left
-on time — two requests 0.5 s apart at one a second. So each start is *settled*: the budget
-counts :data:`SETTLE_TURNS` turns of the loop after it, and a start whose turns came late is
-moved later by as much (and the next start of its host waits for it), so the spacing holds
-between the requests as they leave, not as they were let go. The first request to a host opens
-its first connection, which the site may accept late (1,000 new hosts at once: it accepts them
-in batches) while the next request, on the open connection, arrives on time: a crawler's first
-start on a host (every forager is a crawler, with connections of its own) counts from its first
-answer, and the host's other requests wait for it (``acquire(opening=True)``,
-:meth:`HostBudget.opened`: the download handler knows which requests open a connection).
+on time — two requests 0.5 s apart at one a second. So each start is *pending* until it has
+*settled*: the budget counts :data:`SETTLE_TURNS` turns of the loop after it, and a start whose
+turns came late counts as made that much later. The first request a crawler sends a host opens
+a connection (every forager is a crawler, with connections of its own), which the site may
+accept late (1,000 new hosts at once: it accepts them in batches) while the next request, on an
+open connection, arrives on time: such a start is pending until its answer, and counts as made
+then (``acquire(opening=True)``, :meth:`HostBudget.opened`: the download handler knows which
+requests open a connection). The one-second window counts a pending start as present and a
+settled one at when it left, so it holds between the requests as they reach the site.
+
+At one a second or less the spacing is the window: the next start of a host waits until the
+last has left and counts from when it did, so a loop that wakes a request late delays every
+later one by as much. From two a second it counts on the host's *timeline*: a spacing from when
+the last start was due (its limits let it go and a request was waiting), half a spacing at
+least (:data:`CATCH_UP`) from when it was made, up to ``c − 1`` starts pending; the window,
+counted as the requests left, keeps the rate. A start woken late, settling late or opening a
+connection then costs its host once in ``c`` starts instead of holding back every later one:
+on 20 hosts at 5 a second, with the crawl near one core, the starts woke 9 ms late and settled
+25 ms late on average, and each forager's first request to a host held the host for its answer
+(0.5–1.5 s; the openings of 16 foragers over 20 hosts were 60 % of the starts' lateness): 0.82–0.86
+of the budget sent, against 0.87–0.89 on the timeline (docs/benchmarks.md, *Late starts counted
+once in a window*). A timeline of reserved slots without the window counted as the requests
+left once let a busy loop send 61 requests in one second at a budget of 60: the window is what
+keeps the politeness, the timeline only what is spent.
 
 A colony whose foragers run in several processes or on several machines
 (``FORAGERS_SPAWNER=process`` or ``scrapyd``) keeps the starts and the pauses of each host in
@@ -51,7 +62,7 @@ import itertools
 import logging
 import math
 import time
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Awaitable, Callable, Protocol
@@ -77,6 +88,12 @@ BUDGET_PRIORITY = "forager_budget_priority"
 #: their start, 97.7 % within 8 and 99.7 % within 8 turns and 20 ms (the rest: the first
 #: requests to 1,000 new hosts at once, waiting for the site to accept their connections).
 SETTLE_TURNS = 8
+
+#: The least share of the spacing between two starts of a host of two requests a second or more:
+#: a start the event loop woke late lets the next one catch up with the host's timeline to
+#: half a spacing after it (Scrapy's ``RANDOMIZE_DOWNLOAD_DELAY`` spaces requests 0.5 to 1.5
+#: times ``DOWNLOAD_DELAY``); the one-second window, counted as the requests left, keeps the rate.
+CATCH_UP = 0.5
 
 #: Seconds between two looks at whether a waiting request's crawler is closing.
 GONE_CHECK = 0.25
@@ -204,31 +221,42 @@ class Politeness:
 
 
 class _HostLimits:
-    """One host's share of the budget: its spacing, its one-second window, its slots, and
-    the line of requests waiting for it."""
+    """One host's share of the budget: its spacing, its one-second window, its slots, its
+    starts, and the line of requests waiting for it."""
 
-    __slots__ = ("capacity", "window", "spacing", "semaphore", "starts", "line", "moved", "arrivals",
-                 "unsettled", "settled", "settling_loop", "opening", "answered")
+    __slots__ = ("capacity", "window", "spacing", "slack", "covered", "semaphore", "starts", "pending", "count",
+                 "newest", "made", "due", "line", "moved", "arrivals", "changed", "settling_loop")
 
     def __init__(self, rate: float, concurrency: int):
         self.capacity = max(1, math.floor(rate)) if rate > 0 else 0
         self.window = self.capacity / rate * _MARGIN if rate > 0 else 0.0
-        self.spacing = _MARGIN / rate if rate > 0 else 0.0
+        # the window keeps the rate from two a second (see the module's docstring); at one a
+        # second or less the spacing is the window
+        self.spacing = (1.0 if self.capacity >= 2 else _MARGIN) / rate if rate > 0 else 0.0
+        # seconds a start may settle late unmoved (what the margin covers), and how much of it a
+        # start moved later may keep (HostBudget._settle): none at one a second or less
+        self.slack = (_MARGIN - 1.0) / rate if rate > 0 else 0.0
+        self.covered = self.slack if self.capacity >= 2 else 0.0
         self.semaphore = asyncio.Semaphore(concurrency) if concurrency > 0 else None
-        self.starts: deque[float] = deque()
+        # the starts known to have left, at when they left (moved later when they settled late
+        # or opened a connection), within the window; and the starts not known to have left
+        # yet, by number: [made, left (so far), opening and not answered, settled]
+        self.starts: list[float] = []
+        self.pending: dict[int, list] = {}
+        self.count = 0  # starts made (the next one's number)
+        self.newest: float | None = None  # the newest start, as it left (so far)
+        self.made: float | None = None  # the newest start, as it was made
+        # when the newest start was due: when its host's limits let it go, or when it came to
+        # the head of the line if that was later (never after the start itself)
+        self.due = 0.0
         # the requests waiting for this host, a heap of [-priority, arrival]: only the head
         # takes the slots and waits for a start (with a shared budget: asks the store), so the
         # highest priority goes next and equal ones go in their order of arrival
         self.line: list[list[float]] = []
         self.moved = asyncio.Event()  # set (and replaced) whenever the head leaves the line
         self.arrivals = itertools.count()
-        # starts whose request may not have left yet (:data:`SETTLE_TURNS`), and the event set
-        # (and replaced) when the last of them has settled
-        self.unsettled = 0
-        self.settled = asyncio.Event()
+        self.changed = asyncio.Event()  # set (and replaced) whenever a pending start has left
         self.settling_loop: asyncio.AbstractEventLoop | None = None
-        self.opening = 0  # requests on a new connection not answered yet (HostBudget.opened)
-        self.answered = asyncio.Event()  # set (and replaced) when the last of them has ended
 
 
 class SharedStarts(Protocol):
@@ -287,8 +315,9 @@ class HostBudget:
         return limits
 
     async def acquire(self, host: str, gone: Callable[[], bool] | None = None,
-                      priority: int = 0, opening: bool = False) -> None:
-        """Wait until ``host`` may receive one more request from the colony.
+                      priority: int = 0, opening: bool = False) -> int:
+        """Wait until ``host`` may receive one more request from the colony; returns the start's
+        number (for :meth:`opened`).
 
         Among the requests waiting for ``host`` (in this process), the one of the highest
         ``priority`` (a request's :data:`BUDGET_PRIORITY` meta) starts first, equal ones in their
@@ -302,8 +331,9 @@ class HostBudget:
         instead of holding the crawler's close for as long as the queue before it.
 
         ``opening``: the request opens a new connection (its crawler has had no answer from
-        ``host`` yet): the host's next start waits for :meth:`opened` (its answer, or its
-        failure), since the site may accept the connection late."""
+        ``host`` yet), which the site may accept late: the start counts as not yet left until
+        :meth:`opened` (its answer, or its failure) — in the host's window as present, and at
+        one a second or less (or with a shared budget) the host's next start waits for it."""
         began = self.clock()
         limits = self._limits(host)
         place = [-float(priority), float(next(limits.arrivals))]
@@ -317,7 +347,8 @@ class HostBudget:
                         if semaphore is not None:
                             await self._take(semaphore, gone)
                             held.append(semaphore)
-                    started = await self._wait_for_start(host, limits, gone, place)
+                    due = await self._wait_for_start(host, limits, gone, place)
+                    started = due is not None
                 except BaseException:
                     for semaphore in held:
                         semaphore.release()
@@ -332,22 +363,34 @@ class HostBudget:
         finally:
             self._leave_line(limits, place)
         start = self.clock()
-        if self.shared is None and (limits.capacity or self.autothrottle is not None):
-            limits.starts.append(start)
+        number = limits.count
         if limits.capacity or self.autothrottle is not None:
-            self._settle(host, limits, start)
-            if opening:
-                limits.opening += 1
+            limits.count += 1
+            limits.due, limits.made, limits.newest = min(start, due), start, start
+            limits.pending[number] = [start, start, opening, False]
+            self._settle(host, limits, start, number)
         self.sent[host] += 1
         self.waited += self.clock() - began
+        return number
 
-    def _settle(self, host: str, limits: _HostLimits, start: float) -> None:
+    def _settle(self, host: str, limits: _HostLimits, start: float, number: int) -> None:
         """Count :data:`SETTLE_TURNS` turns of the event loop from the start just made (at
-        ``start``, this budget's clock); if they took longer than the spacing's margin covers
-        (the loop was busy, and the request may have left that much later), move the start
-        later by as much. The next start of the host waits until this one has settled."""
+        ``start``, this budget's clock; the host's start ``number``); if they took longer than
+        the window's margin covers (the loop was busy, and the request may have left that much
+        later), the start counts as made at the last turn, less the part of the margin the
+        window keeps (``covered``: ``(_MARGIN − 1) / rate`` from two requests a second, else
+        0; with a shared budget the store's newest start moves to the store's now in full).
+
+        Until then the start is *pending*: in its host's one-second window it counts as
+        present, and the host's next start waits for it where the spacing counts from the last
+        start as it left (:meth:`_pending_cap`). Any ``c + 1`` requests as they left (``c =
+        ⌊rate⌋``) are then at least ``_MARGIN − (_MARGIN − 1) / c`` seconds apart at an integer
+        rate: 1.025 s for ``c ≥ 2`` (a site counting one-second windows sees ``c`` at most), 1.0
+        s for ``c = 1`` (no room for the site's jitter: moved in full). Moved to the last turn
+        in full, a start that settled 11 ms late cost its host 21 ms: on 20 hosts at 5 requests
+        a second each, four starts in ten settled late (docs/benchmarks.md, *Encoder fits in a
+        worker process*)."""
         loop = limits.settling_loop = asyncio.get_running_loop()
-        limits.unsettled += 1
         turns = [0]
 
         def turn() -> None:
@@ -355,45 +398,50 @@ class HostBudget:
             if turns[0] < SETTLE_TURNS:
                 loop.call_soon(turn)
                 return
+            entry = limits.pending.get(number)
+            if entry is None:  # forgotten: its event loop had ended
+                return
             try:
                 late = self.clock() - start
-                covered = limits.spacing * (_MARGIN - 1.0) / _MARGIN  # what the margin covers
-                if late > covered:
+                if late > limits.slack:
                     self.settled_seconds += late
-                    self._count_from_now(host, limits, covered if limits.capacity >= 2 else 0.0)
+                    self.settled_late += 1
+                    if self.shared is not None:
+                        self.shared.settle_start(host)
+                    entry[1] = max(entry[1], self.clock() - limits.covered)
             except Exception:  # a shared store that failed: its own log says why; the line goes on
                 logger.exception("host %s: a start that left late could not be moved in the store", host)
             finally:
-                limits.unsettled -= 1
-                if not limits.unsettled:
-                    limits.settled.set()
-                    limits.settled = asyncio.Event()
+                entry[3] = True
+                if not entry[2]:
+                    self._left(limits, number)
 
         loop.call_soon(turn)
 
-    def _count_from_now(self, host: str, limits: _HostLimits, covered: float = 0.0) -> None:
-        """The host's newest start moves to now, less ``covered`` seconds (the store's now,
-        when the colony spans processes): the start being settled or answered is the newest,
-        since no other start of the host is made before it settles.
+    def _left(self, limits: _HostLimits, number: int) -> None:
+        """Start ``number`` of the host is known to have left (settled, and answered if it
+        opened a connection): it counts in the window at when it left."""
+        entry = limits.pending.pop(number)
+        if limits.capacity and self.shared is None:
+            limits.starts.append(entry[1])
+        if number == limits.count - 1:
+            limits.newest = entry[1]
+        limits.changed.set()
+        limits.changed = asyncio.Event()
 
-        ``covered``: the part of the spacing's margin a late start may use (a host of at least
-        two requests a second). Its request left at the latest now, and the next start waits a
-        spacing (``_MARGIN / rate``) from the moved start: ``1 / rate`` at least after the
-        request left; and the one-second window (``c = ⌊rate⌋`` starts in ``_MARGIN · c / rate``
-        seconds, counted on the moved starts) keeps any ``c + 1`` requests, as they left, at
-        least ``_MARGIN − (_MARGIN − 1) / c`` seconds apart at an integer rate: 1.025 s for
-        ``c ≥ 2`` (a site counting one-second windows sees ``c`` at most), 1.0 s for ``c = 1``
-        (no room for the site's jitter: moved in full). Moved to now in full, a start that
-        settled 11 ms late cost its host 21 ms: on 20 hosts at 5 requests a second each, four
-        starts in ten settled late (docs/benchmarks.md, *Encoder fits in a worker process*).
-        Moved in full where the starts are the store's."""
-        if self.shared is not None:
-            self.shared.settle_start(host)
-        elif limits.starts:
-            limits.starts[-1] = max(limits.starts[-1], self.clock() - covered)
-        else:
-            return
-        self.settled_late += 1
+    def _pending_cap(self, limits: _HostLimits) -> int:
+        """How many starts of a host may be pending (not known to have left) when the next is
+        made: ``⌊rate⌋`` where its one-second window, which counts them as present, keeps the
+        rate and the spacing counts from when the last start was due (two a second or more, in
+        this process); else 1: the next start counts from the last as it left (at one a second
+        or less the spacing is the window; with a shared budget the store holds the starts)."""
+        return limits.capacity if self.shared is None and limits.capacity >= 2 else 1
+
+    def _forget_pending(self, limits: _HostLimits) -> None:
+        """Starts made in an event loop that has ended: their turns and answers will never
+        come; they count at when they left so far."""
+        for number in sorted(limits.pending):
+            self._left(limits, number)
 
     @staticmethod
     async def _wait_for_head(limits: _HostLimits, place: list[float],
@@ -422,33 +470,32 @@ class HostBudget:
             heapq.heapify(line)
 
     async def _wait_for_start(self, host: str, limits: _HostLimits,
-                              gone: Callable[[], bool] | None, place: list[float]) -> bool:
-        """Wait for ``host``'s next start; False when, before it, a request of a higher
-        priority took the head of the line (``place`` is this request's)."""
+                              gone: Callable[[], bool] | None, place: list[float]) -> float | None:
+        """Wait for ``host``'s next start and return when it was due (when the limits let it
+        go, or when this request came to the head of the line, the later); None when, before
+        it, a request of a higher priority took the head of the line (``place`` is this
+        request's)."""
+        came = due = self.clock()
         while True:
             if gone is not None and gone():
                 raise BudgetWaitAbandoned(host)
             if limits.line[0] is not place:
-                return False
-            if limits.unsettled:
+                return None
+            if len(limits.pending) >= self._pending_cap(limits):
                 if limits.settling_loop is asyncio.get_running_loop():
-                    # the last start may not have left yet: it settles within a few turns of
-                    # the loop, and may move later
-                    await limits.settled.wait()
+                    # a start the next one counts from may not have left yet: it settles within
+                    # a few turns of the loop (and may move later), or, opening a connection,
+                    # with its answer
+                    try:
+                        await asyncio.wait_for(limits.changed.wait(), GONE_CHECK)
+                    except asyncio.TimeoutError:
+                        pass
                     continue
-                # started in an event loop that has ended: its turns will never come
-                limits.unsettled = 0
-                limits.settled = asyncio.Event()
-            if limits.opening:
-                # a request on a new connection may reach the site late: wait for its answer
-                try:
-                    await asyncio.wait_for(limits.answered.wait(), GONE_CHECK)
-                except asyncio.TimeoutError:
-                    pass
-                continue
+                self._forget_pending(limits)  # made in an event loop that has ended
             delay = self._delay(host, limits)
             if delay <= 0:
-                return True
+                return due
+            due = max(came, self.clock() + delay)  # when the limits let it go, as of now
             await self.sleep(delay if gone is None else min(delay, GONE_CHECK))
 
     @staticmethod
@@ -470,7 +517,6 @@ class HostBudget:
         a shared budget, the start is then already recorded in the store)."""
         now = self.clock()
         delay = self._pause_until.get(host, 0.0) - now
-        starts = limits.starts
         spacing = self._spacing(host, limits)
         if self.shared is not None:
             if delay > 0:
@@ -478,11 +524,6 @@ class HostBudget:
             if not limits.capacity and spacing <= 0:
                 return 0.0  # no rate to keep: nothing to record
             return self.shared.reserve_start(host, limits.capacity, limits.window, spacing)
-        if limits.capacity:
-            while starts and now - starts[0] >= limits.window:
-                starts.popleft()
-        elif len(starts) > 1:
-            starts.popleft()  # AutoThrottle alone needs the last start only
         return max(delay, self._start_wait(limits, spacing, now))
 
     def _spacing(self, host: str, limits: _HostLimits) -> float:
@@ -495,13 +536,25 @@ class HostBudget:
     def _start_wait(limits: _HostLimits, spacing: float, now: float) -> float:
         """Seconds until this process's own starts of a host let another go (its one-second
         window, its spacing); 0 or less: now."""
-        starts = limits.starts
         wait = -math.inf
-        if limits.capacity and len(starts) >= limits.capacity:
-            # the start that must leave the window first
-            wait = starts[len(starts) - limits.capacity] + limits.window - now
-        if starts and spacing > 0:
-            wait = max(wait, starts[-1] + spacing - now)
+        if limits.capacity:
+            starts = limits.starts
+            if starts and now - min(starts) >= limits.window:
+                starts[:] = [start for start in starts if now - start < limits.window]
+            present = len(starts) + len(limits.pending)  # a pending start is in the window
+            if present >= limits.capacity:
+                # the start that must leave the window first (pending ones have not left yet:
+                # at most ⌊rate⌋ − 1 of them when a start is made, :meth:`_pending_cap`)
+                ordered = sorted(starts)
+                first = present - limits.capacity
+                wait = ordered[first] + limits.window - now if first < len(ordered) else limits.window
+        if spacing > 0 and limits.made is not None:
+            if limits.capacity >= 2:
+                # the window keeps the rate as the requests left: the spacing counts from when
+                # the newest start was due, and half a spacing at least from when it was made
+                wait = max(wait, limits.due + spacing - now, limits.made + CATCH_UP * spacing - now)
+            elif limits.newest is not None:
+                wait = max(wait, limits.newest + spacing - now)
         return wait
 
     def ready_in(self, host: str) -> float:
@@ -538,19 +591,28 @@ class HostBudget:
         current = self._delay_of.get(host, self.autothrottle.start_delay)
         self._delay_of[host] = self.autothrottle.next_delay(current, latency, status)
 
-    def opened(self, host: str, answered: bool) -> None:
-        """A request :meth:`acquire` was told was ``opening`` a connection has ended: ``answered``
-        (the site had it by now, however late it accepted the connection: the host's newest start
-        counts from now, the store's now when the colony spans processes), or failed."""
+    def opened(self, host: str, answered: bool, number: int | None = None) -> None:
+        """A request :meth:`acquire` was told was ``opening`` a connection (its start
+        ``number``, as :meth:`acquire` returned it; None: the newest such) has ended:
+        ``answered`` (the site had it by now, however late it accepted the connection: the
+        start counts as made now, in full; with a shared budget the store's newest start moves
+        to the store's now), or failed (it counts as made when it settled)."""
         limits = self._hosts.get(host)
         if limits is None or not (limits.capacity or self.autothrottle is not None):
             return
-        limits.opening = max(0, limits.opening - 1)
-        if not limits.opening:
-            limits.answered.set()
-            limits.answered = asyncio.Event()
+        if number is None:
+            number = max((n for n, entry in limits.pending.items() if entry[2]), default=None)
+        entry = limits.pending.get(number) if number is not None else None
+        if entry is None or not entry[2]:
+            return
+        entry[2] = False
         if answered:
-            self._count_from_now(host, limits)
+            if self.shared is not None:
+                self.shared.settle_start(host)
+            entry[1] = max(entry[1], self.clock())
+            self.settled_late += 1
+        if entry[3]:
+            self._left(limits, number)
 
     def delay_of(self, host: str) -> float | None:
         """AutoThrottle's current delay for ``host`` (None when it is off)."""

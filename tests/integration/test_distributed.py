@@ -238,13 +238,13 @@ def test_a_colony_over_two_scrapyd_nodes_and_redis_pays_each_document_once(
     # the per-host budget held across every process on both nodes
     log = list(read_log(requests))
     assert len({record["forager"] for record in log if record["forager"]}) >= 4
-    # The colony spaces a host's starts 1.05/RATE apart (colony/throttle.py), so any RATE + 1
-    # arrivals span 1.05 s, less how much later than its start the replay stamped the first of
-    # them: with two nodes' processes, Redis and the suite's other worker on two cores that
-    # delay once went past the 50 ms margin (a busiest second of 4 against 3, in one of four
-    # full-suite runs), and past 0.2 s once (0.217 s, a clean clone's CI run, 22ed7de): the
-    # spacing is judged to within 0.3 s of stamping delay — RATE + 1 arrivals within 0.75 s
-    # would be 1.4 times the rate; twice the rate spans 0.525 s.
+    # The colony's one-second window keeps any RATE + 1 starts of a host 1.05 s apart
+    # (colony/throttle.py), so any RATE + 1 arrivals span 1.05 s, less how much later than its
+    # start the replay stamped the first of them: with two nodes' processes, Redis and the
+    # suite's other worker on two cores that delay once went past the 50 ms margin (a busiest
+    # second of 4 against 3, in one of four full-suite runs), and past 0.2 s once (0.217 s, a
+    # clean clone's CI run, 22ed7de): the window is judged to within 0.3 s of stamping delay —
+    # RATE + 1 arrivals within 0.75 s would be 1.4 times the rate; twice the rate spans 0.5 s.
     walls = sorted(r["wall_time"] for r in log)
     spans = [b - a for a, b in zip(walls, walls[RATE:])]
     assert min(spans) >= 1.05 - 0.3, min(spans)
