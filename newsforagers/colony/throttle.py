@@ -39,11 +39,11 @@ counted as the requests left, keeps the rate. A start woken late, settling late 
 connection then costs its host once in ``c`` starts instead of holding back every later one:
 on 20 hosts at 5 a second, with the crawl near one core, the starts woke 9 ms late and settled
 25 ms late on average, and each forager's first request to a host held the host for its answer
-(0.5–1.5 s; the openings of 16 foragers over 20 hosts were 60 % of the starts' lateness): 0.82–0.86
-of the budget sent, against 0.87–0.89 on the timeline (docs/benchmarks.md, *Late starts counted
-once in a window*). A timeline of reserved slots without the window counted as the requests
-left once let a busy loop send 61 requests in one second at a budget of 60: the window is what
-keeps the politeness, the timeline only what is spent.
+(0.5–1.5 s): 0.86–0.87 of the budget sent while work was waiting, against 0.91 on the timeline
+(docs/benchmarks.md, *Late starts counted once in a window*). A timeline of reserved slots
+without the window counted as the requests left once let a busy loop send 61 requests in one
+second at a budget of 60: the window is what keeps the politeness, the timeline only what is
+spent.
 
 A colony whose foragers run in several processes or on several machines
 (``FORAGERS_SPAWNER=process`` or ``scrapyd``) keeps the starts and the pauses of each host in
