@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gzip
 import json
 import re
 import subprocess
@@ -47,6 +46,7 @@ sys.path.insert(0, str(REPO))
 
 from crawl_usage import forager_argv, read_usage  # noqa: E402  (benchmarks/crawl_usage.py)
 
+from newsforagers.corpus import load_corpus  # noqa: E402
 from newsforagers.replay.log import busiest_second, read_log  # noqa: E402
 from newsforagers.replay.process import ReplayProcess  # noqa: E402
 from newsforagers.replay.synth import synth_corpus  # noqa: E402
@@ -76,9 +76,8 @@ def backlog_phase(corpus: Path, records: list[dict], warmup: float) -> tuple[flo
     first = min(records, key=lambda r: r["wall_time"])
     began = datetime.fromisoformat(first["sim_time"])
     day = began.replace(hour=0, minute=0, second=0, microsecond=0)
-    with gzip.open(corpus, "rt", encoding="utf-8") as lines:
-        backlog = {urlparse(story["url"]).path for story in map(json.loads, lines)
-                   if day <= datetime.fromisoformat(story["published"]) <= began}
+    backlog = {urlparse(article.url).path for article in load_corpus(corpus, sort=False)
+               if day <= article.published <= began}
     if not backlog:
         return None, None
     fetched: set[str] = set()

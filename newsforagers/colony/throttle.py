@@ -220,6 +220,17 @@ class Politeness:
         return ", ".join(parts) + (f" ({'; '.join(self.sources)})" if self.sources else "")
 
 
+class _Pending:
+    """A start of a host not known to have left yet: when it left so far (moved later if its
+    turns came late, or to its answer if it opened a connection), whether it still waits for
+    that answer, and whether its turns have come."""
+
+    __slots__ = ("left", "opening", "settled")
+
+    def __init__(self, left: float, opening: bool):
+        self.left, self.opening, self.settled = left, opening, False
+
+
 class _HostLimits:
     """One host's share of the budget: its spacing, its one-second window, its slots, its
     starts, and the line of requests waiting for it."""
@@ -240,11 +251,11 @@ class _HostLimits:
         self.semaphore = asyncio.Semaphore(concurrency) if concurrency > 0 else None
         # the starts known to have left, at when they left (moved later when they settled late
         # or opened a connection), within the window; and the starts not known to have left
-        # yet, by number: [made, left (so far), opening and not answered, settled]
+        # yet, by number
         self.starts: list[float] = []
-        self.pending: dict[int, list] = {}
+        self.pending: dict[int, _Pending] = {}
         self.count = 0  # starts made (the next one's number)
-        self.newest: float | None = None  # the newest start, as it left (so far)
+        self.newest = 0.0  # the newest start, as it left (so far)
         self.made: float | None = None  # the newest start, as it was made
         # when the newest start was due: when its host's limits let it go, or when it came to
         # the head of the line if that was later (never after the start itself)
@@ -367,7 +378,7 @@ class HostBudget:
         if limits.capacity or self.autothrottle is not None:
             limits.count += 1
             limits.due, limits.made, limits.newest = min(start, due), start, start
-            limits.pending[number] = [start, start, opening, False]
+            limits.pending[number] = _Pending(start, opening)
             self._settle(host, limits, start, number)
         self.sent[host] += 1
         self.waited += self.clock() - began
@@ -408,12 +419,12 @@ class HostBudget:
                     self.settled_late += 1
                     if self.shared is not None:
                         self.shared.settle_start(host)
-                    entry[1] = max(entry[1], self.clock() - limits.covered)
+                    entry.left = max(entry.left, self.clock() - limits.covered)
             except Exception:  # a shared store that failed: its own log says why; the line goes on
                 logger.exception("host %s: a start that left late could not be moved in the store", host)
             finally:
-                entry[3] = True
-                if not entry[2]:
+                entry.settled = True
+                if not entry.opening:
                     self._left(limits, number)
 
         loop.call_soon(turn)
@@ -423,9 +434,9 @@ class HostBudget:
         opened a connection): it counts in the window at when it left."""
         entry = limits.pending.pop(number)
         if limits.capacity and self.shared is None:
-            limits.starts.append(entry[1])
+            limits.starts.append(entry.left)
         if number == limits.count - 1:
-            limits.newest = entry[1]
+            limits.newest = entry.left
         limits.changed.set()
         limits.changed = asyncio.Event()
 
@@ -553,7 +564,7 @@ class HostBudget:
                 # the window keeps the rate as the requests left: the spacing counts from when
                 # the newest start was due, and half a spacing at least from when it was made
                 wait = max(wait, limits.due + spacing - now, limits.made + CATCH_UP * spacing - now)
-            elif limits.newest is not None:
+            else:  # the newest start as it left (set with ``made``)
                 wait = max(wait, limits.newest + spacing - now)
         return wait
 
@@ -601,17 +612,17 @@ class HostBudget:
         if limits is None or not (limits.capacity or self.autothrottle is not None):
             return
         if number is None:
-            number = max((n for n, entry in limits.pending.items() if entry[2]), default=None)
+            number = max((n for n, entry in limits.pending.items() if entry.opening), default=None)
         entry = limits.pending.get(number) if number is not None else None
-        if entry is None or not entry[2]:
+        if entry is None or not entry.opening:
             return
-        entry[2] = False
+        entry.opening = False
         if answered:
             if self.shared is not None:
                 self.shared.settle_start(host)
-            entry[1] = max(entry[1], self.clock())
+            entry.left = max(entry.left, self.clock())
             self.settled_late += 1
-        if entry[3]:
+        if entry.settled:
             self._left(limits, number)
 
     def delay_of(self, host: str) -> float | None:
