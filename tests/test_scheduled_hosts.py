@@ -11,6 +11,7 @@ import pytest
 
 from newsforagers.learning.schedule import HubSchedule
 from newsforagers.strategies.scheduled import Fetch
+from newsforagers.strategies.scheduled.explore import Candidates
 from tests.test_scheduled import HOME, T0, at, dated, make
 
 A, B = "http://a.example/", "http://b.example/"
@@ -106,8 +107,8 @@ def test_exploration_s_share_holds_on_each_host():
     forager._host_explored.update({"a.example": 3, "b.example": 0})
     assert not forager._explore_due_on("a.example") and forager._explore_due_on("b.example")
     assert forager._explore_due_on("c.example")  # nothing made there yet: 0 < 0.5·1
-    forager._candidates[B + "tag/"] = 1  # the older candidate, on b
-    forager._candidates[A + "tag/"] = 2  # the newest, on a: a has used its share
+    forager._candidate(B + "tag/", 1)  # the older candidate, on b
+    forager._candidate(A + "tag/", 2)  # the newest, on a: a has used its share
     fetch = forager._try_candidate(forager._explore_due_on)
     assert fetch == Fetch(B + "tag/", "candidate", 1)
     assert A + "tag/" in forager._candidates  # kept for when a may explore
@@ -176,3 +177,40 @@ def test_a_seed_host_s_first_visit_goes_after_news_but_before_another_host_s_bac
     assert other.next_fetch(at(0), lambda host: host == "a.example").url == B
     assert other.schedule.first_visit(lambda host: True) is None
     assert other.schedule.first_visit() == A
+
+
+def test_candidates_give_the_newest_on_a_host_that_may_explore_asking_each_host_once_at_most():
+    candidates = Candidates(4)
+    for visit, (url, host) in enumerate([("a/1", "a"), ("b/1", "b"), ("a/2", "a"), ("c/1", "c")], start=1):
+        candidates.add(url, host, visit)
+    candidates.add("b/1", "b", 9)  # known: keeps its place and visit
+    asked: list[str] = []
+
+    def may(host: str) -> bool:
+        asked.append(host)
+        return host != "c"
+
+    # newest c/1 (c may not), then a's newest a/2: taken; b's (older than a/2) not asked
+    assert candidates.newest(may, lambda url: False) == "a/2" and asked == ["c", "a"]
+    # a/2 stale (fetched meanwhile): forgotten on the way; a's next, a/1, is older than b/1
+    asked.clear()
+    assert candidates.newest(may, lambda url: url == "a/2") == "b/1" and asked == ["c", "a", "b"]
+    assert "a/2" not in candidates and len(candidates) == 3
+    assert candidates.remove("b/1") == 2 and candidates.remove("b/1") is None
+    assert candidates.newest(None, lambda url: False) == "c/1"
+    # the bound: the oldest forgotten first, and its host with it once it has none left
+    for visit, host in enumerate("def", start=5):
+        candidates.add(host + "/1", host, visit)
+    assert "a/1" not in candidates and len(candidates) == 4
+    assert candidates.newest(lambda host: host == "a", lambda url: False) is None
+    assert candidates.newest(lambda host: host in ("c", "d"), lambda url: False) == "d/1"
+
+
+def test_a_candidate_another_forager_claimed_is_forgotten_and_the_next_taken():
+    forager = make(FORAGERS_EXPLORE_SHARE=0.5)
+    forager._candidate(A + "tag/", 1)
+    forager._candidate(B + "tag/", 2)
+    claimed = {B + "tag/"}
+    forager.claim = lambda url: url not in claimed
+    assert forager._try_candidate() == Fetch(A + "tag/", "candidate", 1)
+    assert len(forager._candidates) == 0

@@ -22,7 +22,7 @@ from newsforagers.learning.schedule import Entry, HubSchedule, host_of, shape
 from newsforagers.pages import SentMemory
 from newsforagers.strategies.common import Encoder, EncoderBootstrap, Mind
 from newsforagers.strategies.scheduled.budget import BACKLOG, BACKLOG_AGE, NEWS, STORY_DATES, BudgetRules, listed_rate
-from newsforagers.strategies.scheduled.explore import PAGE_LINKS, Exploration
+from newsforagers.strategies.scheduled.explore import PAGE_LINKS, Candidates, Exploration
 from newsforagers.strategies.scheduled.fetch import NEWS_PRIORITY, Fetch, HostQueues, ScheduledCounters
 
 logger = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         # the hosts of a recent page's links, when exploration first drew it (_explore_step)
         self._page_link_hosts: Bounded[str, frozenset[str]] = Bounded(PAGE_LINKS)
         # listings to try -> visit that showed them; as many as the schedule holds, as the two below
-        self._candidates: Bounded[str, int] = Bounded(schedule.capacity)
+        self._candidates = Candidates(schedule.capacity)
         # listing -> the navigation links it showed at its last visit (see _read_listing)
         self._navigation: Bounded[str, frozenset[str]] = Bounded(schedule.capacity)
         # listing -> the dates of its items at its last read (a 304 shows them again)
@@ -238,7 +238,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             return fetch
         if self._explore_due() and self._explore_futile != self._moves:
             def may_explore(host: str) -> bool:
-                return (busy is None or not busy(host)) and self._explore_due_on(host)
+                # (the share first: a dictionary's look, the budget's a reckoning)
+                return self._explore_due_on(host) and (busy is None or not busy(host))
 
             fetch = self._try_candidate(may_explore)
             if fetch is None:
@@ -800,7 +801,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         if self._has_complete(url):
             self.counters.not_needed += 1
             return
-        self._candidates[url] = visit
+        self._candidates.add(url, self._host(url), visit)
 
     def _add_listing(self, url: str, source: tuple[str, bool] | None, now: float) -> int:
         if url in self.schedule or self.schedule.of_the_past(url, now):
