@@ -69,24 +69,19 @@ class Candidates:
         """The newest candidate on a host that ``may`` explore (asked only of a host whose
         newest is newer than the best found so far: the hosts are looked at newest first),
         forgetting the ``stale`` ones met on the way (each host's newest)."""
-        best, best_order = None, -1
-        for host in reversed(list(self._on)):
-            urls = self._on.get(host)
-            if urls is None:
-                continue
+        best, best_order, met = None, -1, []
+        for host, urls in reversed(self._on.items()):
             if self._last[host] <= best_order:
                 break  # this host's candidates and the next hosts' are older than the best
-            while urls:
-                url = next(reversed(urls))
-                if not stale(url):
-                    break
-                self.remove(url)
-                urls = self._on.get(host)
-            if not urls:
-                continue
-            order = urls[url]
-            if order > best_order and (may is None or may(host)):
-                best, best_order = url, order
+            for url, order in reversed(urls.items()):
+                if stale(url):
+                    met.append(url)
+                    continue
+                if order > best_order and (may is None or may(host)):
+                    best, best_order = url, order
+                break
+        for url in met:
+            self.remove(url)
         return best
 
 
