@@ -206,6 +206,34 @@ def test_candidates_give_the_newest_on_a_host_that_may_explore_asking_each_host_
     assert candidates.newest(lambda host: host in ("c", "d"), lambda url: False) == "d/1"
 
 
+def test_at_the_bound_the_stale_candidates_go_before_one_still_to_be_tried():
+    visited: set[str] = set()
+    candidates = Candidates(16, stale=visited.__contains__)
+    for visit in range(1, 17):  # a/1 ... a/16, the oldest first: at the bound
+        candidates.add(f"a/{visit}", "a", visit)
+    visited.update({"a/2", "a/5"})  # tried since by another path: stale
+    # the 17th passes the bound, 17 additions since a sweep (> 16 // 8): the two stale swept,
+    # the oldest, a/1, still to be tried, kept
+    candidates.add("a/17", "a", 17)
+    assert len(candidates) == 15 and "a/1" in candidates and candidates.forgotten == 0
+    assert "a/2" not in candidates and "a/5" not in candidates
+    candidates.add("a/18", "a", 18)  # at the bound
+    visited.add("a/3")
+    # the 19th passes it 2 additions after the sweep (at most one an eighth of the size: 2):
+    # no sweep, the oldest goes, a/1 (not stale: counted)
+    candidates.add("a/19", "a", 19)
+    assert "a/1" not in candidates and "a/3" in candidates and candidates.forgotten == 1
+    # the 20th, 3 after: swept, a/3 goes, and nothing else
+    candidates.add("a/20", "a", 20)
+    assert "a/3" not in candidates and "a/4" in candidates and len(candidates) == 16
+    assert candidates.forgotten == 1
+    # without a stale test (the bound alone), the oldest goes whether stale or not
+    plain = Candidates(2)
+    for visit, url in enumerate(["x/1", "x/2", "x/3"], start=1):
+        plain.add(url, "x", visit)
+    assert "x/1" not in plain and plain.forgotten == 1
+
+
 def test_a_candidate_another_forager_claimed_is_forgotten_and_the_next_taken():
     forager = make(FORAGERS_EXPLORE_SHARE=0.5)
     forager._candidate(A + "tag/", 1)

@@ -199,3 +199,29 @@ def test_the_forager_counts_the_visits_the_spare_budget_made():
     fetch = forager.next_fetch(at(1.5))
     assert fetch.url == HOME and fetch.kind == "listing"
     assert forager.counters.listings == 2 and forager.counters.spare_visits == 1
+
+
+def test_today_s_page_expects_of_the_spare_budget_the_stories_its_dates_show():
+    # the day archive of 2024-03-05 visited at 03:00 UTC: its dates show 12 stories an hour,
+    # none found there first (rate 0, unpaid: its floor is max_interval, 3 h, a prior of 1/3);
+    # a section whose dates show as many, beside it
+    night = 1_709_607_600.0  # 2024-03-05 03:00 UTC
+    schedule = HubSchedule(rhythm=False)
+    today, section = A + "archive/2024/03/05/", A + "section/"
+    for url in (today, section):
+        schedule.add(url, now=night, rate=0.0)
+        schedule.entry(url).listed_rate = 12.0
+    assert schedule.prior_rate(schedule.entry(today)) == pytest.approx(1 / 3)  # (the floor's alone)
+    # the page that lists the whole day expects what its dates show; the section its floor's
+    assert schedule.spare_rate(schedule.entry(today), night + 60) == pytest.approx(12.0)
+    assert schedule.spare_rate(schedule.entry(section), night + 60) == pytest.approx(1 / 3)
+    # the next day (the page no longer today's, wherever the site is) it is a listing as any
+    assert schedule.spare_rate(schedule.entry(today), night + 40 * HOUR) == pytest.approx(1 / 3)
+    # 2 spare visits an hour ("lag"): c = (√12 + √(1/3)) / 2 = 2.021; today's page is due after
+    # c/√12 = 0.583 h (2,100 s), the section after c/√(1/3) = 3.5 h, past its floor of 3 h
+    c = (math.sqrt(12.0) + math.sqrt(1 / 3)) / 2
+    due = c / math.sqrt(12.0) * HOUR
+    assert schedule.next_due(night + due - 1, spare=2.0)[0] is None
+    assert schedule.next_due(night + due + 1, spare=2.0) == (today, 0.0) and schedule.spare_due
+    # without a spare budget, both wait their floors
+    assert schedule.next_due(night + due + 1) == (None, pytest.approx(3 * HOUR - due - 1))

@@ -736,12 +736,23 @@ class HubSchedule:
         expects of a visited listing: the larger of its rate (at ``now``, with the rhythm)
         and one story per its floor (its prior, :meth:`prior_rate`; for a listing that has
         paid, the floor it is trusted to hold at); for a listing another forager of the
-        colony reads first (``covered``), its rate alone. 0 for one never visited."""
+        colony reads first (``covered``), its rate alone. 0 for one never visited.
+
+        Today's page (:meth:`today_page` at ``now``), which lists the whole day as it is
+        published, expects at least the stories its own dates show appearing
+        (``listed_rate``, with the rhythm at ``now``): whether its visits find a story before
+        a section does is chance when both are polled as seldom (on a quiet site at night, a
+        third of the runs found its stories first and polled it hourly, the others at its
+        floor of hours, and a tenth of the night's stories waited 50 minutes instead of 20:
+        docs/benchmarks.md)."""
         if entry.rate is None or entry.last is None or entry.barren or entry.subsumed:
             return 0.0  # (subsumed: another listing of its host shows every story it would)
         if entry.covered:  # another forager reads it first: its own rate
             return entry.rate * self._scale(now)
-        return max(entry.rate * self._scale(now), HOUR / max(self._floor(entry), 1.0))
+        rate = max(entry.rate * self._scale(now), HOUR / max(self._floor(entry), 1.0))
+        if entry.listed_rate and now is not None and self.today_page(entry.url, now):
+            rate = max(rate, entry.listed_rate * self._scale(now))
+        return rate
 
     def prior_demands(self) -> dict[str, float]:
         """Per host, :meth:`demand`'s sum over the listings that have a prior

@@ -25,12 +25,15 @@ class Candidates:
     share of exploration spent or waiting for their budgets, and a look at each candidate cost
     as much as the rest of a decision (docs/benchmarks.md)."""
 
-    def __init__(self, size: int):
+    def __init__(self, size: int, stale: Callable[[str], bool] | None = None):
         self.size = max(0, int(size))
+        self.stale = stale  # (a candidate visited since, or met as a listing or an article)
+        self.forgotten = 0  # candidates not stale forgotten for the bound
         self._all: OrderedDict[str, tuple[int, str]] = OrderedDict()  # url -> (visit, host)
         self._on: dict[str, dict[str, int]] = {}  # host -> its urls -> when each came (order)
         self._last: dict[str, int] = {}  # host -> when its newest came, stale or not
         self._order = 0
+        self._swept = 0  # adds since the stale were last swept out
 
     def __contains__(self, url: object) -> bool:
         return url in self._all
@@ -49,8 +52,25 @@ class Candidates:
             urls = {}
         self._on[host] = urls
         urls[url] = self._last[host] = self._order
+        self._swept += 1
+        if len(self._all) > self.size and self.stale is not None and self._swept > self.size // 8:
+            self.sweep()
         while len(self._all) > self.size:
-            self.remove(next(iter(self._all)))
+            oldest = next(iter(self._all))
+            self.forgotten += self.stale is None or not self.stale(oldest)
+            self.remove(oldest)
+
+    def sweep(self) -> int:
+        """Forget the stale candidates (how many): :meth:`newest` forgets those it meets,
+        each host's newest, and a host that may not explore is not looked at further — at the
+        bound, its older stale ones would push out candidates still to be tried (on a site of
+        210 sections most of its sections, never visited: docs/benchmarks.md). Swept when the
+        bound is reached, at most once an eighth of ``size`` additions."""
+        self._swept = 0
+        stale = [url for url in self._all if self.stale(url)]
+        for url in stale:
+            self.remove(url)
+        return len(stale)
 
     def remove(self, url: str) -> int | None:
         """Forget ``url``; the visit that showed it (None: not a candidate)."""

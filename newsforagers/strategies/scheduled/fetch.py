@@ -51,6 +51,7 @@ class ScheduledCounters(ForagerCounters):
     listed_credits: int = 0  # novel documents credited to a listing that showed them after another
     subsumed: int = 0  # listing visits while another listing of the host shows every story
     not_needed: int = 0  # listings met on a host with a complete listing: not added
+    candidates_forgotten: int = 0  # candidate listings never tried, forgotten for the bound (Candidates)
     first_visits: int = 0  # listings never visited (seeds) visited before any harvest but news
     family_complete: int = 0  # day archives taken as complete on their family's proof on other hosts
     days_closed: int = 0  # past days' pages read after their site moved on: never polled again

@@ -121,7 +121,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         # the hosts of a recent page's links, when exploration first drew it (_explore_step)
         self._page_link_hosts: Bounded[str, frozenset[str]] = Bounded(PAGE_LINKS)
         # listings to try -> visit that showed them; as many as the schedule holds, as the two below
-        self._candidates = Candidates(schedule.capacity)
+        self._candidates = Candidates(schedule.capacity, self._stale_candidate)
         # listing -> the navigation links it showed at its last visit (see _read_listing)
         self._navigation: Bounded[str, frozenset[str]] = Bounded(schedule.capacity)
         # listing -> the dates of its items at its last read (a 304 shows them again)
@@ -801,7 +801,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         if self._has_complete(url):
             self.counters.not_needed += 1
             return
+        forgotten = self._candidates.forgotten
         self._candidates.add(url, self._host(url), visit)
+        self.counters.candidates_forgotten += self._candidates.forgotten - forgotten
 
     def _add_listing(self, url: str, source: tuple[str, bool] | None, now: float) -> int:
         if url in self.schedule or self.schedule.of_the_past(url, now):
