@@ -741,9 +741,9 @@ class HubSchedule:
         Today's page (:meth:`today_page` at ``now``), which lists the whole day as it is
         published, expects at least the stories its own dates show appearing
         (``listed_rate``, with the rhythm at ``now``): whether its visits find a story before
-        a section does is chance when both are polled as seldom (on a quiet site at night, a
-        third of the runs found its stories first and polled it hourly, the others at its
-        floor of hours, and a tenth of the night's stories waited 50 minutes instead of 20:
+        a section does is chance when both are polled as seldom (on a quiet site at night,
+        runs in which it found stories first polled it hourly, the others at its floor of
+        hours, and a tenth of the night's stories waited 50 minutes instead of 20:
         docs/benchmarks.md)."""
         if entry.rate is None or entry.last is None or entry.barren or entry.subsumed:
             return 0.0  # (subsumed: another listing of its host shows every story it would)

@@ -63,9 +63,9 @@ class Candidates:
     def sweep(self) -> int:
         """Forget the stale candidates (how many): :meth:`newest` forgets those it meets,
         each host's newest, and a host that may not explore is not looked at further — at the
-        bound, its older stale ones would push out candidates still to be tried (on a site of
-        210 sections most of its sections, never visited: docs/benchmarks.md). Swept when the
-        bound is reached, at most once an eighth of ``size`` additions."""
+        bound, its older stale ones would push out candidates still to be tried (at 1,000
+        sites a forager meets more candidates than the bound holds: docs/benchmarks.md). Swept
+        when the bound is reached, at most once an eighth of ``size`` additions."""
         self._swept = 0
         stale = [url for url in self._all if self.stale(url)]
         for url in stale:
