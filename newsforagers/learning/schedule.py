@@ -749,9 +749,11 @@ class HubSchedule:
             return 0.0  # (subsumed: another listing of its host shows every story it would)
         if entry.covered:  # another forager reads it first: its own rate
             return entry.rate * self._scale(now)
-        rate = max(entry.rate * self._scale(now), HOUR / max(self._floor(entry), 1.0))
-        if entry.listed_rate and now is not None and self.today_page(entry.url, now):
-            rate = max(rate, entry.listed_rate * self._scale(now))
+        scale = self._scale(now)
+        rate = max(entry.rate * scale, HOUR / max(self._floor(entry), 1.0))
+        if entry.listed_rate and now is not None and entry.listed_rate * scale > rate \
+                and self.today_page(entry.url, now):
+            rate = entry.listed_rate * scale
         return rate
 
     def prior_demands(self) -> dict[str, float]:
