@@ -180,7 +180,8 @@ def test_a_seed_host_s_first_visit_goes_after_news_but_before_another_host_s_bac
 
 
 def test_candidates_give_the_newest_on_a_host_that_may_explore_asking_each_host_once_at_most():
-    candidates = Candidates(4)
+    fetched: set[str] = set()
+    candidates = Candidates(4, stale=fetched.__contains__)
     for visit, (url, host) in enumerate([("a/1", "a"), ("b/1", "b"), ("a/2", "a"), ("c/1", "c")], start=1):
         candidates.add(url, host, visit)
     candidates.add("b/1", "b", 9)  # known: keeps its place and visit
@@ -191,19 +192,20 @@ def test_candidates_give_the_newest_on_a_host_that_may_explore_asking_each_host_
         return host != "c"
 
     # newest c/1 (c may not), then a's newest a/2: taken; b's (older than a/2) not asked
-    assert candidates.newest(may, lambda url: False) == "a/2" and asked == ["c", "a"]
+    assert candidates.newest(may) == "a/2" and asked == ["c", "a"]
     # a/2 stale (fetched meanwhile): forgotten on the way; a's next, a/1, is older than b/1
     asked.clear()
-    assert candidates.newest(may, lambda url: url == "a/2") == "b/1" and asked == ["c", "a", "b"]
+    fetched.add("a/2")
+    assert candidates.newest(may) == "b/1" and asked == ["c", "a", "b"]
     assert "a/2" not in candidates and len(candidates) == 3
     assert candidates.remove("b/1") == 2 and candidates.remove("b/1") is None
-    assert candidates.newest(None, lambda url: False) == "c/1"
+    assert candidates.newest(None) == "c/1"
     # the bound: the oldest forgotten first, and its host with it once it has none left
     for visit, host in enumerate("def", start=5):
         candidates.add(host + "/1", host, visit)
     assert "a/1" not in candidates and len(candidates) == 4
-    assert candidates.newest(lambda host: host == "a", lambda url: False) is None
-    assert candidates.newest(lambda host: host in ("c", "d"), lambda url: False) == "d/1"
+    assert candidates.newest(lambda host: host == "a") is None
+    assert candidates.newest(lambda host: host in ("c", "d")) == "d/1"
 
 
 def test_at_the_bound_the_stale_candidates_go_before_one_still_to_be_tried():

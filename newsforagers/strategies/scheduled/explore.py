@@ -85,10 +85,11 @@ class Candidates:
             del self._last[host]
         return visit
 
-    def newest(self, may: Callable[[str], bool] | None, stale: Callable[[str], bool]) -> str | None:
+    def newest(self, may: Callable[[str], bool] | None = None) -> str | None:
         """The newest candidate on a host that ``may`` explore (asked only of a host whose
         newest is newer than the best found so far: the hosts are looked at newest first),
-        forgetting the ``stale`` ones met on the way (each host's newest)."""
+        forgetting the stale ones met on the way (each host's newest)."""
+        stale = self.stale or (lambda url: False)
         best, best_order, met = None, -1, []
         for host, urls in reversed(self._on.items()):
             if self._last[host] <= best_order:
@@ -128,7 +129,7 @@ class Exploration:
         """A candidate listing's first visit (exploration's share): the newest first, on a
         host that ``may`` explore now (:meth:`Candidates.newest`)."""
         while True:
-            url = self._candidates.newest(may, self._stale_candidate)
+            url = self._candidates.newest(may)
             if url is None:
                 return None
             visit = self._candidates.remove(url)
