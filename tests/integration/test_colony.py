@@ -126,7 +126,7 @@ def test_host_budget_holds_with_eight_foragers(corpus, tmp_path):
 def test_download_delay_binds_the_whole_colony(corpus, tmp_path):
     """Scrapy's DOWNLOAD_DELAY acts per crawler: with one crawler per forager, eight foragers
     would send eight times what the user set. The colony folds it into its host budget."""
-    used = 10
+    used = 6
     requests = tmp_path / "requests.jsonl"
     settings = {"FORAGERS_STRATEGY": "paper", "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db",
                 "FORAGERS_SEED": 5, "FORAGERS_BOOTSTRAP_PAGES": 100, "FORAGERS_MIN": 8,

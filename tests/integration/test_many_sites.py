@@ -20,7 +20,7 @@ SPEED = 600
 
 def _stalling_sites(tmp_path, sites: int, profile: dict, rate: int = 200) -> tuple[object, list[dict], list[str]]:
     """``sites`` sites of the replay (site profiles ``profile``; ``rate`` stories a day in
-    all), crawled 16 s by one scheduled forager at 20 requests a second a host: the crawl's
+    all), crawled 11 s by one scheduled forager at 20 requests a second a host: the crawl's
     result, the replay's request log and the sites' hosts."""
     corpus = synth_corpus(tmp_path / "synth.jsonl.gz", days=2, rate=rate, sections=6, seed=5)
     requests, seeds, profiles = tmp_path / "requests.jsonl", tmp_path / "seeds.txt", tmp_path / "profiles.json"
@@ -28,7 +28,7 @@ def _stalling_sites(tmp_path, sites: int, profile: dict, rate: int = 200) -> tup
     with ReplayProcess(corpus, speed=SPEED, start=START, log_path=requests,
                        extra_args=["--sites", str(sites), "--site-profiles", str(profiles), "--seeds", str(seeds)]):
         hosts = [line[len("http://"):-1] for line in seeds.read_text().splitlines()]
-        result = crawl_forager(f"@{seeds}", tmp_path, seconds=16, args={"speed": SPEED}, settings={
+        result = crawl_forager(f"@{seeds}", tmp_path, seconds=11, args={"speed": SPEED}, settings={
             "FORAGERS_STRATEGY": "scheduled", "FORAGERS_MIN": 1, "FORAGERS_MAX": 1,
             "FORAGERS_STORE": f"sqlite:///{tmp_path}/colony.db", "FORAGERS_SEED": 3,
             "FORAGERS_HOST_RATE": 20, "FORAGERS_RUN_DIR": tmp_path / "run", "DOWNLOAD_TIMEOUT": 30})
