@@ -442,7 +442,8 @@ def _driver(crawler_settings: dict | None = None, **settings):
 
 
 def test_the_driver_hands_scrapy_one_request_at_a_time_and_shares_the_budget(monkeypatch):
-    monkeypatch.setattr("newsforagers.driver.scheduled._RATES_EVERY", 0.0)  # reckoned at each decision
+    monkeypatch.setattr("newsforagers.driver.scheduled._RATES_EVERY", 0.0)  # reckoned at each decision,
+    monkeypatch.setattr("newsforagers.driver.scheduled._RECKONING_SHARE", 1.0)  # whatever it costs
     monkeypatch.setattr("newsforagers.driver.scheduled._SHARE_DEMAND_LEAST", 0.0)  # shared and read so too
     driver, forager = _driver(FORAGERS_SCHEDULE_POLL_SHARE=0.5)
     store, now = driver.store, time.time()
@@ -1181,6 +1182,7 @@ def test_the_driver_reckons_the_hosts_budgets_now_and_then_not_at_every_decision
 
     wall = [1000.0]
     monkeypatch.setattr(scheduled_driver.time, "monotonic", lambda: wall[0])
+    monkeypatch.setattr(scheduled_driver.time, "thread_time", lambda: 0.0)  # (decisions costing nothing)
     driver, forager = _driver(FORAGERS_SCHEDULE_POLL_SHARE=0.5)
     store, now = driver.store, time.time()
     store.join("f1", now + 60, now)
@@ -1211,6 +1213,62 @@ def test_the_driver_reckons_the_hosts_budgets_now_and_then_not_at_every_decision
     forager.in_flight = 0
     driver.next_step_request()
     assert len(reads) == 4
+
+
+def test_the_reckonings_take_a_tenth_of_the_deciding_at_most(monkeypatch):
+    """Past ``_RATES_EVERY``, the rates are reckoned again once the decisions since the last
+    reckoning have cost 9 times what the decision that made it cost (the reckonings a tenth of
+    the deciding), and after ``_RATES_MOST`` wall seconds whatever they cost; each reckoning
+    reckons the mind's budgets again too, at the same decision, and only then."""
+    from newsforagers.driver import scheduled as scheduled_driver
+
+    wall, cpu = [1000.0], [0.0]
+    monkeypatch.setattr(scheduled_driver.time, "monotonic", lambda: wall[0])
+    monkeypatch.setattr(scheduled_driver.time, "thread_time", lambda: cpu[0])
+    driver, forager = _driver(FORAGERS_SCHEDULE_POLL_SHARE=0.5)
+    store, now = driver.store, time.time()
+    store.join("f1", now + 60, now)
+    reads = []
+    reckon = driver._set_poll_rates
+
+    def costly() -> None:  # a reckoning of 9 ms
+        reads.append(wall[0])
+        cpu[0] += 0.009
+        reckon()
+
+    monkeypatch.setattr(driver, "_set_poll_rates", costly)
+    schedule, cost, fetch = forager.schedule, [0.0], forager.next_fetch
+
+    def next_fetch(*args, **kwargs):  # the decision's own CPU, besides any reckoning
+        cpu[0] += cost[0]
+        return fetch(*args, **kwargs)
+
+    monkeypatch.setattr(forager, "next_fetch", next_fetch)
+
+    def decide(seconds: float) -> None:
+        forager.in_flight = 0
+        wall[0] += 0.3  # each past _RATES_EVERY
+        cost[0] = seconds
+        driver.next_step_request()
+
+    assert not schedule.paced
+    decide(0.001)
+    assert len(reads) == 1 and schedule.paced and schedule._reckonings == 1
+    assert driver._reckoning_cpu == pytest.approx(0.010)
+    # each decision asks whether the decisions before it cost 90 ms (which keep the 10 ms
+    # reckoning at a tenth): after four of 20 ms, not yet; after five, yes
+    for _ in range(5):
+        decide(0.02)
+    assert len(reads) == 1 and schedule._reckonings == 1
+    assert driver._since_reckoning == pytest.approx(0.1)
+    decide(0.0)
+    assert len(reads) == 2 and schedule._reckonings == 2
+    # decisions costing nothing: reckoned again after _RATES_MOST wall seconds
+    for _ in range(int(scheduled_driver._RATES_MOST / 0.3)):
+        decide(0.0)
+    assert len(reads) == 2 and schedule._reckonings == 2
+    decide(0.0)
+    assert len(reads) == 3 and schedule._reckonings == 3
 
 
 def test_the_forager_counts_its_seeds_hosts_again_when_its_share_changes():

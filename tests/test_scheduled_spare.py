@@ -135,8 +135,30 @@ def test_the_host_budgets_are_reckoned_with_the_driver_s_rates():
     assert budgets[host][0] == pytest.approx(10.0) and spare == {host: pytest.approx(20.0)}
 
 
+def test_once_paced_the_budgets_hold_until_the_next_reckoning_whatever_the_clock():
+    # a crawler's driver paces the reckonings (by what they cost it): a simulated hour later,
+    # the same rates, the same budgets; at the driver's next reckoning, reckoned again
+    forager = make(FORAGERS_SCHEDULE_POLL_YIELD=0.5)
+    host = urlsplit(HOME).hostname
+    forager.schedule = _paying(1.0)
+    forager.poll_rates, forager.spare_rates = {host: 20.0}, {host: 30.0}
+    forager.schedule.reckon()
+    budgets, spare = forager._budgets(at(0))
+    thresholds = forager.schedule._reckon_hosts(budgets, at(0))
+    forager.schedule.raise_rate(HOME + "front/", 4.0)
+    assert forager._budgets(at(60)) == (budgets, spare)
+    assert forager.schedule._reckon_hosts(budgets, at(60)) is thresholds
+    forager.schedule.reckon()
+    assert forager._budgets(at(60))[0][host][0] == pytest.approx(8.0)  # 4 stories an hour over 0.5
+    assert forager.schedule._reckon_hosts(budgets, at(60)) is not thresholds
+    # restored from its state, the schedule is paced as before (by the crawler, not the state)
+    forager.restore(forager.to_state())
+    assert forager.schedule.paced
+
+
 def test_the_driver_shares_a_host_s_budget_by_demand_and_priors(monkeypatch):
-    monkeypatch.setattr("newsforagers.driver.scheduled._RATES_EVERY", 0.0)  # reckoned at each decision
+    monkeypatch.setattr("newsforagers.driver.scheduled._RATES_EVERY", 0.0)  # reckoned at each decision,
+    monkeypatch.setattr("newsforagers.driver.scheduled._RECKONING_SHARE", 1.0)  # whatever it costs
     monkeypatch.setattr("newsforagers.driver.scheduled._SHARE_DEMAND_LEAST", 0.0)  # shared and read so too
     driver, forager = _driver(FORAGERS_SCHEDULE_POLL_SHARE=0.5)
     store, now = driver.store, time.time()

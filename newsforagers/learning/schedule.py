@@ -239,6 +239,11 @@ class HubSchedule:
         # (_reckon_hosts, _reckon_spare)
         self._host_reckoning: tuple | None = None
         self._spare_reckoning: tuple | None = None
+        # who paces those reckonings: the simulated clock (every RECKONING seconds, as long as
+        # the budgets are the same), or, once ``paced``, whoever calls reckon() (a crawler's
+        # driver, by the CPU they cost it): then a reckoning holds until the next call
+        self.paced = False
+        self._reckonings = 0
         # what a listing's due time kept between decisions was worked out under (next_due,
         # _due_stamp): this schedule, a count of what changed since (a reckoning, the curve,
         # the families' pays, a site's day), the min_yield, and whether the spare budget was in
@@ -824,7 +829,7 @@ class HubSchedule:
         curve = self._curve(now)
         cached = self._host_reckoning
         if cached is not None and cached[0] is budgets and cached[1] == self._min_yield and cached[2] is curve \
-                and 0.0 <= now - cached[3] < RECKONING:
+                and self.fresh(cached[3], now):
             self._thresholds, self._stretches = cached[5], cached[6]
             return cached[4]
         self._stretches = {}
@@ -835,8 +840,27 @@ class HubSchedule:
             self._hosts_changed(cached[6], self._stretches)
         else:
             self._changes += 1
-        self._host_reckoning = (budgets, self._min_yield, curve, now, thresholds, self._thresholds, self._stretches)
+        self._host_reckoning = (budgets, self._min_yield, curve, self.reckoned_at(now), thresholds,
+                                self._thresholds, self._stretches)
         return thresholds
+
+    def reckon(self) -> None:
+        """From now on the reckonings of the hosts' thresholds and of the spare budget (and the
+        budgets' own, :meth:`fresh`) are paced by these calls, not by the simulated clock: each
+        holds until the next call (as long as the budgets it was reckoned for are the same)."""
+        self.paced = True
+        self._reckonings += 1
+
+    def reckoned_at(self, now: float) -> tuple[float, int]:
+        """When a reckoning is made, for :meth:`fresh` to judge it later."""
+        return now, self._reckonings
+
+    def fresh(self, at: tuple[float, int], now: float) -> bool:
+        """Whether a reckoning made :meth:`reckoned_at` ``at`` still holds at ``now``: until
+        the next :meth:`reckon` once paced, else for :data:`RECKONING` simulated seconds."""
+        if self.paced:
+            return at[1] == self._reckonings
+        return 0.0 <= now - at[0] < RECKONING
 
     def _hosts_changed(self, before: Mapping[str, float], after: Mapping[str, float],
                        host: Callable[[str], str] | None = None) -> None:
@@ -858,7 +882,7 @@ class HubSchedule:
         same mapping) as :meth:`_reckon_hosts` reckons the thresholds."""
         curve = self._curve(now)
         cached = self._spare_reckoning
-        if cached is not None and cached[0] is spare and cached[1] is curve and 0.0 <= now - cached[2] < RECKONING:
+        if cached is not None and cached[0] is spare and cached[1] is curve and self.fresh(cached[2], now):
             return cached[3]
         factors = self._spare_factors(spare, now)
         if cached is not None and cached[1] is curve:
@@ -866,7 +890,7 @@ class HubSchedule:
             self._hosts_changed(cached[3][1], factors[1], self.host)
         else:
             self._changes += 1
-        self._spare_reckoning = (spare, curve, now, factors)
+        self._spare_reckoning = (spare, curve, self.reckoned_at(now), factors)
         return factors
 
     def _due_stamp(self, curve: Rhythm | None, spare: bool) -> tuple:

@@ -14,7 +14,7 @@ import statistics
 from datetime import datetime
 from typing import Callable, Iterable, Mapping
 
-from newsforagers.learning.schedule import RECKONING, host_of
+from newsforagers.learning.schedule import host_of
 
 HOUR_SECONDS = 3600.0
 NEWS = 1  # the harvest queue's tier of stories dated since the forager began (0: what must go next)
@@ -218,19 +218,19 @@ class BudgetRules:
     def _budgets(self, now: float) -> tuple[dict[str, tuple[float | None, float | None]] | None,
                                             float | dict[str, float] | None]:
         """``(`` :meth:`_host_budgets`, :meth:`_spare` ``)`` at ``now``, reckoned again when the
-        driver gives new rates (``poll_rate``, ``poll_rates``, ``spare_rates``: every
-        ``_RATES_EVERY`` wall seconds) or ``RECKONING`` simulated seconds have passed since,
-        not at every decision: each is a pass over every host and its listings (at 1,000 sites,
-        a sixth of the CPU spent deciding), and what changes between two reckonings (a
-        listing's rate after a visit or a credit) moves a host's budget by one listing's share
-        of it."""
+        driver gives new rates (``poll_rate``, ``poll_rates``, ``spare_rates``) or the
+        schedule's reckoning is no longer fresh (``HubSchedule.fresh``: at the driver's next
+        reckoning, or ``RECKONING`` simulated seconds later without a driver), not at every
+        decision: each is a pass over every host and its listings (at 1,000 sites, a sixth of
+        the CPU spent deciding), and what changes between two reckonings (a listing's rate
+        after a visit or a credit) moves a host's budget by one listing's share of it."""
         key = (self.poll_rate, self.poll_rates, self.spare_rates)
         cached = self._budgets_cache
-        if cached is not None and all(a is b for a, b in zip(cached[0], key)) and 0.0 <= now - cached[1] < RECKONING:
+        if cached is not None and all(a is b for a, b in zip(cached[0], key)) and self.schedule.fresh(cached[1], now):
             return cached[2]
         budgets = self._host_budgets(now)
         reckoned = budgets, self._spare(now, budgets)
-        self._budgets_cache = key, now, reckoned
+        self._budgets_cache = key, self.schedule.reckoned_at(now), reckoned
         return reckoned
 
     def _host_budgets(self, now: float | None) -> dict[str, tuple[float | None, float | None]] | None:

@@ -894,7 +894,10 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         weights = np.asarray(state["weights"], dtype=np.float64)
         if weights.shape != self.weights.shape or not np.all(np.isfinite(weights)):
             raise ValueError("saved forager weights do not fit this forager.")
+        paced = self.schedule.paced  # (who paces its reckonings is the crawler's, not the state's)
         self.schedule = HubSchedule.from_dict(state["weblog"], **self.schedule._parameters())
+        self.schedule.paced = paced
+        self._budgets_cache = None
         self.weights = weights
         self.sent = SentMemory.from_list(state.get("sent", []), self.config.sent_memory_size)
         self.retired = bool(state.get("retired", False))
