@@ -1215,16 +1215,22 @@ def test_the_driver_reckons_the_hosts_budgets_now_and_then_not_at_every_decision
     assert len(reads) == 4
 
 
-def test_the_reckonings_take_a_tenth_of_the_deciding_at_most(monkeypatch):
-    """Past ``_RATES_EVERY``, the rates are reckoned again once the decisions since the last
-    reckoning have cost 9 times what the decision that made it cost (the reckonings a tenth of
-    the deciding), and after ``_RATES_MOST`` wall seconds whatever they cost; each reckoning
+@pytest.mark.parametrize("busy", [True, False])
+def test_the_reckonings_take_a_tenth_of_the_deciding_at_most_while_the_process_is_busy(monkeypatch, busy):
+    """Past ``_RATES_EVERY``, while the process is busy (its CPU over the wall time since the
+    last reckoning at least ``_BUSY``), the rates are reckoned again once the decisions since
+    the last reckoning have cost 9 times what the decision that made it cost (the reckonings a
+    tenth of the deciding), and after ``_RATES_MOST`` wall seconds whatever they cost; while it
+    is not, every ``_RATES_EVERY``. Each reckoning
     reckons the mind's budgets again too, at the same decision, and only then."""
     from newsforagers.driver import scheduled as scheduled_driver
 
     wall, cpu = [1000.0], [0.0]
     monkeypatch.setattr(scheduled_driver.time, "monotonic", lambda: wall[0])
     monkeypatch.setattr(scheduled_driver.time, "thread_time", lambda: cpu[0])
+    # the process's CPU: the wall time's (a busy one), or just under half of it
+    load = 1.0 if busy else scheduled_driver._BUSY - 0.01
+    monkeypatch.setattr(scheduled_driver.time, "process_time", lambda: load * wall[0])
     driver, forager = _driver(FORAGERS_SCHEDULE_POLL_SHARE=0.5)
     store, now = driver.store, time.time()
     store.join("f1", now + 60, now)
@@ -1255,6 +1261,11 @@ def test_the_reckonings_take_a_tenth_of_the_deciding_at_most(monkeypatch):
     decide(0.001)
     assert len(reads) == 1 and schedule.paced and schedule._reckonings == 1
     assert driver._reckoning_cpu == pytest.approx(0.010)
+    if not busy:  # each decision 0.3 s after the one before: each reckons
+        for n in range(2, 6):
+            decide(0.02)
+            assert len(reads) == n and schedule._reckonings == n
+        return
     # each decision asks whether the decisions before it cost 90 ms (which keep the 10 ms
     # reckoning at a tenth): after four of 20 ms, not yet; after five, yes
     for _ in range(5):

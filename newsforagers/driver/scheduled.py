@@ -59,15 +59,18 @@ _HOSTS_EVERY = 5.0
 #: stats. Each is a pass over the whole weblog (and, for the rates, a read of the colony's
 #: members in the store): once a decision, they made a decision cost 4 times more at 1,000
 #: sites than at 10 (docs/benchmarks.md). What they follow moves with the listings' rates,
-#: which take many visits to change, not with each decision. And not more of the deciding
-#: than :data:`_RECKONING_SHARE`: the pass grows with the listings and hosts a forager holds,
-#: its inputs do not move faster for it, and at 1,000 sites four a wall second were 37 % of
-#: the CPU spent deciding (docs/benchmarks.md). After a reckoning that cost c CPU seconds, the
-#: next waits until the decisions between have cost c (1 − share)/share, at most
-#: :data:`_RATES_MOST` wall seconds (a forager deciding seldom, whose deciding costs little).
+#: which take many visits to change, not with each decision. And while the crawl's process
+#: is busy (its CPU over the wall time since the last reckoning at least :data:`_BUSY`: the
+#: CPU the reckonings take is then taken from the requests), not more of the deciding than
+#: :data:`_RECKONING_SHARE`: the pass grows with the listings and hosts a forager holds, its
+#: inputs do not move faster for it, and at 1,000 sites four a wall second were 37 % of the
+#: CPU spent deciding (docs/benchmarks.md). After a reckoning that cost c CPU seconds, the next
+#: then waits until the decisions between have cost c (1 − share)/share, at most
+#: :data:`_RATES_MOST` wall seconds.
 _RATES_EVERY = 0.25
 _RATES_MOST = 2.0
 _RECKONING_SHARE = 0.1
+_BUSY = 0.5
 _STATS_EVERY = 1.0
 #: Seconds a host's budget may still hold a request handed over now (the time its way through
 #: Scrapy takes); a host the budget holds longer is passed over until then (_BusyHosts). At
@@ -128,8 +131,9 @@ class ScheduledDriver(Driver):
         self._hosts: tuple[int, float, float] = (1, 0.0, float("-inf"))
         self._seed_hosts: set[str] | None = None  # the seeds' hosts (until the seeds change)
         self._rates_at = self._stats_at = float("-inf")  # time.monotonic() of the last reckonings
-        # the CPU seconds of the decision that last reckoned the rates, and of those since
-        self._reckoning_cpu = self._since_reckoning = 0.0
+        # the CPU seconds of the decision that last reckoned the rates, and of those since; and
+        # the process's CPU seconds then
+        self._reckoning_cpu = self._since_reckoning = self._process_cpu = 0.0
         self._reckoning = False  # whether the decision under way reckons them
         # An unanswered request holds the forager no longer than Scrapy itself waits for one
         # download: a response that stalls after its headers is Scrapy's to time out, and the
@@ -155,6 +159,8 @@ class ScheduledDriver(Driver):
             self.crawler.stats.inc_value("newsforagers/scheduled/decide_cpu", spent)
             if self._reckoning:
                 self._reckoning, self._reckoning_cpu, self._since_reckoning = False, spent, 0.0
+                self.crawler.stats.inc_value("newsforagers/scheduled/reckonings")
+                self.crawler.stats.inc_value("newsforagers/scheduled/reckoning_cpu", spent)
             else:
                 self._since_reckoning += spent
 
@@ -173,7 +179,7 @@ class ScheduledDriver(Driver):
             return None
         now = time.monotonic()
         if self._reckoning_due(now):
-            self._rates_at, self._reckoning = now, True
+            self._rates_at, self._reckoning, self._process_cpu = now, True, time.process_time()
             self._set_poll_rates()
             self.mind.schedule.reckon()  # the mind's reckonings of its budgets follow, at this decision
         # a host with its share in flight (a slow or stalled answer there) is passed over: its
@@ -405,14 +411,16 @@ class ScheduledDriver(Driver):
     def _reckoning_due(self, now: float) -> bool:
         """Whether the rates are reckoned again at this decision (``now``: time.monotonic()):
         :data:`_RATES_EVERY` wall seconds after the last reckoning at least, :data:`_RATES_MOST`
-        at most, and in between once the decisions since have cost the CPU that keeps the
-        reckonings (the decision that made the last one: its cost) at :data:`_RECKONING_SHARE`
-        of the deciding."""
+        at most, and in between, unless the process has been idle more than busy since (CPU
+        under :data:`_BUSY` of the wall time), once the decisions since have cost the CPU that
+        keeps the reckonings (the decision that made the last one: its cost) at
+        :data:`_RECKONING_SHARE` of the deciding."""
         since = now - self._rates_at
         if since < _RATES_EVERY:
             return False
-        return since >= _RATES_MOST or \
-            self._since_reckoning * _RECKONING_SHARE >= self._reckoning_cpu * (1.0 - _RECKONING_SHARE)
+        if since >= _RATES_MOST or time.process_time() - self._process_cpu < _BUSY * since:
+            return True
+        return self._since_reckoning * _RECKONING_SHARE >= self._reckoning_cpu * (1.0 - _RECKONING_SHARE)
 
     def _set_poll_rates(self) -> None:
         """The mind's listing visits per simulated hour, per host (``poll_rates``) and in
