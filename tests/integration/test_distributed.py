@@ -198,8 +198,14 @@ def test_a_colony_over_two_scrapyd_nodes_and_redis_pays_each_document_once(
             # a member that lost its place does
             lost_place = "no place left in the population" in log and "(population_full)" in log
             assert "joined as a process of its own" in log or lost_place, log[-3000:]
+    # the foragers born after the node went down ran on the node that is left: each joined, or
+    # (started after its lease ran out, as above: seen once in a full suite, on a loaded machine)
+    # lost its place; at least one joined
+    joined = [job for job in colony.born_after_node_down if "joined as a process of its own" in logs[job]]
     for job in colony.born_after_node_down:
-        assert "joined as a process of its own" in logs[job], logs[job][-3000:]
+        lost_place = "no place left in the population" in logs[job] and "(population_full)" in logs[job]
+        assert job in joined or lost_place, logs[job][-3000:]
+    assert joined, {job: logs[job][-1500:] for job in colony.born_after_node_down}
 
     # each document paid once across every process: the store, its export, the root's feed
     store = open_store(redis_server.url, prefix=PREFIX)
