@@ -65,6 +65,21 @@ SERIAL_CRAWLS = frozenset({
 })
 
 
+#: Serial crawls that run last of their unit (the suite's last minutes, when the other worker
+#: runs the short in-process modules): test_distributed's two scrapyd nodes, Redis and their
+#: jobs, run beside test_install, test_deployment_recipe and test_secrets (the other worker's
+#: long modules, each with processes of its own), failed in 2 of 2 clean-clone runs and in 3 of
+#: 6 runs of those four modules side by side: a job that started after its lease ran out, a
+#: document paid and not output, the replay's stamps 0.37 s late (2026-12-06, second session).
+LAST_CRAWLS = frozenset({"tests/integration/test_distributed.py"})
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The tests of :data:`LAST_CRAWLS` after every other (their order among themselves, and
+    the others', kept): within the serial crawls' unit they run last."""
+    items.sort(key=lambda item: item.nodeid.split("::", 1)[0] in LAST_CRAWLS)
+
+
 def scope_of(nodeid: str) -> str:
     """The unit of work a test belongs to under ``pytest -n``: the serial crawls together,
     every other test with its module."""

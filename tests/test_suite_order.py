@@ -5,13 +5,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.conftest import LONG_MODULES, SERIAL_CRAWLS, hand_out_order, scope_of
+from tests.conftest import (
+    LAST_CRAWLS,
+    LONG_MODULES,
+    SERIAL_CRAWLS,
+    hand_out_order,
+    pytest_collection_modifyitems,
+    scope_of,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def test_every_module_named_exists_once():
     assert all((REPO / module).is_file() for module in SERIAL_CRAWLS | set(LONG_MODULES))
+    assert LAST_CRAWLS <= SERIAL_CRAWLS
     assert not SERIAL_CRAWLS & set(LONG_MODULES) and len(set(LONG_MODULES)) == len(LONG_MODULES)
 
 
@@ -23,3 +31,16 @@ def test_the_serial_crawls_go_first_then_the_long_modules_then_the_rest():
                      "tests/learning/test_td.py"]
     assert scope_of("tests/integration/test_eras.py::test_x[2024]") == "serial-crawls"
     assert scope_of("tests/integration/test_logs.py::test_y") == "tests/integration/test_logs.py"
+
+
+def test_the_last_crawls_run_after_every_other_test_in_their_order():
+    class Item:
+        def __init__(self, nodeid: str):
+            self.nodeid = nodeid
+
+    last = sorted(LAST_CRAWLS)[0]
+    names = ["tests/commands/test_demo.py::a", f"{last}::b", "tests/integration/test_eras.py::c",
+             f"{last}::d", "tests/store/test_redis.py::e"]
+    items = [Item(name) for name in names]
+    pytest_collection_modifyitems(None, items)
+    assert [item.nodeid for item in items] == [names[0], names[2], names[4], names[1], names[3]]
