@@ -418,9 +418,10 @@ class ScheduledDriver(Driver):
         since = now - self._rates_at
         if since < _RATES_EVERY:
             return False
-        if since >= _RATES_MOST or time.process_time() - self._process_cpu < _BUSY * since:
-            return True
-        return self._since_reckoning * _RECKONING_SHARE >= self._reckoning_cpu * (1.0 - _RECKONING_SHARE)
+        # (the process's CPU, a system call, asked last: only while the share would hold it back)
+        return since >= _RATES_MOST \
+            or self._since_reckoning * _RECKONING_SHARE >= self._reckoning_cpu * (1.0 - _RECKONING_SHARE) \
+            or time.process_time() - self._process_cpu < _BUSY * since
 
     def _set_poll_rates(self) -> None:
         """The mind's listing visits per simulated hour, per host (``poll_rates``) and in
