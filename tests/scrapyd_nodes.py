@@ -163,6 +163,9 @@ def start_node(directory: Path, *, username: str = "", password: str = "", max_p
             "items_dir =",
             f"dbs_dir = {directory / 'dbs'}",
             f"max_proc = {max_proc}",
+            # scrapyd deletes a spider's logs but its last 5 jobs' (``jobs_to_keep``): a colony
+            # runs a job per forager, and a test reads every job's log after the colony stopped
+            "jobs_to_keep = 1000",
             f"poll_interval = {poll_interval}",
             f"username = {username}",
             f"password = {password}",

@@ -111,7 +111,7 @@ def test_a_colony_killed_mid_crawl_resumes_whole(tmp_path, strategy):
         served_before = len(list(read_log(tmp_path / "requests.jsonl")))
 
         second = subprocess.run(argv + ["-s", f"LOG_FILE={tmp_path / 'second.log'}",
-                                        "-s", "CLOSESPIDER_TIMEOUT=15"],
+                                        "-s", "CLOSESPIDER_TIMEOUT=10"],
                                 cwd=REPO, env=env, capture_output=True, text=True, timeout=150)
     log = (tmp_path / "second.log").read_text()
     assert second.returncode == 0, log[-3000:] + second.stderr[-2000:]
