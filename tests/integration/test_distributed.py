@@ -222,7 +222,16 @@ def test_a_colony_over_two_scrapyd_nodes_and_redis_pays_each_document_once(
                          text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     exported_urls = [json.loads(line)["url"] for line in exported.read_text().splitlines()]
-    assert sorted(exported_urls) == sorted(paid)
+    # (when they differ: who paid what was not output, and whether its forager's process was
+    # killed — the job killed, or a job of the node that went down — between the pay and the
+    # output: a paid document without its output was seen once, in a full suite on a loaded
+    # machine)
+    killed_with_node = {job.split("-")[0] for job in colony.plain_jobs}
+    assert sorted(exported_urls) == sorted(paid), (
+        [(r.url, r.forager, r.found_at, "killed" if r.forager == colony.killed else
+          "killed with its node" if r.forager in killed_with_node else "alive")
+         for r in documents if r.url not in set(exported_urls)],
+        sorted(set(exported_urls) - set(paid)))
     fed = [item["url"] for item in result.items]
     assert len(fed) == len(set(fed)), sorted(url for url in fed if fed.count(url) > 1)
     # (when they differ: who paid or output each URL one of them lacks, and when)
