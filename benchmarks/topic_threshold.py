@@ -6,9 +6,10 @@ would type it ("data-visualization" → "data visualization") — or, for the sy
 that section with (the subjects and objects of ``newsforagers.replay.synth.TOPICS``: what a
 reader of that section would type) — idf comes from the corpus itself
 (``FORAGERS_TOPIC_CORPUS``), and a document is "about the topic" when the corpus files it in
-that section. For each threshold t, "relevance ≥ t" is judged against that truth: precision,
-recall and F1 per topic, then their means over the topics. The threshold of best mean F1 is
-printed, and the whole table::
+that section (on the synthetic site, or in one of its regional editions, which the generator
+writes from the same words; ``--by-section``: that section alone). For each threshold t,
+"relevance ≥ t" is judged against that truth: precision, recall and F1 per topic, then their
+means over the topics. The threshold of best mean F1 is printed, and the whole table::
 
     python benchmarks/topic_threshold.py ../shared/data/digitalgov.jsonl.gz --topics 20
     python benchmarks/topic_threshold.py synth.jsonl.gz --topics 12 --synth-words
@@ -75,6 +76,18 @@ def topic_text(section: str, synth_words: bool) -> str:
     return section.replace("-", " ").replace("_", " ")
 
 
+def truth_of(articles, section: str, synth_words: bool, by_section: bool = False) -> np.ndarray:
+    """Which articles are about ``section``'s topic: those the corpus files in it; on the
+    synthetic site (``synth_words``) also those of its regional editions (``crime-north`` for
+    ``crime``), which the generator writes from the same words (``synth.topic_of``), unless
+    ``by_section`` (the section's own articles only, as measured before 2026-12-06)."""
+    if synth_words and not by_section:
+        from newsforagers.replay.synth import topic_of
+
+        return np.array([any(topic_of(s) == section for s in a.sections) for a in articles])
+    return np.array([section in a.sections for a in articles])
+
+
 def scores(relevance: np.ndarray, truth: np.ndarray, threshold) -> tuple[float, float, float]:
     """Precision, recall and F1 of "relevance >= threshold" (an array or a number)."""
     chosen = relevance >= threshold
@@ -135,9 +148,9 @@ def judged_examples(articles, documents: list[str], truth: np.ndarray, topic: To
 
 
 def learned(articles, texts: list[str], sections: list[str], synth_words: bool, judged: int = 0,
-            whole: bool = False) -> None:
+            whole: bool = False, by_section: bool = False) -> None:
     documents = [f"{a.title}\n{a.text}" for a in articles]  # as the agent reads a document
-    truths = {s: np.array([s in a.sections for a in articles]) for s in sections}
+    truths = {s: truth_of(articles, s, synth_words, by_section) for s in sections}
     ceiling = learnability(documents, truths)
     at = FORAGERS_TOPIC_MIN_RELEVANCE
     extra = f" with {judged} + {judged} examples P | R | F1 | their threshold |" if judged else ""
@@ -198,6 +211,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--topics", type=int, default=20, help="the N most common sections")
     parser.add_argument("--synth-words", action="store_true",
                         help="topics of the synthetic site's own section words, not the section names")
+    parser.add_argument("--by-section", action="store_true",
+                        help="with --synth-words: a topic's documents are its section's alone, not "
+                        "also its regional editions' (written from the same words)")
     parser.add_argument("--examples", type=float, default=None, metavar="SHARE",
                         help="describe each topic by the titles of its articles among the first "
                         "SHARE of the corpus, and judge on the rest")
@@ -229,14 +245,15 @@ def main(argv: list[str] | None = None) -> None:
     counts = Counter(s for a in articles for s in a.sections)
     if args.synth_words:
         # a regional edition ("politics-north") is written with its topic's words: no words
-        # tell it from its topic's own section, so only the topics' sections are judged
+        # tell it from its topic's own section, so only the topics' sections are judged, each
+        # with its regional editions' articles as its own (truth_of; --by-section: without)
         from newsforagers.replay.synth import TOPICS
 
         counts = Counter({s: n for s, n in counts.items() if s in TOPICS})
     sections = [s for s, _ in counts.most_common(args.topics)]
     if args.learned:
         print(f"{len(articles)} documents judged, topics: {', '.join(sections)}")
-        learned(articles, texts, sections, args.synth_words, args.judged, args.whole_examples)
+        learned(articles, texts, sections, args.synth_words, args.judged, args.whole_examples, args.by_section)
         return
     rows = {t: [] for t in THRESHOLDS}
     per_topic = []
@@ -253,7 +270,7 @@ def main(argv: list[str] | None = None) -> None:
             titles, query = [], topic_text(section, args.synth_words)
         topic = Topic(query, corpus=texts)
         relevance = np.array([topic.relevance(a.text) for a in articles])
-        truth = np.array([section in a.sections for a in articles])
+        truth = truth_of(articles, section, args.synth_words, args.by_section)
         hits = int((truth & (relevance >= at)).sum())
         chosen = int((relevance >= at).sum())
         per_topic.append((section, len(titles), int(truth.sum()), hits / chosen if chosen else 0.0,

@@ -202,7 +202,9 @@ def _section_names(n: int) -> list[str]:
     return names
 
 
-def _topic_of(section: str) -> str:
+def topic_of(section: str) -> str:
+    """The topic a section's stories are written from: a regional edition's (``crime-north``)
+    is its topic's (``crime``)."""
     return section.split("-")[0]
 
 
@@ -289,7 +291,7 @@ def synth_records(days: float = 7.0, rate: float = 200.0, sections: int = 20, se
             second = rng.choice(staff[article_sections[-1]])
             if second not in authors:
                 authors.append(second)
-        writer = writers[_topic_of(section)]
+        writer = writers[topic_of(section)]
         title = writer.title()
         slug = base = _slug(title) or f"story-{i}"
         k = 1
@@ -317,7 +319,7 @@ def synth_records(days: float = 7.0, rate: float = 200.0, sections: int = 20, se
             "body": writer.body(),
             "sections": article_sections,
             "authors": authors,
-            "kind": "opinion" if _topic_of(section) == "opinion" else "news",
+            "kind": "opinion" if topic_of(section) == "opinion" else "news",
             "links": [records[j]["url"] for j in links],
         })
     return records

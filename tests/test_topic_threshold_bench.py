@@ -1,0 +1,61 @@
+"""benchmarks/topic_threshold.py (issue 32): which articles are a topic's, and the ``--learned``
+table end to end on a synthetic corpus with regional editions."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+from newsforagers.corpus import Article
+from newsforagers.replay.synth import TOPICS, synth_corpus, topic_of
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("topic_threshold", ROOT / "benchmarks" / "topic_threshold.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def article(n: int, *sections: str) -> Article:
+    return Article(url=f"https://example.org/{n}", published=None, title=f"story {n}", sections=sections)
+
+
+def test_a_regional_edition_is_its_topic_s_on_the_synthetic_site_only(bench):
+    assert topic_of("crime-north") == topic_of("crime") == "crime" and topic_of("crime-north-2") == "crime"
+    articles = [article(0, "crime"), article(1, "crime-north"), article(2, "sports"),
+                article(3, "sports", "crime-metro"), article(4, "crimewave")]
+    assert bench.truth_of(articles, "crime", synth_words=True).tolist() == [True, True, False, True, False]
+    # the section's own articles alone: asked for, or on a corpus not of the generator's
+    assert bench.truth_of(articles, "crime", synth_words=True, by_section=True).tolist() == [
+        True, False, False, False, False]
+    assert bench.truth_of(articles, "crime", synth_words=False).tolist() == [True, False, False, False, False]
+
+
+def test_the_learned_table_counts_a_topic_s_regional_editions(bench, tmp_path, capsys):
+    sections = len(TOPICS) + 4  # the first four topics get a regional edition each
+    corpus = synth_corpus(tmp_path / "synth.jsonl.gz", days=1, rate=600, sections=sections, seed=3)
+    rows = {}
+    for flag in ([], ["--by-section"]):
+        bench.main([str(corpus), "--topics", "3", "--synth-words", "--learned", *flag])
+        out = capsys.readouterr().out
+        table = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in out.splitlines()
+                 if line.startswith("| ") and not line.startswith(("| topic", "|---"))}
+        assert len(table) == 3 and re.search(r"^all \(3\): before P [\d.]+ R [\d.]+ F1", out, re.MULTILINE), out
+        rows[bool(flag)] = table
+    from newsforagers.corpus import load_corpus
+
+    articles = load_corpus(corpus).articles
+    for topic in rows[False]:
+        own = sum(topic in a.sections for a in articles)
+        editions = sum(any(topic_of(s) == topic for s in a.sections) for a in articles)
+        # the "share" column: the topic's articles with its editions', and without
+        assert float(rows[False][topic][1]) == pytest.approx(editions / len(articles), abs=5e-4)
+        assert float(rows[True][topic][1]) == pytest.approx(own / len(articles), abs=5e-4)
+    assert any(float(rows[False][t][1]) > float(rows[True][t][1]) for t in rows[False])
