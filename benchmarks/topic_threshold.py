@@ -57,6 +57,7 @@ import numpy as np
 
 from newsforagers.corpus import load_corpus
 from newsforagers.defaults import FORAGERS_TOPIC_MIN_RELEVANCE
+from newsforagers.evaluation.bench.topic import filed_under, section_words
 from newsforagers.text.feedback import LearningTopic, initialism
 from newsforagers.text.topic import Topic
 
@@ -67,25 +68,13 @@ REFIT_GROWTH = 1.25  # as the reinforcing agent: newsforagers.pipelines.TOPIC_RE
 THRESHOLDS = (0.01, 0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.3)
 
 
-def topic_text(section: str, synth_words: bool) -> str:
-    if synth_words:
-        from newsforagers.replay.synth import TOPICS
-
-        subjects, objects, _ = TOPICS[section]
-        return " ".join([*subjects, *objects])
-    return section.replace("-", " ").replace("_", " ")
-
-
 def truth_of(articles, section: str, synth_words: bool, by_section: bool = False) -> np.ndarray:
-    """Which articles are about ``section``'s topic: those the corpus files in it; on the
-    synthetic site (``synth_words``) also those of its regional editions (``crime-north`` for
-    ``crime``), which the generator writes from the same words (``synth.topic_of``), unless
-    ``by_section`` (the section's own articles only, as measured before 2026-12-06)."""
-    if synth_words and not by_section:
-        from newsforagers.replay.synth import topic_of
-
-        return np.array([any(topic_of(s) == section for s in a.sections) for a in articles])
-    return np.array([section in a.sections for a in articles])
+    """Which articles are about ``section``'s topic, as the topical bench judges them
+    (``filed_under``): filed in it, or on the synthetic site (``synth_words``) in one of its
+    regional editions, unless ``by_section`` (its own articles only, as measured before
+    2026-12-06)."""
+    synthetic = synth_words and not by_section
+    return np.array([filed_under(a.sections, section, synthetic) for a in articles])
 
 
 def scores(relevance: np.ndarray, truth: np.ndarray, threshold) -> tuple[float, float, float]:
@@ -159,7 +148,7 @@ def learned(articles, texts: list[str], sections: list[str], synth_words: bool, 
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|" + ("---:|---:|---:|---|" if judged else ""))
     rows = []
     for section in sections:
-        words = topic_text(section, synth_words)
+        words = section_words(section, synth_words)
         topic = Topic(words, corpus=texts)
         truth = truths[section]
         # the share of the section's documents holding a word of its name (or the initialism of
@@ -267,7 +256,7 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             query = "\n".join(titles)
         else:
-            titles, query = [], topic_text(section, args.synth_words)
+            titles, query = [], section_words(section, args.synth_words)
         topic = Topic(query, corpus=texts)
         relevance = np.array([topic.relevance(a.text) for a in articles])
         truth = truth_of(articles, section, args.synth_words, args.by_section)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -19,8 +18,8 @@ from newsforagers.replay.site import PageBuilder
 from newsforagers.replay.synth import synth_corpus
 from newsforagers.sim.energywalk import SiteGraph, build_site_graph, link_probabilities, walk
 from newsforagers.text.topic import Topic
+from tests.benchmark_scripts import benchmark_script
 
-ROOT = Path(__file__).resolve().parent.parent
 HUGE = 10**9
 
 
@@ -277,9 +276,7 @@ def test_energywalk_imports_no_scrapy_or_twisted():
 
 def test_mm_figures_end_to_end(corpus, site, tmp_path):
     _, section, _, _ = site
-    spec = importlib.util.spec_from_file_location("mm_figures", ROOT / "benchmarks" / "mm_figures.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = benchmark_script("mm_figures")
     out = tmp_path / "mm"
     assert module.main(["--corpus", str(corpus), "--topic", section, "--runs", "2",
                         "--pages", "300", "--long-pages", "400", "--agents", "20",

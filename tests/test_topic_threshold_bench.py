@@ -3,24 +3,18 @@ table end to end on a synthetic corpus with regional editions."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-from pathlib import Path
 
 import pytest
 
 from newsforagers.corpus import Article
 from newsforagers.replay.synth import TOPICS, synth_corpus, topic_of
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.benchmark_scripts import benchmark_script
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("topic_threshold", ROOT / "benchmarks" / "topic_threshold.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("topic_threshold")
 
 
 def article(n: int, *sections: str) -> Article:
@@ -59,3 +53,18 @@ def test_the_learned_table_counts_a_topic_s_regional_editions(bench, tmp_path, c
         assert float(rows[False][topic][1]) == pytest.approx(editions / len(articles), abs=5e-4)
         assert float(rows[True][topic][1]) == pytest.approx(own / len(articles), abs=5e-4)
     assert any(float(rows[False][t][1]) > float(rows[True][t][1]) for t in rows[False])
+
+
+def test_the_bench_counts_a_synthetic_topic_s_regional_editions_as_the_script_does():
+    from newsforagers.evaluation.bench.topic import topic_documents
+
+    synthetic = [{"path": "/a", "sections": ["crime"]}, {"path": "/b", "sections": ["crime-north"]},
+                 {"path": "/c", "sections": ["sports", "crime-metro-2"]}, {"path": "/d", "sections": ["sports"]}]
+    assert topic_documents(synthetic, "crime") == {"/a", "/b", "/c"}
+    assert topic_documents(synthetic, "crime-north") == {"/b"}  # an edition is its own section's
+    # a corpus of other names (digital.gov's "content-strategy" is no edition of a "content")
+    other = [{"path": "/a", "sections": ["content"]}, {"path": "/b", "sections": ["content-strategy"]},
+             {"path": "/c", "sections": ["mobile"]}]
+    assert topic_documents(other, "content") == {"/a"}
+    # one section the synthetic site does not name: the corpus is not the synthetic site's
+    assert topic_documents([*synthetic, {"path": "/e", "sections": ["crime-wave"]}], "crime") == {"/a"}

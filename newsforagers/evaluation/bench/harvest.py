@@ -1,5 +1,5 @@
 """The topical benchmark's measures: how well a run harvested one topic's documents
-(the truth's articles filed in the ``--topic`` section,
+(the truth's articles filed in the ``--topic`` section or, on the synthetic site, its regional editions,
 :func:`~newsforagers.evaluation.bench.topic.topic_documents`), from the replay's truth and
 request log and the crawler's output, as the discovery measures of
 :func:`~newsforagers.evaluation.metrics.run_metrics` are (pure functions: no clock, no I/O).

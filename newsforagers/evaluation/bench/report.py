@@ -167,7 +167,8 @@ def _topic_markdown(results: Mapping[str, Any]) -> list[str]:
         return []
     at = topic.get("at_requests")
     lines = ["", f"## Topic `{topic['section']}`", "",
-             f"The topic's documents: the articles filed in section `{topic['section']}`; the "
+             f"The topic's documents: the articles filed in section `{topic['section']}` (on the "
+             "synthetic site, in its regional editions too); the "
              f"colonies and `best_first` were given {_given(topic)}, the "
              "others crawled as always. Harvest rate: topic documents fetched / requests; topic "
              "recall: the window's topic documents output as novel / those published in it; "

@@ -9,7 +9,9 @@ chose the output threshold with: a section's name, ``-`` and ``_`` read as space
 ("data-visualization" → "data visualization"); on the synthetic site
 (:mod:`newsforagers.replay.synth`), whose articles seldom name their section, the words its
 generator writes a section of ``TOPICS`` with (that topic's subjects and objects). A regional
-edition of the synthetic site ("politics-north") keeps its name.
+edition of the synthetic site ("politics-north") keeps its name. The topic's documents are the
+articles filed in the section and, on the synthetic site, in its regional editions (written
+from the same words: :func:`filed_under`).
 
 With ``--topic-words examples`` the topic is described instead by example: the titles of the
 section's articles published before the window (:func:`example_text`), as a user would describe
@@ -30,7 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from newsforagers.evaluation.bench.config import BenchConfig, BenchError
-from newsforagers.replay.synth import REGIONS, TOPICS
+from newsforagers.replay.synth import REGIONS, TOPICS, topic_of
 
 #: How many of the corpus's sections an unknown ``--topic`` lists (the largest first).
 SHOWN_SECTIONS = 8
@@ -145,19 +147,28 @@ def write_topic_file(config: BenchConfig) -> Path | None:
     return path
 
 
+def filed_under(sections: Sequence[str], section: str, synthetic: bool) -> bool:
+    """Whether an article filed in ``sections`` is one of ``section``'s topic: filed in it, or,
+    on the synthetic site, in one of its regional editions (``politics-north`` is ``politics``:
+    the generator writes both from the same words, :func:`~newsforagers.replay.synth.topic_of`)."""
+    return section in sections or (synthetic and section in TOPICS
+                                   and any(topic_of(s) == section for s in sections))
+
+
 def topic_documents(truth: Iterable[Mapping], section: str) -> set[str]:
-    """The paths of the truth's articles filed in ``section`` (their ``sections`` include
-    it): the topic's documents."""
-    found = set()
+    """The paths of the truth's articles of ``section``'s topic (:func:`filed_under`; the
+    synthetic site told by its sections' names, :func:`is_synthetic`): the topic's documents."""
+    filed = []
     for record in truth:
         try:
             path, sections = record.get("path"), record.get("sections")
         except AttributeError:
             continue
-        if isinstance(path, str) and isinstance(sections, (list, tuple)) and section in sections:
-            found.add(path)
-    return found
+        if isinstance(path, str) and isinstance(sections, (list, tuple)):
+            filed.append((path, sections))
+    synthetic = is_synthetic({s for _, sections in filed for s in sections if isinstance(s, str)})
+    return {path for path, sections in filed if filed_under(sections, section, synthetic)}
 
 
-__all__ = ["SHOWN_SECTIONS", "TOPIC_FILE", "example_text", "is_synthetic", "labelled_text", "resolve_topic",
-           "section_words", "topic_argument", "topic_documents", "write_topic_file"]
+__all__ = ["SHOWN_SECTIONS", "TOPIC_FILE", "example_text", "filed_under", "is_synthetic", "labelled_text",
+           "resolve_topic", "section_words", "topic_argument", "topic_documents", "write_topic_file"]
