@@ -70,7 +70,8 @@ SERIAL_CRAWLS = frozenset({
 #: jobs, run beside test_install, test_deployment_recipe and test_secrets (the other worker's
 #: long modules, each with processes of its own), failed in 2 of 2 clean-clone runs and in 3 of
 #: 6 runs of those four modules side by side: a job that started after its lease ran out, a
-#: document paid and not output, the replay's stamps 0.37 s late (2026-12-06, second session).
+#: document paid and not output, the replay's stamps 0.37 s late (2026-12-06, second session);
+#: and, found since, a job's log that scrapyd had deleted (its jobs_to_keep: tests/scrapyd_nodes.py).
 LAST_CRAWLS = frozenset({"tests/integration/test_distributed.py"})
 
 
