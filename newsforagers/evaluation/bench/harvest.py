@@ -18,6 +18,11 @@ with T the topic's documents:
 - **precision** of the output: the output items that are topic documents / the output items,
   ``P = |{i : path(i) ∈ T}| / |items|`` — a crawler that outputs every novel document, as
   ``bfs`` does, has the topic's share of the news as its precision;
+- **fetch lag** of the topic: for each of the window's topic documents the run fetched in it,
+  its first fetch less its publication (simulated minutes), output or not — how soon the
+  crawl reached the topic's news, whatever its relevance kept; median and p90, and how many
+  (``topic_fetched``): a crawler that outputs few of the topic's documents is still timed on
+  all it fetched;
 - **recall at equal requests** (:func:`recall_at_requests`, Menczer et al.'s target recall
   against pages crawled): the topic recall a run had reached after its first ``N`` requests,
   ``R(N) = |{p ∈ T_w ∩ novel : requests by found_at(p) ≤ N}| / |T_w|``, N the fewest
@@ -48,8 +53,8 @@ from newsforagers.evaluation.metrics import (
 
 #: A run's topic measures (``record["topic"]``), each crawler's mean ± std of them.
 TOPIC_KEYS = ("harvest_rate", "topic_recall", "topic_precision", "topic_lag_median",
-              "relevant_fetched", "requests", "topic_window_articles", "topic_found",
-              "topic_output", "output")
+              "topic_fetch_lag_median", "topic_fetch_lag_p90", "relevant_fetched", "requests",
+              "topic_window_articles", "topic_found", "topic_fetched", "topic_output", "output")
 #: What :func:`topic_summary` adds to them.
 EQUAL_KEYS = ("recall_at_requests",)
 
@@ -93,7 +98,7 @@ def topic_measures(truth: Sequence[Mapping], log: Sequence[Mapping], items: Sequ
                        if isinstance(item, Mapping) and _key(item_path(item.get("url")), documents))
     result: dict[str, Any] = dict.fromkeys(TOPIC_KEYS)
     result.update(relevant_fetched=0, requests=0, topic_window_articles=0, topic_found=0,
-                  topic_output=topic_output, output=len(items),
+                  topic_fetched=0, topic_output=topic_output, output=len(items),
                   topic_precision=_ratio(topic_output, len(items)))
     window = _window(log, window)
     if window is None:
@@ -108,12 +113,16 @@ def topic_measures(truth: Sequence[Mapping], log: Sequence[Mapping], items: Sequ
     published = {p for p in documents if p in times and start <= times[p] <= end}
     recalled = sorted(p for p in published if p in found)  # a fixed order: sums repeat bit for bit
     lags = [max(0.0, (found[p][1] - found[p][0]).total_seconds() / 60.0) for p in recalled]
+    reached = sorted(p for p in published if p in fetched)
+    fetch_lags = [max(0.0, (fetched[p] - times[p]).total_seconds() / 60.0) for p in reached]
     result.update(
         harvest_rate=_ratio(len(fetched), len(in_window)),
         topic_recall=_ratio(len(recalled), len(published)),
         topic_lag_median=percentile(lags, 50),
+        topic_fetch_lag_median=percentile(fetch_lags, 50),
+        topic_fetch_lag_p90=percentile(fetch_lags, 90),
         relevant_fetched=len(fetched), requests=len(in_window),
-        topic_window_articles=len(published), topic_found=len(recalled))
+        topic_window_articles=len(published), topic_found=len(recalled), topic_fetched=len(reached))
     return result
 
 

@@ -31,7 +31,9 @@ TOPIC_COLUMNS: dict[str, tuple[str, int]] = {
     "harvest_rate": ("harvest rate", 3), "topic_recall": ("topic recall", 3),
     "recall_at_requests": ("recall at equal requests", 3), "topic_precision": ("precision", 3),
     "topic_lag_median": ("topic lag median (min)", 1),
-    "topic_window_articles": ("topic docs in window", 1), "requests": ("requests", 0),
+    "topic_fetch_lag_median": ("fetch lag median (min)", 1), "topic_fetch_lag_p90": ("fetch lag p90 (min)", 1),
+    "topic_window_articles": ("topic docs in window", 1), "topic_fetched": ("of them fetched", 1),
+    "requests": ("requests", 0),
 }
 
 
@@ -174,7 +176,9 @@ def _topic_markdown(results: Mapping[str, Any]) -> list[str]:
              "recall: the window's topic documents output as novel / those published in it; "
              f"recall at equal requests: the same after the run's first {_number(at, 0)} requests "
              "(the fewest of any crawler, mean); precision: output items that are topic "
-             "documents / output items (docs/bench.md, *Topics*). Mean ± standard deviation "
+             "documents / output items; topic lag: of those output, found less published; fetch "
+             "lag: of the window's topic documents fetched (output or not), first fetched less "
+             "published, simulated minutes (docs/bench.md, *Topics*). Mean ± standard deviation "
              "over the successful runs.", "",
              "| crawler | runs | " + " | ".join(h for h, _ in TOPIC_COLUMNS.values()) + " |",
              "|---|---|" + "---:|" * len(TOPIC_COLUMNS)]

@@ -62,8 +62,9 @@ def summary_of(records, profile="hard"):
 
 def topic_record(crawler: str, repeat: int, found_requests: list[int], **values) -> dict:
     topic = {"harvest_rate": None, "topic_recall": None, "topic_precision": None,
-             "topic_lag_median": None, "relevant_fetched": 0, "requests": 0,
-             "topic_window_articles": 4, "topic_found": len(found_requests), "topic_output": 0,
+             "topic_lag_median": None, "topic_fetch_lag_median": None, "topic_fetch_lag_p90": None,
+             "relevant_fetched": 0, "requests": 0, "topic_window_articles": 4,
+             "topic_found": len(found_requests), "topic_fetched": 0, "topic_output": 0,
              "output": 0, **values}
     base = record(crawler, repeat, requests=topic["requests"])
     base["topic"] = topic
@@ -75,7 +76,7 @@ TOPIC_RECORDS = [
     topic_record("scheduled", 0, [3, 6, 8], harvest_rate=0.4, topic_recall=1.0, requests=10),
     topic_record("scheduled", 1, [2, 12], harvest_rate=0.2, topic_recall=0.5, requests=20),
     topic_record("bfs", 0, [1, 5, 7], harvest_rate=0.1, topic_recall=0.75, topic_precision=0.25,
-                 requests=6),
+                 requests=6, topic_fetch_lag_median=2.0, topic_fetch_lag_p90=6.5, topic_fetched=4),
 ]
 
 

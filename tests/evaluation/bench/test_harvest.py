@@ -71,6 +71,15 @@ def test_harvest_rate_topic_recall_and_precision_counted_by_hand():
     assert measures["topic_window_articles"] == 4 and measures["topic_found"] == 3
     assert measures["topic_recall"] == pytest.approx(0.75)
     assert measures["topic_lag_median"] == pytest.approx(5.0)  # lags 5, 10, 5 minutes
+    # fetch lag: of a, b, d, ü, fetched first at 10:05, 10:40, never, 10:55 (a's second fetch,
+    # and e, older than the window, do not count): 5, 10 and 5 minutes — output or not
+    assert measures["topic_fetched"] == 3
+    assert measures["topic_fetch_lag_median"] == pytest.approx(5.0)
+    assert measures["topic_fetch_lag_p90"] == pytest.approx(9.0)  # 5, 5, 10: 5 + 0.8 × 5
+    # b not output (a crawler that judged it off the topic): not found, fetched all the same
+    unsent = topic_measures(TRUTH, LOG, [i for i in ITEMS if i["url"] != HOST + "/b/"], "solar")
+    assert (unsent["topic_found"], unsent["topic_fetched"]) == (2, 3)
+    assert unsent["topic_fetch_lag_p90"] == pytest.approx(9.0)
     # precision: a, e, b, ü of the 6 items output are the topic's
     assert measures["topic_output"] == 4 and measures["output"] == 6
     assert measures["topic_precision"] == pytest.approx(4 / 6)
@@ -84,10 +93,12 @@ def test_a_window_and_an_empty_run():
     assert (measures["requests"], measures["relevant_fetched"]) == (4, 3)
     assert measures["harvest_rate"] == pytest.approx(0.75)
     assert (measures["topic_window_articles"], measures["topic_found"]) == (2, 2)
+    assert measures["topic_fetched"] == 2 and measures["topic_fetch_lag_p90"] == pytest.approx(9.5)  # 5, 10
     # no request: no window, nothing to divide by, but the output still has a precision
     empty = topic_measures(TRUTH, [], ITEMS[:2], "solar")
     assert empty["harvest_rate"] is None and empty["topic_recall"] is None
     assert empty["topic_precision"] == 1.0 and empty["requests"] == 0
+    assert empty["topic_fetch_lag_median"] is None and empty["topic_fetched"] == 0
     assert topic_measures(TRUTH, LOG, [], "solar")["topic_precision"] is None
     assert topic_measures(TRUTH, LOG, ITEMS, "none")["harvest_rate"] == 0.0
 

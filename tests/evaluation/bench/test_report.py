@@ -29,9 +29,10 @@ def test_a_topical_benchmark_has_its_topic_table_and_targets():
     text = results_markdown(topic_summary_of(TOPIC_RECORDS), plots=["topic.png"])
     assert "## Topic `solar`" in text and '`-a topic="solar energy"`' in text
     assert "after the run's first 6 requests" in text
-    # harvest rate, topic recall, recall at equal requests, precision, lag, docs, requests
+    # harvest rate, topic recall, recall at equal requests, precision, lag, fetch lag median
+    # and p90, docs in the window, of them fetched, requests
     assert ("| `bfs` | 1/1 | 0.100 ± 0.000 | 0.750 ± 0.000 | 0.500 ± 0.000 | 0.250 ± 0.000 | — | "
-            "4.0 ± 0.0 | 6 ± 0 |") in text
+            "2.0 ± 0.0 | 6.5 ± 0.0 | 4.0 ± 0.0 | 4.0 ± 0.0 | 6 ± 0 |") in text
     assert "| harvest rate > bfs | 0.300 | 0.100 (bfs harvest rate) | met |" in text
     assert "| topic recall ≥ 0.9 | 0.750 | 0.900 | **not met** |" in text
     assert "| harvest rate ≥ best_first | 0.300 | — (best_first harvest rate) | not measured |" in text
