@@ -4,6 +4,7 @@ items skipped, rewards credited to the listing, idling, exploration's share, per
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta, timezone
@@ -1406,22 +1407,66 @@ def test_a_host_with_a_complete_listing_gets_no_first_visit_of_its_other_listing
     assert forager.counters.not_needed == needless + 3
 
 
-def test_a_day_archive_is_not_complete_once_its_day_has_ended():
-    # proven complete on its own host (two visits that checked the section's stories), until
-    # the site's clock passes the end of the day its URL names: it shows no later story
-    forager = _family_forager(family=False)
+def _archive_proven(forager: ScheduledMind) -> ScheduledMind:
+    """``forager`` (``_family_forager``'s, or one polling host a's section and day archive of
+    the 1st alone) with a's day archive proven complete on its own host: two visits that
+    checked the section's stories, the last at 02:00 UTC on the 1st."""
+    section, archive = "http://a/section/politics/", "http://a/archive/2024/01/01/"
     for minutes, story in ((0, None), (60, "s1"), (120, "s2")):
         now = at(minutes)
         visits = _listing_visits(forager, now)
-        section, archive = "http://a/section/politics/", "http://a/archive/2024/01/01/"
         names = [name for name in ("s1", "s2") if story and name <= story]
         listed = {f"http://a/2024/01/01/{name}/": dated(10, now) for name in names}
         forager.on_page(visits[section], now, text="c1", links=list(listed), published=None, listed=listed)
         forager.on_page(visits[archive], now, text="c1", links=list(listed), published=None, listed=listed)
         _harvest(forager, now)
-    assert forager._has_complete("http://a/section/politics/")
+    assert forager._has_complete(section)
+    return forager
+
+
+def test_a_day_archive_is_not_complete_once_its_day_has_ended():
+    # proven complete on its own host (two visits that checked the section's stories), until
+    # the site's clock passes the end of the day its URL names: it shows no later story, and
+    # the section it subsumed is due again at once (marked, it would wait a novelty window:
+    # the new day's stories with it)
+    forager = _archive_proven(_family_forager(family=False))
+    section = forager.schedule.entry("http://a/section/politics/")
+    assert section.subsumed and forager.counters.unsubsumed == 0  # (marked as the archive was proven)
+    forager.next_fetch(at(12 * 60 - 1))  # 23:59 on the 1st: still complete
+    assert section.subsumed
     forager.next_fetch(at(13 * 60))  # 2024-01-02 01:00 by the site's clock: the day has ended
     assert not forager._has_complete("http://a/section/politics/")
+    assert not section.subsumed and forager.counters.unsubsumed == 1
+    assert forager._complete_ends == math.inf  # (no complete listing's day left to end)
+
+
+def test_a_split_that_gives_the_complete_listing_away_leaves_the_listings_it_subsumed_due():
+    # a forager holding host a's section and its day archive, proven complete: the section is
+    # subsumed. A split moves one of the two to the child; when it is the archive, the section
+    # kept here is due again (the parent no longer polls what made it needless), and a child
+    # born with the section marked unmarks it too (the proof is the parent's mind's, not the
+    # weblog's)
+    seeds = ["http://a/archive/2024/01/01/", "http://a/section/politics/"]
+    kept = {}
+    for seed in range(8):
+        forager = _archive_proven(_polled(seeds))
+        section = forager.schedule.entry("http://a/section/politics/")
+        assert section.subsumed
+        forager.rng = np.random.default_rng(seed)
+        child, _ = forager.inherit()
+        gave = "http://a/archive/2024/01/01/" in child
+        kept[gave] = forager
+        if gave:
+            assert forager.schedule.urls() == ["http://a/section/politics/"]
+            assert not section.subsumed and forager.counters.unsubsumed == 1
+        else:  # the archive kept, the section given: nothing marked is left here
+            assert forager._has_complete("http://a/section/politics/") and forager.counters.unsubsumed == 0
+            assert child.entry("http://a/section/politics/").subsumed  # as the weblog went
+            born = ScheduledMind("f2", forager.config, schedule_from_config(forager.config, saved=child.to_dict()),
+                                 np.ones(K), np.random.default_rng(1), encoder=OneHot())
+            assert not born.schedule.entry("http://a/section/politics/").subsumed
+            assert born.counters.unsubsumed == 1
+    assert set(kept) == {True, False}  # (both ways drawn)
 
 
 @pytest.mark.parametrize("offset", [9, 0, -5])

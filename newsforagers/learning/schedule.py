@@ -1324,6 +1324,29 @@ class HubSchedule:
                 self.raise_rate(complete, entry.rate)
         return changed
 
+    def unsubsume(self, proven: Callable[[str], bool]) -> int:
+        """Unmark the listings marked subsumed (:meth:`subsume_host`) whose host ``proven``
+        says has no complete listing any more: the mark holds only while the proof that made it
+        does, and that proof is the mind's, not the weblog's (a split gave the complete listing
+        to the child, a forager was born or restored with the marks and not the proof, the
+        complete listing's day ended). Unmarked, they are due as before, the never visited
+        first. How many changed."""
+        verdicts: dict[str, bool] = {}
+        count = 0
+        for entry in self._entries.values():
+            if not entry.subsumed:
+                continue
+            host = self.host(entry.url)
+            if host not in verdicts:
+                verdicts[host] = bool(proven(host))
+            if verdicts[host]:
+                continue
+            entry.subsumed = False  # (its kept due time goes with it: Entry.__setattr__)
+            count += 1
+            if entry.last is None:
+                self._unvisited = True
+        return count
+
     def credit(self, url: str, novel: int = 1) -> None:
         """``novel`` novel documents were found through the last visit of ``url``."""
         entry = self._entries.get(url)

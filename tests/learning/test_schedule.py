@@ -749,6 +749,24 @@ def test_a_host_s_listings_are_subsumed_at_once_when_one_shows_every_story():
     assert s.next_due(2 * HOUR)[0] == "http://s/new/"  # the optimistic prior again
 
 
+def test_marks_whose_proof_is_gone_are_lifted_host_by_host():
+    s = schedule(rhythm=False)
+    urls = ("http://s/archive/", "http://s/section/a/", "http://s/new/", "http://t/archive/", "http://t/a/")
+    for url in urls:
+        s.add(url)
+    for url in ("http://s/archive/", "http://s/section/a/", "http://t/archive/", "http://t/a/"):
+        visit(s, url, 0.0, 2)
+    assert s.subsume_host("http://s/archive/") == 2 and s.subsume_host("http://t/archive/") == 1
+    assert s.first_visit() is None  # (s's never-visited listing is subsumed)
+    # t's archive still complete, s's not: s's two marks go, t's stays; each host asked once
+    asked = []
+    assert s.unsubsume(lambda host: asked.append(host) or host == "t") == 2
+    assert sorted(asked) == ["s", "t"]
+    assert [s.entry(u).subsumed for u in urls] == [False, False, False, False, True]
+    assert s.first_visit() == "http://s/new/"  # due again, the never visited first
+    assert s.unsubsume(lambda host: True) == 0 and s.unsubsume(lambda host: False) == 1
+
+
 def test_today_s_page_subsumed_by_another_listing_keeps_its_floor():
     # a news sitemap proven complete subsumes the host's listings: a section waits the window,
     # but today's archive, which lists the whole day by what it is, keeps its floor (3 h here;

@@ -191,11 +191,14 @@ class Crawl:
 
 def wait(driver, condition, timeout: float, what: str):
     """``condition()``'s first true value within ``timeout`` seconds (selenium's poller)."""
-    from selenium.common.exceptions import TimeoutException
+    from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
     from selenium.webdriver.support.ui import WebDriverWait
 
+    # (a live page redraws its rows while a condition reads them: an element found, then gone,
+    # is looked for again at the next poll)
     try:
-        return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda _: condition())
+        return WebDriverWait(driver, timeout, poll_frequency=0.1,
+                             ignored_exceptions=(StaleElementReferenceException,)).until(lambda _: condition())
     except TimeoutException:
         raise AssertionError(f"not seen within {timeout:g} s: {what}") from None
 
@@ -233,6 +236,12 @@ def test_the_dashboard_follows_a_live_crawl(tmp_path, browser):
     def rows() -> int:
         return browser.execute_script("return document.querySelectorAll('#latest-rows tr').length")
 
+    def texts(selector: str) -> list[str]:
+        # read in one script: the live pages redraw their rows, and an element found by one call
+        # may be gone by the next (a stale element)
+        return browser.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0])).map(e => e.innerText)", selector)
+
     with ReplayProcess(corpus, speed=600, start=START) as replay, \
             Dashboard(store, run_dir, tmp_path) as dashboard:
         url = dashboard.wait_serving()
@@ -248,10 +257,9 @@ def test_the_dashboard_follows_a_live_crawl(tmp_path, browser):
             assert browser.find_element(By.ID, "notice").is_displayed() is False
 
             # hostile titles are text: their characters visible, no element made of them
-            hostile = wait(browser, lambda: [cell for cell in browser.find_elements(
-                By.CSS_SELECTOR, "#latest-rows td.title") if "<script>" in cell.text], 20,
-                "a hostile title on the latest page")
-            assert HOSTILE.strip() in hostile[0].text
+            hostile = wait(browser, lambda: [text for text in texts("#latest-rows td.title") if "<script>" in text],
+                           20, "a hostile title on the latest page")
+            assert HOSTILE.strip() in hostile[0]
             assert browser.execute_script(
                 "return [document.querySelectorAll('#latest-rows script, #latest-rows img').length,"
                 " typeof window.__pwned]") == [0, "undefined"]
@@ -306,8 +314,7 @@ def test_the_dashboard_follows_a_live_crawl(tmp_path, browser):
             wait(browser, lambda: browser.execute_script(
                 "return Array.from(document.images).every(i => i.complete && i.naturalWidth >= 580)"),
                 10, "the colony's plots")
-            states = [cell.text for cell in browser.find_elements(
-                By.CSS_SELECTOR, "#colony-rows tr td:nth-child(3)")]
+            states = texts("#colony-rows tr td:nth-child(3)")
             assert "alive" in states, states
             if screenshot:
                 browser.set_window_size(1280, browser.execute_script(  # the whole page

@@ -138,6 +138,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._completeness: Bounded[str, tuple[float, int, int]] = Bounded(schedule.capacity)
         self._host_dated: dict[str, dict[str, tuple[float, str]]] = {}
         self._complete: dict[str, str] = {}
+        # the simulated time the first of the complete listings' days ends (inf: none names one);
+        # then the marks they made are looked at again (_check_subsumed)
+        self._complete_ends = math.inf
         # a URL family's (shape's) completeness over the hosts: (its listings' visits without a
         # hole that checked another listing's story, their visits with a hole, up to three of
         # the hosts of the former)
@@ -148,6 +151,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self.bootstrap = EncoderBootstrap(bootstrap, config.bootstrap_pages)
         for url in schedule.urls():
             self._seen.add(url)
+        # a weblog handed over in a split (or saved) keeps its marks, not the proofs of them
+        self._check_subsumed()
 
     # -- what the product's other parts ask of a forager ----------------------------------
 
@@ -192,12 +197,21 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         """A retiring forager's listings, as learnt, for the colony's others to adopt."""
         return self.schedule.hand_back()
 
+    def inherit(self):
+        """A split's child's weblog and weights (Alg. 6); this mind keeps the rest. A listing
+        this forager knew to show every story of its host may be the child's now: the host's
+        listings kept here, marked subsumed by it, are due again (:meth:`_check_subsumed`)."""
+        child = super().inherit()
+        self._check_subsumed()
+        return child
+
     def adopt(self, entries: Iterable[Mapping]) -> int:
         """Take over listings a retiring forager handed back (:meth:`hand_back`). How many."""
         added = self.schedule.adopt(entries)
         for url in added:
             self._seen.add(url)
         self.counters.listings_adopted += len(added)
+        self._check_subsumed()  # (marked by the retiring forager's proofs, not this one's)
         return len(added)
 
     # -- the scheduler's side ---------------------------------------------------------------
@@ -214,6 +228,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         if self._began is None:
             self._began = now
         self._now = now
+        if now >= self._complete_ends:
+            self._check_subsumed(now)
         while self._later and self._later[0][0] <= now:
             _, _, fetch, value, published = heapq.heappop(self._later)
             self._push(fetch, value, published)
@@ -695,11 +711,30 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         complete = self._complete.get(host)
         if self._proven(listing) and (complete is None or not self._proven(complete)):
             self._complete[host] = listing
+            day_end = self.schedule.day_end(listing)
+            if day_end is not None:
+                self._complete_ends = min(self._complete_ends, day_end)
             # the host's other listings add nothing from now on: marked at once (and their rates
             # are the complete one's at least), not each at a visit of its own
             self.schedule.subsume_host(listing)
             record = self._completeness.get(listing)
             self.counters.family_complete += record is not None and record[1] < 2
+
+    def _check_subsumed(self, now: float | None = None) -> None:
+        """The listings marked subsumed stay so only while a listing of their host here is
+        proven complete (:meth:`_host_complete`): a mark is the weblog's, its proof this mind's.
+        A weblog handed over in a split, saved or handed back comes with marks and no proof; a
+        split may give the complete listing to the child; a day archive is complete no longer
+        once its day ends (``now``, simulated: then the next end of a complete listing's day is
+        looked for). Unmarked, those listings are due as before: the colony's foragers left
+        holding a home page its day archive had subsumed polled nothing for a novelty window,
+        the next day's stories included, while the forager with the archive polled
+        yesterday's."""
+        self.counters.unsubsumed += self.schedule.unsubsume(self._host_complete)
+        if now is None:
+            return
+        ends = (self.schedule.day_end(listing) for listing in self._complete.values())
+        self._complete_ends = min((end for end in ends if end is not None and end > now), default=math.inf)
 
     def _proven(self, listing: str) -> bool:
         """Whether ``listing`` is complete (``_subsumed``): never a hole, its day not ended when
@@ -907,6 +942,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                 setattr(self.counters, name, type(getattr(self.counters, name))(counters[name]))
         for url in self.schedule.urls():
             self._seen.add(url)
+        self._complete.clear()  # (the proofs of the listings it held: not saved, made again)
+        self._complete_ends = math.inf
+        self._check_subsumed()
         for url in state.get("articles", []):
             self._articles.add(url)
             self._seen.add(url)
