@@ -361,11 +361,14 @@ class ReinforcingAgentPipeline:
         if count < due:
             return
         # (only the newest the pool keeps are read)
+        began = time.thread_time()
         start = max(self._topic_seen, count - self.learning.pool_size)
         for record in self.store.documents_after(start):
             self.learning.add(f"{record.title}\n{record.text or record.description}")
         self._topic_seen = max(start, count)
         self.learning.refit()
+        # the CPU the fits took, on the thread that judges the sends (the reactor's)
+        stats.inc_value("newsforagers/topic/fit_seconds", round(time.thread_time() - began, 6))
         state = {**self.learning.state(), "documents": count, "by": self._agent_name()}
         if self.store.swap_value(self._topic_key, stored, state):
             self._topic_fitted_on = count

@@ -359,6 +359,7 @@ def test_the_colony_learns_one_threshold_and_stops_outputting_what_shares_one_wo
             outputs.append(process(agent, topical_send(f"http://wire/{i}", text)) is not None)
     stats = agent.crawler.stats
     assert stats.get_value("newsforagers/topic/fits") >= 1
+    assert stats.get_value("newsforagers/topic/fit_seconds") > 0  # (what the fits cost the reactor's thread)
     threshold = stats.get_value("newsforagers/topic/threshold")
     assert threshold > agent.topic.relevance(f"\n{one_word}")  # the one word no longer clears it
     explained = [r.getMessage() for r in caplog.records if "keeping documents with relevance" in r.getMessage()]
