@@ -1497,8 +1497,14 @@ def test_a_day_archive_is_complete_until_the_site_s_own_midnight(offset):
     midnight = datetime(2024, 1, 2, tzinfo=site).timestamp()
     forager.next_fetch(midnight - 60)
     assert forager._has_complete(section)
+    # the other host's listings are not a's: b's and c's stay as they were
+    marked = {url for url in forager.schedule.urls() if forager.schedule.entry(url).subsumed}
+    assert marked == {section}
     forager.next_fetch(midnight + 60)
     assert not forager._has_complete(section)
+    # a's section due again at the site's midnight, not UTC's (the offset learnt after the
+    # archive was proven: its day's end looked at again at each visit)
+    assert not forager.schedule.entry(section).subsumed and forager.counters.unsubsumed == 1
 
 
 def test_yesterdays_archive_is_read_once_after_todays_shows_a_story_then_never_again():

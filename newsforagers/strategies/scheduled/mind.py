@@ -710,15 +710,18 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         host = self._host(listing)
         complete = self._complete.get(host)
         if self._proven(listing) and (complete is None or not self._proven(complete)):
-            self._complete[host] = listing
-            day_end = self.schedule.day_end(listing)
-            if day_end is not None:
-                self._complete_ends = min(self._complete_ends, day_end)
+            self._complete[host] = complete = listing
             # the host's other listings add nothing from now on: marked at once (and their rates
             # are the complete one's at least), not each at a visit of its own
             self.schedule.subsume_host(listing)
             record = self._completeness.get(listing)
             self.counters.family_complete += record is not None and record[1] < 2
+        if complete is not None:
+            # when its day ends (the site's midnight: learnt from the host's stories, so looked
+            # at again at each visit of the host's listings, the ones that teach it)
+            day_end = self.schedule.day_end(complete)
+            if day_end is not None and (self._now is None or day_end > self._now):
+                self._complete_ends = min(self._complete_ends, day_end)
 
     def _check_subsumed(self, now: float | None = None) -> None:
         """The listings marked subsumed stay so only while a listing of their host here is
