@@ -138,9 +138,6 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._completeness: Bounded[str, tuple[float, int, int]] = Bounded(schedule.capacity)
         self._host_dated: dict[str, dict[str, tuple[float, str]]] = {}
         self._complete: dict[str, str] = {}
-        # the simulated time the first of the complete listings' days ends (inf: none names one);
-        # then the marks they made are looked at again (_check_subsumed)
-        self._complete_ends = math.inf
         # a URL family's (shape's) completeness over the hosts: (its listings' visits without a
         # hole that checked another listing's story, their visits with a hole, up to three of
         # the hosts of the former)
@@ -151,8 +148,6 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self.bootstrap = EncoderBootstrap(bootstrap, config.bootstrap_pages)
         for url in schedule.urls():
             self._seen.add(url)
-        # a weblog handed over in a split (or saved) keeps its marks, not the proofs of them
-        self._check_subsumed()
 
     # -- what the product's other parts ask of a forager ----------------------------------
 
@@ -197,21 +192,12 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         """A retiring forager's listings, as learnt, for the colony's others to adopt."""
         return self.schedule.hand_back()
 
-    def inherit(self):
-        """A split's child's weblog and weights (Alg. 6); this mind keeps the rest. A listing
-        this forager knew to show every story of its host may be the child's now: the host's
-        listings kept here, marked subsumed by it, are due again (:meth:`_check_subsumed`)."""
-        child = super().inherit()
-        self._check_subsumed()
-        return child
-
     def adopt(self, entries: Iterable[Mapping]) -> int:
         """Take over listings a retiring forager handed back (:meth:`hand_back`). How many."""
         added = self.schedule.adopt(entries)
         for url in added:
             self._seen.add(url)
         self.counters.listings_adopted += len(added)
-        self._check_subsumed()  # (marked by the retiring forager's proofs, not this one's)
         return len(added)
 
     # -- the scheduler's side ---------------------------------------------------------------
@@ -228,8 +214,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         if self._began is None:
             self._began = now
         self._now = now
-        if now >= self._complete_ends:
-            self._check_subsumed(now)
+        # subsumed marks end with the day of the listing that showed every story (any forager's)
+        self.counters.unsubsumed += self.schedule.expire_marks(now)
         while self._later and self._later[0][0] <= now:
             _, _, fetch, value, published = heapq.heappop(self._later)
             self._push(fetch, value, published)
@@ -457,7 +443,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._take_complete(fetch.url)
         self.counters.days_closed += self.schedule.visited(
             fetch.url, 0, listed_rate(self._listed.get(fetch.url, ()), now, self._hours()), now=now,
-            subsumed=self._subsumed_by_complete(fetch.url))
+            subsumed=self._subsumed_by_complete(fetch.url), subsumed_until=self._mark_end(fetch.url))
 
     def on_failed(self, fetch: Fetch, transient: bool = False) -> None:
         """The request of ``fetch`` failed; ``transient``: for a while (its host unreachable, a
@@ -615,7 +601,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             fetch.url, len(new), listed_rate(listed.values(), now, self._hours()), now=now,
             overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0, covered=covered,
             subsumed=subsumed, earliest=min((d.timestamp() for d in listed.values()), default=None),
-            fresh_rate=self._fresh_rate(fetch.url, listed.values(), now))
+            fresh_rate=self._fresh_rate(fetch.url, listed.values(), now),
+            subsumed_until=self._mark_end(fetch.url) if subsumed else None)
         if self.config.schedule_credit == "listed":
             for url in claimed:
                 self._unpaid.put(url, [])
@@ -710,34 +697,18 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         host = self._host(listing)
         complete = self._complete.get(host)
         if self._proven(listing) and (complete is None or not self._proven(complete)):
-            self._complete[host] = complete = listing
+            self._complete[host] = listing
             # the host's other listings add nothing from now on: marked at once (and their rates
             # are the complete one's at least), not each at a visit of its own
             self.schedule.subsume_host(listing)
             record = self._completeness.get(listing)
             self.counters.family_complete += record is not None and record[1] < 2
-        if complete is not None:
-            # when its day ends (the site's midnight: learnt from the host's stories, so looked
-            # at again at each visit of the host's listings, the ones that teach it)
-            day_end = self.schedule.day_end(complete)
-            if day_end is not None and (self._now is None or day_end > self._now):
-                self._complete_ends = min(self._complete_ends, day_end)
 
-    def _check_subsumed(self, now: float | None = None) -> None:
-        """The listings marked subsumed stay so only while a listing of their host here is
-        proven complete (:meth:`_host_complete`): a mark is the weblog's, its proof this mind's.
-        A weblog handed over in a split, saved or handed back comes with marks and no proof; a
-        split may give the complete listing to the child; a day archive is complete no longer
-        once its day ends (``now``, simulated: then the next end of a complete listing's day is
-        looked for). Unmarked, those listings are due as before: the colony's foragers left
-        holding a home page its day archive had subsumed polled nothing for a novelty window,
-        the next day's stories included, while the forager with the archive polled
-        yesterday's."""
-        self.counters.unsubsumed += self.schedule.unsubsume(self._host_complete)
-        if now is None:
-            return
-        ends = (self.schedule.day_end(listing) for listing in self._complete.values())
-        self._complete_ends = min((end for end in ends if end is not None and end > now), default=math.inf)
+    def _mark_end(self, listing: str) -> float | None:
+        """When the subsumed mark of ``listing`` ends: the end of the day of its host's complete
+        listing, when that is a day's page (None: it names no day)."""
+        complete = self._complete.get(self._host(listing))
+        return None if complete is None else self.schedule.day_end(complete)
 
     def _proven(self, listing: str) -> bool:
         """Whether ``listing`` is complete (``_subsumed``): never a hole, its day not ended when
@@ -945,9 +916,6 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                 setattr(self.counters, name, type(getattr(self.counters, name))(counters[name]))
         for url in self.schedule.urls():
             self._seen.add(url)
-        self._complete.clear()  # (the proofs of the listings it held: not saved, made again)
-        self._complete_ends = math.inf
-        self._check_subsumed()
         for url in state.get("articles", []):
             self._articles.add(url)
             self._seen.add(url)
