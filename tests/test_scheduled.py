@@ -1425,28 +1425,29 @@ def _archive_proven(forager: ScheduledMind) -> ScheduledMind:
 
 def test_a_day_archive_is_not_complete_once_its_day_has_ended():
     # proven complete on its own host (two visits that checked the section's stories), until
-    # the site's clock passes the end of the day its URL names: it shows no later story, and
-    # the section it subsumed is due again at once (marked, it would wait a novelty window:
-    # the new day's stories with it)
+    # the site's clock passes the end of the day its URL names: it shows no later story. The
+    # section it subsumed keeps its mark in this forager, which polls the archive: its own
+    # visits say when the section is due again (the mark's end is forgotten)
     forager = _archive_proven(_family_forager(family=False))
     section = forager.schedule.entry("http://a/section/politics/")
     midnight = datetime(2024, 1, 2, tzinfo=UTC).timestamp()
     assert section.subsumed and section.subsumed_until == midnight  # (marked as the archive was proven)
     forager.next_fetch(midnight - 60)  # 23:59 on the 1st: still complete
-    assert section.subsumed and forager.counters.unsubsumed == 0
+    assert forager._has_complete("http://a/section/politics/") and section.subsumed_until == midnight
     forager.next_fetch(at(13 * 60))  # 2024-01-02 01:00 by the site's clock: the day has ended
     assert not forager._has_complete("http://a/section/politics/")
-    assert not section.subsumed and forager.counters.unsubsumed == 1
+    assert section.subsumed and section.subsumed_until is None and forager.counters.unsubsumed == 0
 
 
 def test_a_mark_given_away_with_its_listing_or_its_proof_ends_with_the_complete_listing_s_day():
     # a forager holding host a's section and its day archive, proven complete: the section is
     # subsumed until the archive's day ends. A split moves one of the two to the child. The
     # archive given away: the section kept here stays marked (the child polls what makes it
-    # needless) until that day ends — then due again, though no proof is left here to look
-    # at. The section given away: the child is born with the mark, and it ends there alike.
-    # (Before, a mark outlived its proof by a novelty window: foragers left holding a home page
-    # polled nothing after midnight while the one holding the archive polled yesterday's.)
+    # needless) until that day ends — then due again: no visit of the archive here will say
+    # so. The section given away: the child is born with the mark, and it ends there alike.
+    # (Before, such a mark lasted until the listing's next visit, a novelty window: foragers
+    # left holding a home page polled nothing after midnight while the one holding the
+    # archive polled yesterday's.)
     seeds = ["http://a/archive/2024/01/01/", "http://a/section/politics/"]
     midnight = datetime(2024, 1, 2, tzinfo=UTC).timestamp()
     ways = set()
@@ -1502,14 +1503,14 @@ def test_a_day_archive_is_complete_until_the_site_s_own_midnight(offset):
     midnight = datetime(2024, 1, 2, tzinfo=site).timestamp()
     forager.next_fetch(midnight - 60)
     assert forager._has_complete(section)
-    # the other host's listings are not a's: b's and c's stay as they were
+    # the other hosts' listings are not a's: b's and c's stay as they were
     marked = {url for url in forager.schedule.urls() if forager.schedule.entry(url).subsumed}
     assert marked == {section}
+    assert forager.schedule.entry(section).subsumed_until == midnight  # (the site's, its offset learnt first)
     forager.next_fetch(midnight + 60)
     assert not forager._has_complete(section)
-    # a's section due again at the site's midnight, not UTC's (the offset learnt after the
-    # archive was proven: its day's end looked at again at each visit)
-    assert not forager.schedule.entry(section).subsumed and forager.counters.unsubsumed == 1
+    # (its mark left to this forager's visits, which poll the archive: its end forgotten)
+    assert forager.schedule.entry(section).subsumed and forager.schedule.entry(section).subsumed_until is None
 
 
 def test_yesterdays_archive_is_read_once_after_todays_shows_a_story_then_never_again():

@@ -1341,17 +1341,21 @@ class HubSchedule:
                 self.raise_rate(complete, entry.rate)
         return changed
 
-    def expire_marks(self, now: float) -> int:
+    def expire_marks(self, now: float, watched: Callable[[str], bool] | None = None) -> int:
         """Unmark the listings whose subsumed mark has ended by ``now`` (``subsumed_until``:
-        the complete listing was a day's page, and its day is over: it shows no later story).
-        A mark ends there in whichever forager holds the listing — the one that proved the
-        complete listing, or one a split or a retirement gave the marked listing to, which
-        holds no proof to look at; unmarked, they are due as before, the never visited
-        first. Cheap until a mark's end comes (one comparison); how many changed."""
+        the complete listing was a day's page, and its day is over: it shows no later story),
+        on the hosts ``watched`` does not name (None: none). A forager that holds the complete
+        listing watches it: its own visits say when the host's listings are due again, as
+        before. One that does not — a split gave it the marked listings, or gave the complete
+        one away, or it adopted them — has nothing to look at, and its marks end with the
+        day. Unmarked, they are due as before, the never visited first; watched, the mark is
+        left to those visits (its end forgotten). Cheap until a mark's end comes (one
+        comparison); how many were unmarked."""
         if now < self._marks_end:
             return 0
         changed = 0
         ends = math.inf
+        verdicts: dict[str, bool] = {}
         for entry in self._entries.values():
             until = entry.subsumed_until
             if until is None or not entry.subsumed:
@@ -1359,6 +1363,13 @@ class HubSchedule:
             if until > now:
                 ends = min(ends, until)
                 continue
+            if watched is not None:
+                host = self.host(entry.url)
+                if host not in verdicts:
+                    verdicts[host] = bool(watched(host))
+                if verdicts[host]:
+                    entry.subsumed_until = None
+                    continue
             entry.subsumed, entry.subsumed_until = False, None
             changed += 1
             if entry.last is None:

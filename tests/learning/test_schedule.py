@@ -774,6 +774,14 @@ def test_a_mark_ends_with_the_day_of_the_listing_that_made_it_wherever_it_went()
         assert other.entry("http://s/section/").subsumed_until == end
         assert other.expire_marks(end) == 2
         assert [other.entry(u).subsumed for u in urls] == [False, False, False, False, True]
+    # a forager that polls s's archive watches it: its visits say when s's listings are due
+    # again (the marks stay, their end forgotten)
+    watching = HubSchedule.from_dict(saved, **s._parameters())
+    asked = []
+    assert watching.expire_marks(end, watched=lambda host: asked.append(host) or host == "s") == 0
+    assert asked == ["s"]  # (once a host)
+    assert watching.entry("http://s/section/").subsumed and watching.entry("http://s/section/").subsumed_until is None
+    assert watching.expire_marks(end + DAY) == 0
     # s's two marks end at the day's end, t's stays (nothing says when a "latest" page stops
     # showing every story: a visit does); the never visited is due again, first
     assert s.expire_marks(end) == 2

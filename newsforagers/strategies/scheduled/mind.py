@@ -214,8 +214,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         if self._began is None:
             self._began = now
         self._now = now
-        # subsumed marks end with the day of the listing that showed every story (any forager's)
-        self.counters.unsubsumed += self.schedule.expire_marks(now)
+        # subsumed marks end with the day of the listing that showed every story, in a forager
+        # that does not poll that listing (its own visits tell one that does)
+        self.counters.unsubsumed += self.schedule.expire_marks(now, self._watches)
         while self._later and self._later[0][0] <= now:
             _, _, fetch, value, published = heapq.heappop(self._later)
             self._push(fetch, value, published)
@@ -703,6 +704,12 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             self.schedule.subsume_host(listing)
             record = self._completeness.get(listing)
             self.counters.family_complete += record is not None and record[1] < 2
+
+    def _watches(self, host: str) -> bool:
+        """Whether this forager polls the listing it proved complete on ``host`` (a split may
+        have given it away)."""
+        complete = self._complete.get(host)
+        return complete is not None and complete in self.schedule
 
     def _mark_end(self, listing: str) -> float | None:
         """When the subsumed mark of ``listing`` ends: the end of the day of its host's complete
