@@ -1406,73 +1406,22 @@ def test_a_host_with_a_complete_listing_gets_no_first_visit_of_its_other_listing
     assert forager.counters.not_needed == needless + 3
 
 
-def _archive_proven(forager: ScheduledMind) -> ScheduledMind:
-    """``forager`` (``_family_forager``'s, or one polling host a's section and day archive of
-    the 1st alone) with a's day archive proven complete on its own host: two visits that
-    checked the section's stories, the last at 02:00 UTC on the 1st."""
-    section, archive = "http://a/section/politics/", "http://a/archive/2024/01/01/"
+def test_a_day_archive_is_not_complete_once_its_day_has_ended():
+    # proven complete on its own host (two visits that checked the section's stories), until
+    # the site's clock passes the end of the day its URL names: it shows no later story
+    forager = _family_forager(family=False)
     for minutes, story in ((0, None), (60, "s1"), (120, "s2")):
         now = at(minutes)
         visits = _listing_visits(forager, now)
+        section, archive = "http://a/section/politics/", "http://a/archive/2024/01/01/"
         names = [name for name in ("s1", "s2") if story and name <= story]
         listed = {f"http://a/2024/01/01/{name}/": dated(10, now) for name in names}
         forager.on_page(visits[section], now, text="c1", links=list(listed), published=None, listed=listed)
         forager.on_page(visits[archive], now, text="c1", links=list(listed), published=None, listed=listed)
         _harvest(forager, now)
-    assert forager._has_complete(section)
-    return forager
-
-
-def test_a_day_archive_is_not_complete_once_its_day_has_ended():
-    # proven complete on its own host (two visits that checked the section's stories), until
-    # the site's clock passes the end of the day its URL names: it shows no later story. The
-    # section it subsumed keeps its mark in this forager, which polls the archive: its own
-    # visits say when the section is due again (the mark's end is forgotten)
-    forager = _archive_proven(_family_forager(family=False))
-    section = forager.schedule.entry("http://a/section/politics/")
-    midnight = datetime(2024, 1, 2, tzinfo=UTC).timestamp()
-    assert section.subsumed and section.subsumed_until == midnight  # (marked as the archive was proven)
-    forager.next_fetch(midnight - 60)  # 23:59 on the 1st: still complete
-    assert forager._has_complete("http://a/section/politics/") and section.subsumed_until == midnight
+    assert forager._has_complete("http://a/section/politics/")
     forager.next_fetch(at(13 * 60))  # 2024-01-02 01:00 by the site's clock: the day has ended
     assert not forager._has_complete("http://a/section/politics/")
-    assert section.subsumed and section.subsumed_until is None and forager.counters.unsubsumed == 0
-
-
-def test_a_mark_given_away_with_its_listing_or_its_proof_ends_with_the_complete_listing_s_day():
-    # a forager holding host a's section and its day archive, proven complete: the section is
-    # subsumed until the archive's day ends. A split moves one of the two to the child. The
-    # archive given away: the section kept here stays marked (the child polls what makes it
-    # needless) until that day ends — then due again: no visit of the archive here will say
-    # so. The section given away: the child is born with the mark, and it ends there alike.
-    # (Before, such a mark lasted until the listing's next visit, a novelty window: foragers
-    # left holding a home page polled nothing after midnight while the one holding the
-    # archive polled yesterday's.)
-    seeds = ["http://a/archive/2024/01/01/", "http://a/section/politics/"]
-    midnight = datetime(2024, 1, 2, tzinfo=UTC).timestamp()
-    ways = set()
-    for seed in range(8):
-        forager = _archive_proven(_polled(seeds))
-        assert forager.schedule.entry("http://a/section/politics/").subsumed
-        forager.rng = np.random.default_rng(seed)
-        child, _ = forager.inherit()
-        gave = "http://a/archive/2024/01/01/" in child
-        ways.add(gave)
-        if gave:
-            holder = forager
-            assert holder.schedule.urls() == ["http://a/section/politics/"]
-        else:  # the section given: a child born of the weblog as it went (a split's hand-over)
-            holder = ScheduledMind("f2", forager.config,
-                                   schedule_from_config(forager.config, saved=child.to_dict()),
-                                   np.ones(K), np.random.default_rng(1), encoder=OneHot())
-        section = holder.schedule.entry("http://a/section/politics/")
-        assert section.subsumed and section.subsumed_until == midnight
-        assert holder.next_fetch(midnight - 600) is None  # marked: not due, though its floor has passed
-        assert section.subsumed
-        fetch = holder.next_fetch(midnight + 60)
-        assert not section.subsumed and holder.counters.unsubsumed == 1
-        assert fetch is not None and fetch.url == "http://a/section/politics/"  # due again at once
-    assert ways == {True, False}  # (both ways drawn)
 
 
 @pytest.mark.parametrize("offset", [9, 0, -5])
@@ -1503,14 +1452,8 @@ def test_a_day_archive_is_complete_until_the_site_s_own_midnight(offset):
     midnight = datetime(2024, 1, 2, tzinfo=site).timestamp()
     forager.next_fetch(midnight - 60)
     assert forager._has_complete(section)
-    # the other hosts' listings are not a's: b's and c's stay as they were
-    marked = {url for url in forager.schedule.urls() if forager.schedule.entry(url).subsumed}
-    assert marked == {section}
-    assert forager.schedule.entry(section).subsumed_until == midnight  # (the site's, its offset learnt first)
     forager.next_fetch(midnight + 60)
     assert not forager._has_complete(section)
-    # (its mark left to this forager's visits, which poll the archive: its end forgotten)
-    assert forager.schedule.entry(section).subsumed and forager.schedule.entry(section).subsumed_until is None
 
 
 def test_yesterdays_archive_is_read_once_after_todays_shows_a_story_then_never_again():

@@ -138,9 +138,6 @@ class Entry:
     covered: bool = False  # the fresh links of its last visit were all another forager's
     closed: bool = False  # a past day's page read after its site moved on: nothing more to list
     subsumed: bool = False  # at its last visit another listing of its host showed every story
-    # ... until then (simulated): the end of that listing's day, when it is a day's page, after
-    # which it shows no later story (None: until a visit finds otherwise; HubSchedule.expire_marks)
-    subsumed_until: float | None = None
     since: float | None = None  # the start of the span the visit begun covers (the last one read)
 
     # Not fields (never saved): the due time HubSchedule.next_due kept for it, the set of URLs
@@ -236,9 +233,6 @@ class HubSchedule:
         # (host, shape) of a day family -> the latest end of a day whose page showed dated stories
         self._family_days: dict[tuple[str, str], float] = {}
         self._closing: set[str] = set()  # visits in flight that close their day's page when read
-        # no subsumed mark ends before this (simulated; -inf: not known, looked for at the next
-        # expire_marks)
-        self._marks_end = -math.inf
         # whether the listing the last next_due returned was due by the spare budget alone
         self.spare_due = False
         # the hosts' thresholds and the spare budget's factors reckoned for the last budgets
@@ -1218,7 +1212,7 @@ class HubSchedule:
     def visited(self, url: str, new_links: int, listed_rate: float | None = None,
                 now: float | None = None, overflowed: bool = False, covered: bool = False,
                 subsumed: bool = False, earliest: float | None = None,
-                fresh_rate: float | None = None, subsumed_until: float | None = None) -> int:
+                fresh_rate: float | None = None) -> int:
         """The page of the visit begun earlier arrived (at ``now``) and showed ``new_links``
         links not seen before; novel documents among them come later, through :meth:`credit`.
         ``listed_rate``: stories per hour the page's own dates show (None: it dates none). A
@@ -1233,8 +1227,6 @@ class HubSchedule:
         visit shows a link of its own. ``earliest``: when the earliest story the page dates
         was published. ``fresh_rate``: ``listed_rate`` over the stories the page dates within
         the novelty window only: a first visit's rate is at least that (unless ``covered``).
-        ``subsumed_until``: when ``subsumed``, the end of the day of the listing that shows every
-        story (:meth:`expire_marks`; None: it names none).
         Returns how many past days' pages the visit closed (the module's
         docstring): its own, when begun after a later day's page of its family had shown dated
         stories; and, the first time a page of a day shows dated stories, each page of its family
@@ -1255,9 +1247,6 @@ class HubSchedule:
         entry.credited = 0
         entry.covered = covered
         entry.subsumed = subsumed
-        entry.subsumed_until = subsumed_until if subsumed else None
-        if subsumed and subsumed_until is not None:
-            self._marks_end = min(self._marks_end, subsumed_until)
         entry.evidence += 1 if new_links and not covered else 0
         if listed_rate is not None:
             if listed_rate < 0:
@@ -1322,59 +1311,17 @@ class HubSchedule:
         polls back for three simulated hours); when no longer, it goes first again. Returns
         how many listings changed."""
         host = self.host(complete)
-        until = self.day_end(complete) if subsumed else None
-        if until is not None:
-            self._marks_end = min(self._marks_end, until)
         changed = 0
         for entry in self._entries.values():
-            if entry.url == complete or entry.in_flight or entry.barren or self.host(entry.url) != host:
+            if entry.url == complete or entry.in_flight or entry.barren or entry.subsumed == subsumed \
+                    or self.host(entry.url) != host:
                 continue
-            if entry.subsumed == subsumed:
-                if subsumed and entry.subsumed_until != until:
-                    entry.subsumed_until = until  # (the host's complete listing is another now)
-                continue
-            entry.subsumed, entry.subsumed_until = subsumed, until
+            entry.subsumed = subsumed
             changed += 1
             if entry.last is None and not subsumed:
                 self._unvisited = True
             if subsumed and entry.rate:
                 self.raise_rate(complete, entry.rate)
-        return changed
-
-    def expire_marks(self, now: float, watched: Callable[[str], bool] | None = None) -> int:
-        """Unmark the listings whose subsumed mark has ended by ``now`` (``subsumed_until``:
-        the complete listing was a day's page, and its day is over: it shows no later story),
-        on the hosts ``watched`` does not name (None: none). A forager that holds the complete
-        listing watches it: its own visits say when the host's listings are due again, as
-        before. One that does not — a split gave it the marked listings, or gave the complete
-        one away, or it adopted them — has nothing to look at, and its marks end with the
-        day. Unmarked, they are due as before, the never visited first; watched, the mark is
-        left to those visits (its end forgotten). Cheap until a mark's end comes (one
-        comparison); how many were unmarked."""
-        if now < self._marks_end:
-            return 0
-        changed = 0
-        ends = math.inf
-        verdicts: dict[str, bool] = {}
-        for entry in self._entries.values():
-            until = entry.subsumed_until
-            if until is None or not entry.subsumed:
-                continue
-            if until > now:
-                ends = min(ends, until)
-                continue
-            if watched is not None:
-                host = self.host(entry.url)
-                if host not in verdicts:
-                    verdicts[host] = bool(watched(host))
-                if verdicts[host]:
-                    entry.subsumed_until = None
-                    continue
-            entry.subsumed, entry.subsumed_until = False, None
-            changed += 1
-            if entry.last is None:
-                self._unvisited = True
-        self._marks_end = ends
         return changed
 
     def credit(self, url: str, novel: int = 1) -> None:
@@ -1493,7 +1440,6 @@ class HubSchedule:
         self.capacity = max(self.capacity, len(self._entries))
         self._count_shapes()
         self._unvisited = True
-        self._marks_end = -math.inf  # (their marks' ends: looked for at the next expire_marks)
         return added
 
     def _count_shapes(self) -> None:

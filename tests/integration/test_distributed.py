@@ -40,6 +40,7 @@ pytestmark = pytest.mark.timeout(400)
 
 START = "2024-01-01T07:00:00+00:00"  # a Monday morning: the synthetic site is busy
 PREFIX = "colony17:"
+ROOT = "f1"  # the root forager's name (the first host of the colony)
 RATE = 3  # the colony's requests per second to the site, all processes together
 LEASE = 4.0
 MIN, MAX = 3, 4
@@ -83,11 +84,24 @@ class Colony:
         """How many foragers the colony has paid (the store's records)."""
         return len({record.forager for record in self.store.documents()})
 
-    def senders(self) -> int:
-        """How many foragers the site has received requests from (the replay's request log)."""
+    def senders(self) -> set[str]:
+        """The foragers the site has received requests from (the replay's request log)."""
         if not self.requests.exists():
-            return 0
-        return len({record["forager"] for record in read_log(self.requests) if record["forager"]})
+            return set()
+        return {record["forager"] for record in read_log(self.requests) if record["forager"]}
+
+    def node_foragers(self, node) -> set[str]:
+        """The foragers that ran as jobs of ``node`` (the plain one's as it went down)."""
+        if node is self.plain:
+            ids = self.plain_jobs
+        else:
+            ids = {job["id"] for state in ("pending", "running", "finished") for job in jobs(node, state)}
+        return {job.split("-")[0] for job in ids}
+
+    def heard_from_all(self) -> bool:
+        """Whether the site has heard the root and a forager of each node."""
+        heard = self.senders()
+        return ROOT in heard and all(heard & self.node_foragers(node) for node in (self.plain, self.guarded))
 
     def running(self, node) -> list[dict]:
         return jobs(node, "running")
@@ -100,7 +114,8 @@ class Colony:
         """One look at the colony; True when the test has seen all it needs."""
         if time.monotonic() - self.since > PHASE:
             raise AssertionError(f"phase {self.phase!r} did not end within {PHASE:g} s: {self.paid()} documents "
-                                 f"paid, {self.paid_foragers()} foragers paid, {self.senders()} heard by the site")
+                                 f"paid, {self.paid_foragers()} foragers paid, {sorted(self.senders())} heard by "
+                                 f"the site")
         try:
             self.populations.append(len(self.store.members(time.time())))
         except Exception:  # noqa: BLE001 - the store may be restarting: look again later
@@ -131,12 +146,16 @@ class Colony:
                 self.redis.restart(down=1.0)
                 self.next_phase("redis restarted")
         elif self.phase == "redis restarted":
-            # ... and, before the colony is stopped, what the test asks of the whole run: foragers
-            # of both nodes and the root paid, and at least four of them heard by the site (jobs
+            # ... and, before the colony is stopped, what the test asks of the whole run: the
+            # root and a forager of each node heard by the site, the root and a job paid (jobs
             # take seconds to start on a loaded machine: a run once ended with the jobs born
-            # after the node went down not yet paid, and one with three foragers heard)
+            # after the node went down not yet paid). Not every forager: a scheduled forager
+            # whose listings another's complete listing shows (the home page beside the day
+            # archive a split gave another forager) sends nothing while it does, by design — on
+            # a machine slow enough for the faults to take twenty simulated hours, the root and
+            # two children held only the home page and one job harvested the whole site
             if self.paid() >= self.paid_at["redis restarted"] + NEW:
-                return self.paid_foragers() >= 3 and self.senders() >= 4
+                return self.paid_foragers() >= 2 and self.heard_from_all()
         return False
 
 
@@ -238,8 +257,9 @@ def test_a_colony_over_two_scrapyd_nodes_and_redis_pays_each_document_once(
     assert set(fed) == set(paid), (
         [(item["url"], item["forager"], item["found_at"]) for item in result.items if item["url"] not in paid],
         [(r.url, r.forager, r.found_at) for r in documents if r.url not in set(fed)], result.log[-3000:])
-    # by foragers of both nodes and the root
-    assert len({item["forager"] for item in result.items}) >= 3
+    # by the root and the foragers of the nodes
+    finders = {item["forager"] for item in result.items}
+    assert ROOT in finders and len(finders) >= 2, finders
 
     # the colony went on after each fault
     assert colony.paid_at["node down"] >= colony.paid_at["killed"] + NEW
@@ -252,7 +272,8 @@ def test_a_colony_over_two_scrapyd_nodes_and_redis_pays_each_document_once(
 
     # the per-host budget held across every process on both nodes
     log = list(read_log(requests))
-    assert len({record["forager"] for record in log if record["forager"]}) >= 4
+    assert colony.heard_from_all(), (sorted(colony.senders()), colony.node_foragers(plain),
+                                     colony.node_foragers(guarded))
     # The colony's one-second window keeps any RATE + 1 starts of a host 1.05 s apart
     # (colony/throttle.py), so any RATE + 1 arrivals span 1.05 s, less how much later than its
     # start the replay stamped the first of them: with two nodes' processes, Redis and the

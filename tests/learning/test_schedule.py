@@ -4,13 +4,11 @@ interval, the floor, barren URLs, idling, splits and persistence — hand-comput
 from __future__ import annotations
 
 import math
-from datetime import UTC, datetime
 
 import numpy as np
 import pytest
 
 from newsforagers.learning.schedule import HOUR, RECKONING, HubSchedule
-from newsforagers.learning.siteday import DAY
 
 
 def schedule(**kwargs) -> HubSchedule:
@@ -749,46 +747,6 @@ def test_a_host_s_listings_are_subsumed_at_once_when_one_shows_every_story():
     assert not any(s.entry(u).subsumed for u in urls)
     assert s.first_visit() == "http://s/new/"
     assert s.next_due(2 * HOUR)[0] == "http://s/new/"  # the optimistic prior again
-
-
-def test_a_mark_ends_with_the_day_of_the_listing_that_made_it_wherever_it_went():
-    # s's complete listing is its archive of 1 January (its day ends at 2024-01-02 00:00 UTC,
-    # the site's offset not known: UTC's), t's a "latest" page naming no day
-    s = schedule(rhythm=False)
-    archive, latest = "http://s/archive/2024/01/01/", "http://t/latest/"
-    urls = (archive, "http://s/section/", "http://s/new/", latest, "http://t/a/")
-    for url in urls:
-        s.add(url)
-    for url in (archive, "http://s/section/", latest, "http://t/a/"):
-        visit(s, url, 0.0, 2)
-    end = datetime(2024, 1, 2, tzinfo=UTC).timestamp()
-    assert s.subsume_host(archive) == 2 and s.subsume_host(latest) == 1
-    assert [s.entry(u).subsumed_until for u in urls] == [None, end, end, None, None]
-    assert s.expire_marks(end - 1.0) == 0 and s.first_visit() is None
-    # carried with the entries: a split's child, a saved weblog, listings handed back
-    saved = s.to_dict()
-    again = HubSchedule.from_dict(saved, **s._parameters())
-    adopter = schedule(rhythm=False)
-    adopter.adopt(s.hand_back())
-    for other in (again, adopter):
-        assert other.entry("http://s/section/").subsumed_until == end
-        assert other.expire_marks(end) == 2
-        assert [other.entry(u).subsumed for u in urls] == [False, False, False, False, True]
-    # a forager that polls s's archive watches it: its visits say when s's listings are due
-    # again (the marks stay, their end forgotten)
-    watching = HubSchedule.from_dict(saved, **s._parameters())
-    asked = []
-    assert watching.expire_marks(end, watched=lambda host: asked.append(host) or host == "s") == 0
-    assert asked == ["s"]  # (once a host)
-    assert watching.entry("http://s/section/").subsumed and watching.entry("http://s/section/").subsumed_until is None
-    assert watching.expire_marks(end + DAY) == 0
-    # s's two marks end at the day's end, t's stays (nothing says when a "latest" page stops
-    # showing every story: a visit does); the never visited is due again, first
-    assert s.expire_marks(end) == 2
-    assert [s.entry(u).subsumed for u in urls] == [False, False, False, False, True]
-    assert s.entry("http://s/section/").subsumed_until is None
-    assert s.first_visit() == "http://s/new/"
-    assert s.expire_marks(end + DAY) == 0  # (nothing left to end)
 
 
 def test_today_s_page_subsumed_by_another_listing_keeps_its_floor():

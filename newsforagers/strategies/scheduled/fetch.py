@@ -55,9 +55,6 @@ class ScheduledCounters(ForagerCounters):
     first_visits: int = 0  # listings never visited (seeds) visited before any harvest but news
     family_complete: int = 0  # day archives taken as complete on their family's proof on other hosts
     days_closed: int = 0  # past days' pages read after their site moved on: never polled again
-    # subsumed marks ended with the day of the listing that showed every story of their host
-    # (HubSchedule.expire_marks): in the forager that proved it, or one given the marked listings
-    unsubsumed: int = 0
 
 
 class HostQueues:

@@ -214,9 +214,6 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         if self._began is None:
             self._began = now
         self._now = now
-        # subsumed marks end with the day of the listing that showed every story, in a forager
-        # that does not poll that listing (its own visits tell one that does)
-        self.counters.unsubsumed += self.schedule.expire_marks(now, self._watches)
         while self._later and self._later[0][0] <= now:
             _, _, fetch, value, published = heapq.heappop(self._later)
             self._push(fetch, value, published)
@@ -444,7 +441,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self._take_complete(fetch.url)
         self.counters.days_closed += self.schedule.visited(
             fetch.url, 0, listed_rate(self._listed.get(fetch.url, ()), now, self._hours()), now=now,
-            subsumed=self._subsumed_by_complete(fetch.url), subsumed_until=self._mark_end(fetch.url))
+            subsumed=self._subsumed_by_complete(fetch.url))
 
     def on_failed(self, fetch: Fetch, transient: bool = False) -> None:
         """The request of ``fetch`` failed; ``transient``: for a while (its host unreachable, a
@@ -602,8 +599,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             fetch.url, len(new), listed_rate(listed.values(), now, self._hours()), now=now,
             overflowed=all_new and not mapping and self.config.schedule_scarce_floor > 0, covered=covered,
             subsumed=subsumed, earliest=min((d.timestamp() for d in listed.values()), default=None),
-            fresh_rate=self._fresh_rate(fetch.url, listed.values(), now),
-            subsumed_until=self._mark_end(fetch.url) if subsumed else None)
+            fresh_rate=self._fresh_rate(fetch.url, listed.values(), now))
         if self.config.schedule_credit == "listed":
             for url in claimed:
                 self._unpaid.put(url, [])
@@ -704,18 +700,6 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             self.schedule.subsume_host(listing)
             record = self._completeness.get(listing)
             self.counters.family_complete += record is not None and record[1] < 2
-
-    def _watches(self, host: str) -> bool:
-        """Whether this forager polls the listing it proved complete on ``host`` (a split may
-        have given it away)."""
-        complete = self._complete.get(host)
-        return complete is not None and complete in self.schedule
-
-    def _mark_end(self, listing: str) -> float | None:
-        """When the subsumed mark of ``listing`` ends: the end of the day of its host's complete
-        listing, when that is a day's page (None: it names no day)."""
-        complete = self._complete.get(self._host(listing))
-        return None if complete is None else self.schedule.day_end(complete)
 
     def _proven(self, listing: str) -> bool:
         """Whether ``listing`` is complete (``_subsumed``): never a hole, its day not ended when
