@@ -36,8 +36,8 @@ def test_a_forager_learns_the_site_s_utc_offset_from_what_it_reads(tmp_path):
     # UTC+9 agrees with every story read (the most votes), and the stories read either side of
     # the site's midnight pin it: the offsets that agree as well span less than two hours, and
     # the one taken, their middle, is within the hour. (Which stories a crawl reads in its
-    # seconds depends on the machine: a slow one read none between 23:30 and 00:10 and took
-    # UTC+9:15, the middle of 9:00 and 9:15.)
+    # seconds depends on the machine: on a loaded one UTC+9:00 and +9:15 agreed with every
+    # story read, and their middle, +9:15, was taken.)
     votes = np.asarray(saved["127.0.0.1"]["votes"])
     agreeing = OFFSETS[votes == votes.max()]
     assert 9 * 3600.0 in agreeing, agreeing / 3600
