@@ -98,12 +98,12 @@ class Colony:
             ids = {job["id"] for state in ("pending", "running", "finished") for job in jobs(node, state)}
         return {job.split("-")[0] for job in ids}
 
-    def heard_from_all(self) -> bool:
-        """Whether the site has heard the root, a forager of the node left, and one of the node
-        that went down or four foragers in all (that node's jobs may die before their first
-        request: its first jobs start while the colony is young, and a loaded machine takes
-        seconds to start one)."""
-        heard = self.senders()
+    def heard_from_all(self, heard: set[str] | None = None) -> bool:
+        """Whether the site has heard (``heard``: the foragers it heard, else read from its log)
+        the root, a forager of the node left, and one of the node that went down or four
+        foragers in all (that node's jobs may die before their first request: its first jobs
+        start while the colony is young, and a loaded machine takes seconds to start one)."""
+        heard = self.senders() if heard is None else heard
         return ROOT in heard and bool(heard & self.node_foragers(self.guarded)) \
             and (len(heard) >= 4 or bool(heard & self.node_foragers(self.plain)))
 
@@ -152,9 +152,8 @@ class Colony:
         elif self.phase == "redis restarted":
             # ... and, before the colony is stopped, what the test asks of the whole run: the
             # root and the nodes' foragers heard by the site (heard_from_all), the root and a job
-            # paid (jobs
-            # take seconds to start on a loaded machine: a run once ended with the jobs born
-            # after the node went down not yet paid). Not every forager: a scheduled forager
+            # paid (jobs take seconds to start on a loaded machine: a run once ended with the jobs
+            # born after the node went down not yet paid). Not every forager: a scheduled forager
             # whose listings another's complete listing shows (the home page beside the day
             # archive a split gave another forager) sends nothing while it does, by design — on
             # a machine slow enough for the faults to take twenty simulated hours, the root and
@@ -262,7 +261,7 @@ def test_a_colony_over_two_scrapyd_nodes_and_redis_pays_each_document_once(
     assert set(fed) == set(paid), (
         [(item["url"], item["forager"], item["found_at"]) for item in result.items if item["url"] not in paid],
         [(r.url, r.forager, r.found_at) for r in documents if r.url not in set(fed)], result.log[-3000:])
-    # by the root and the foragers of the nodes
+    # by the root and a job
     finders = {item["forager"] for item in result.items}
     assert ROOT in finders and len(finders) >= 2, finders
 
@@ -277,8 +276,8 @@ def test_a_colony_over_two_scrapyd_nodes_and_redis_pays_each_document_once(
 
     # the per-host budget held across every process on both nodes
     log = list(read_log(requests))
-    assert colony.heard_from_all(), (sorted(colony.senders()), colony.node_foragers(plain),
-                                     colony.node_foragers(guarded))
+    heard = {record["forager"] for record in log if record["forager"]}
+    assert colony.heard_from_all(heard), (sorted(heard), colony.node_foragers(plain), colony.node_foragers(guarded))
     # The colony's one-second window keeps any RATE + 1 starts of a host 1.05 s apart
     # (colony/throttle.py), so any RATE + 1 arrivals span 1.05 s, less how much later than its
     # start the replay stamped the first of them: with two nodes' processes, Redis and the
