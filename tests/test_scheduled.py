@@ -366,6 +366,48 @@ def test_before_its_first_document_on_the_topic_a_forager_credits_every_novel_on
     assert forager.schedule.entry(HOME).paid == 2
 
 
+def _topical_archive(novel: bool) -> ScheduledMind:
+    """A topical forager polling a home page and a day archive every 5 minutes (threshold 0):
+    the home page's first visit shows a story on the topic; each of the archive's next three
+    visits shows a new story, news off the topic (``novel``) or no news at all (not novel)."""
+    archive = HOME + "archive/2024/01/01/"
+    config = ForagersConfig.from_settings({
+        "FORAGERS_N_CLUSTERS": K, "FORAGERS_BOOTSTRAP_PAGES": K, "FORAGERS_EXPLORE_SHARE": 0.0,
+        "FORAGERS_TOPIC": "solar energy", "FORAGERS_SCHEDULE_THRESHOLD": 0.0,
+        "FORAGERS_SCHEDULE_PRIORITY": "return", "FORAGERS_SCHEDULE_MIN_INTERVAL": 300.0,
+        "FORAGERS_SCHEDULE_BARREN_AFTER": 3})
+    seeds = [HOME, archive]
+    forager = ScheduledMind("f1", config, schedule_from_config(config, seeds), np.ones(K),
+                            np.random.default_rng(0), encoder=OneHot(), seeds=seeds)
+    for n in range(4):
+        now = at(10 * n)
+        visits = _listing_visits(forager, now)
+        assert archive in visits
+        for url, fetch in visits.items():
+            shows = n == 0 if url == HOME else n > 0
+            forager.on_page(fetch, now, text="c1", links=[f"{url}s{n}/"] if shows else [], published=None)
+        while (fetch := forager.next_fetch(now)) is not None:
+            forager.on_page(fetch, now, text="c2", links=[], published=dated(3, now))
+            on_topic = fetch.url.startswith(HOME + "s")
+            forager.on_reward(fetch.visit, 50.0, on_topic or novel, on_topic=on_topic, url=fetch.url)
+    return forager
+
+
+@pytest.mark.parametrize("novel", [True, False])
+def test_a_listing_whose_new_stories_are_news_off_the_topic_is_no_trap(novel):
+    # three visits in a row whose new links were all news off the topic: not credited (its rate
+    # is the topic's), but not wasted either — today's archive of a site, the topic's few
+    # stories among the day's, was made barren so (a run on digital.gov, topic "mobile"). The
+    # same visits whose new links were no news (not novel): a trap, made barren
+    forager = _topical_archive(novel)
+    entry = forager.schedule.entry(HOME + "archive/2024/01/01/")
+    assert entry.paid == 0 and entry.evidence == 3
+    assert entry.off_topic == (3 if novel else 0)
+    assert forager.counters.off_topic == (3 if novel else 0) and forager.counters.rewarded == 1
+    assert (HOME + "archive/2024/01/01/" in _listing_visits(forager, at(40))) is novel
+    assert entry.barren is not novel
+
+
 def _paying(rate: float):
     """A schedule with one listing that has paid, at ``rate`` documents an hour."""
     from newsforagers.learning.schedule import HubSchedule
@@ -1364,6 +1406,21 @@ def test_a_day_archive_proven_complete_on_two_other_hosts_is_complete_on_a_quiet
     # next visit
     assert forager._has_complete("http://a/section/politics/")
     assert forager.schedule.entry("http://a/section/politics/").subsumed
+
+
+def test_a_complete_listing_gone_from_the_schedule_releases_its_host_s_other_listings():
+    # a's archive proven complete, a's section marked (its floor: the window); the archive then
+    # leaves the schedule (dropped, or made barren): the section is due as before at once, not
+    # a window later
+    forager, day = _family_forager(), {}
+    for minutes in (0, 60, 120):
+        _family_round(forager, minutes, {"a": True, "b": True}, day)
+    section, archive = "http://a/section/politics/", "http://a/archive/2024/01/01/"
+    assert forager.schedule.entry(section).subsumed and forager._has_complete(section)
+    forager.schedule.remove(archive)
+    assert section in _listing_visits(forager, at(180))  # 5 minutes' floor, not the window's
+    assert not forager.schedule.entry(section).subsumed and not forager._has_complete(section)
+    assert forager.counters.complete_released == 1
 
 
 def test_a_hole_on_any_host_withdraws_the_family_s_support():

@@ -35,7 +35,9 @@ due, :meth:`HubSchedule.next_due` says how long until something is, and the fora
 request without an expected return. A visit that showed links not seen before and got no
 novel document for them is *wasted*; an entry with ``barren_after`` wasted visits and no novel
 document ever (archive chains, calendar traps) is *barren*: remembered, so it is not added
-again, and never visited. Visits that showed nothing new (a quiet front) are no evidence.
+again, and never visited. A novel document off the topic (the topical mode: not credited,
+:meth:`HubSchedule.off_topic`) is a novel document all the same: its listing lists news, and is
+no trap. Visits that showed nothing new (a quiet front) are no evidence.
 Traps come in families (one archive page per day, one calendar page per month): URLs of one
 *shape* (the path with every run of digits as ``N``: ``/archive/N/N/N/``) of which
 ``barren_after`` are barren and none ever paid are not added any more.
@@ -139,6 +141,7 @@ class Entry:
     closed: bool = False  # a past day's page read after its site moved on: nothing more to list
     subsumed: bool = False  # at its last visit another listing of its host showed every story
     since: float | None = None  # the start of the span the visit begun covers (the last one read)
+    off_topic: int = 0  # novel documents found through it off the topic (not credited): news, no trap
 
     # Not fields (never saved): the due time HubSchedule.next_due kept for it, the set of URLs
     # its schedule looks at again at its next decision, and its place in the schedule's order.
@@ -233,6 +236,8 @@ class HubSchedule:
         # (host, shape) of a day family -> the latest end of a day whose page showed dated stories
         self._family_days: dict[tuple[str, str], float] = {}
         self._closing: set[str] = set()  # visits in flight that close their day's page when read
+        # listings made barren (closed ones aside) or dropped since the caller last asked (gone())
+        self._gone: dict[str, None] = {}
         # whether the listing the last next_due returned was due by the spare budget alone
         self.spare_due = False
         # the hosts' thresholds and the spare budget's factors reckoned for the last budgets
@@ -421,8 +426,8 @@ class HubSchedule:
                 del self._entries[url]
                 return True
         idle = [e for e in self._entries.values() if e.paid == 0 and e.visits and not e.in_flight]
-        if idle:
-            del self._entries[max(idle, key=lambda e: (e.evidence, e.visits)).url]
+        if idle:  # (one that showed news off the topic last)
+            self.remove(max(idle, key=lambda e: (not e.off_topic, e.evidence, e.visits)).url)
             return True
         return False
 
@@ -438,14 +443,29 @@ class HubSchedule:
         if entry is None or new in self._entries or not self.add(new):
             return False
         successor = self._entries[new]
-        for name in ("rate", "last", "visits", "paid", "evidence", "interval", "listed_rate"):
+        for name in ("rate", "last", "visits", "paid", "evidence", "interval", "listed_rate", "off_topic"):
             setattr(successor, name, getattr(entry, name))
         if mine is not None and mine.rate is not None:
             mine.rate = 0.0
         return True
 
     def remove(self, url: str) -> None:
-        self._entries.pop(url, None)
+        if self._entries.pop(url, None) is not None:
+            self._went(url)
+
+    def _went(self, url: str) -> None:
+        if len(self._gone) >= 2 * self.capacity:  # (a caller that never asks: the oldest forgotten)
+            del self._gone[next(iter(self._gone))]
+        self._gone[url] = None
+
+    def gone(self) -> list[str]:
+        """The listings made barren (a trap, or given up; not a day's page closed) or dropped
+        from the schedule since the last call, in that order: a listing another's visits stood
+        for (the host's complete listing, ``ScheduledMind``) no longer does."""
+        if not self._gone:
+            return []
+        gone, self._gone = list(self._gone), {}
+        return gone
 
     # -- the schedule ----------------------------------------------------------------------
 
@@ -648,7 +668,8 @@ class HubSchedule:
                     key = (2, -entry.visits, self.today_page(entry.url, now))
                 else:
                     elapsed = now - entry.last
-                    if entry.paid == 0 and entry.evidence >= self.barren_after and elapsed >= self.min_interval:
+                    if entry.paid == 0 and not entry.off_topic and entry.evidence >= self.barren_after \
+                            and elapsed >= self.min_interval:
                         # the credits of its last visit had min_interval to arrive: none did
                         if skip is None or not skip(host):
                             self._mark_barren(entry)
@@ -988,7 +1009,7 @@ class HubSchedule:
             due = entry._due
             if due is not None and due[0] == stamp and due[1] == changes.get(host, 0):
                 at = due[2]
-                if entry.paid == 0 and entry.evidence >= self.barren_after:
+                if entry.paid == 0 and not entry.off_topic and entry.evidence >= self.barren_after:
                     at = min(at, entry.last + self.min_interval)
                 heappush(kept, (at, self._order_of(entry), url, due))
             else:
@@ -1037,6 +1058,7 @@ class HubSchedule:
     def _mark_barren(self, entry: Entry) -> None:
         # (its family's count of barren pages bars new ones, add(): no other's due time moves)
         entry.barren = True
+        self._went(entry.url)
         self._shapes.setdefault(shape(entry.url), [0, 0])[0] += 1
 
     def _due_measure(self, entry: Entry, now: float, curve: Rhythm | None | object = _UNSET) -> float:
@@ -1345,6 +1367,17 @@ class HubSchedule:
             entry.rate = max(entry.rate, observed)
         else:
             entry.rate += self.beta * novel / entry.interval
+
+    def off_topic(self, url: str, novel: int = 1) -> None:
+        """``novel`` novel documents off the topic were found through the last visit of ``url``
+        (the topical mode): not credited (its rate counts the topic's), but its visit was not
+        wasted: a listing whose new links lead to news is no trap, and is never made barren
+        (today's day archive lists the whole day, the topic's few stories among the others; in
+        a run on digital.gov, three of its visits in a row whose new stories were all off the
+        topic made it barren at 00:45 of its day, and the forager holding it lost its day)."""
+        entry = self._entries.get(url)
+        if entry is not None and entry.rate is not None and novel > 0:
+            entry.off_topic += novel
 
     def failed(self, url: str, transient: bool = False) -> bool:
         """The visit could not be made (error, timeout): wasted, as one that showed new links.

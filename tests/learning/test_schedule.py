@@ -4,6 +4,7 @@ interval, the floor, barren URLs, idling, splits and persistence — hand-comput
 from __future__ import annotations
 
 import math
+from datetime import UTC, datetime
 
 import numpy as np
 import pytest
@@ -166,6 +167,47 @@ def test_a_listing_whose_new_links_never_pay_becomes_barren_and_is_not_added_aga
     assert s.next_due(100 * HOUR) == (None, math.inf)
     assert s.entry("archive/2001-01-01").barren and len(s) == 0
     assert s.add("archive/2001-01-01") is False
+
+
+def test_gone_reports_each_listing_made_barren_or_dropped_once_and_not_a_closed_day():
+    s = schedule(barren_after=3, max_interval=HOUR, capacity=3)
+    for url in ("trap", "front", "archive/2024/01/01/", "x"):
+        s.add(url)
+    for hour in range(3):
+        visit(s, "trap", hour * HOUR, 0, new_links=20)
+    assert s.gone() == []  # (made barren at the next decision)
+    s.next_due(3 * HOUR)
+    s.remove("front")
+    s.remove("front")  # (not in it any more: not gone again)
+    assert s.gone() == ["trap", "front"] and s.gone() == []
+    # a day's page closed (read after a later day's page of its family showed stories) is not
+    day = "archive/2024/01/01/"
+    s.begin(day, 0.0)
+    s.visited(day, 1, listed_rate=1.0, now=0.0)
+    s.add("archive/2024/01/02/")
+    later = datetime(2024, 1, 2, 1, tzinfo=UTC).timestamp()
+    s.begin("archive/2024/01/02/", later)
+    s.visited("archive/2024/01/02/", 1, listed_rate=1.0, now=later, earliest=later - 60.0)
+    s.begin(day, later + 60.0)
+    s.visited(day, 0, listed_rate=1.0, now=later + 60.0)
+    assert s.entry(day).closed and s.gone() == []
+
+
+def test_a_listing_that_found_news_off_the_topic_is_never_barren():
+    # (the topical mode: its novel documents off the topic are not credited, HubSchedule.off_topic)
+    s = schedule(barren_after=3, max_interval=HOUR)
+    for url in ("day", "trap"):
+        s.add(url)
+    for hour in range(3):
+        for url in ("day", "trap"):
+            visit(s, url, hour * HOUR, 0, new_links=5)
+        s.off_topic("day", 2)
+    s.next_due(4 * HOUR)
+    assert s.entry("trap").barren and not s.entry("day").barren
+    assert (s.entry("day").paid, s.entry("day").off_topic, s.entry("day").rate) == (0, 6, 0.0)
+    assert s.next_due(6 * HOUR)[0] == "day"  # its floor (doubled after each visit: 4 h): due
+    # today's archive handing over to tomorrow's after midnight hands its news over too
+    assert s.succeed("day", "day2") and s.entry("day2").off_topic == 6
 
 
 def test_a_prior_rate_delays_a_listing_found_on_a_page_that_never_paid():

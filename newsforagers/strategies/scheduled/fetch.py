@@ -55,6 +55,7 @@ class ScheduledCounters(ForagerCounters):
     first_visits: int = 0  # listings never visited (seeds) visited before any harvest but news
     family_complete: int = 0  # day archives taken as complete on their family's proof on other hosts
     days_closed: int = 0  # past days' pages read after their site moved on: never polled again
+    complete_released: int = 0  # complete listings made barren or dropped: their host's others due again
 
 
 class HostQueues:

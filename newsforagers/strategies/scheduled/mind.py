@@ -305,12 +305,30 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                       spare: bool = True) -> tuple[str | None, float]:
         """The schedule's next due listing under the budget (each host's, when known);
         ``spare``: the spare budget's visits too."""
+        self._release(self.schedule.gone())
         budgets, spare_budget = self._budgets(now)
         if budgets is not None:  # (each host's listings under their own: no budget for all of them)
-            return self.schedule.next_due(now, min_yield=self._visit_yield(), budgets=budgets, skip=busy,
-                                          spare=spare_budget if spare else None)
-        return self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now), self._visit_yield(),
-                                      skip=busy, spare=spare_budget if spare else None)
+            due = self.schedule.next_due(now, min_yield=self._visit_yield(), budgets=budgets, skip=busy,
+                                         spare=spare_budget if spare else None)
+        else:
+            due = self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now), self._visit_yield(),
+                                         skip=busy, spare=spare_budget if spare else None)
+        self._release(self.schedule.gone())  # (barren at this decision)
+        return due
+
+    def _release(self, gone: Sequence[str]) -> None:
+        """The listings ``gone`` were made barren or dropped (:meth:`HubSchedule.gone`): one that
+        was its host's complete listing stands for the host's others no longer, which are due as
+        before at once (``complete_released``), not at the window's floor their mark gave them
+        (a day archive made barren at 00:45 of its day left a forager's 33 sections of its host
+        marked for seven simulated hours, its whole spare budget on the one listing not marked,
+        polled every 2.5 minutes)."""
+        for url in gone:
+            host = self._host(url)
+            if self._complete.get(host) == url:
+                del self._complete[host]
+                self.schedule.subsume_host(url, subsumed=False)
+                self.counters.complete_released += 1
 
     def _host(self, url: str) -> str:
         host = self._hosts.get(url)
@@ -495,7 +513,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                   url: str | None = None) -> None:
         """The reinforcing agent paid (or not) for document ``url`` found through listing visit
         ``visit``. In the topical mode a novel document ``on_topic`` is false for (below the
-        topic's threshold) is counted (``off_topic``), not credited — unless the forager has
+        topic's threshold) is counted (``off_topic``), not credited (its listing is told it found
+        news, :meth:`HubSchedule.off_topic`: no trap) — unless the forager has
         found no document on the topic yet (``topic_unfound``): until then no listing can be
         told from another by the topic, and a forager crediting none would poll only at its
         listings' floors, read a few dozen documents and never meet the topic (a tag of 8 %
@@ -510,6 +529,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         if not on_topic:
             self.counters.off_topic += 1
             if self.counters.rewarded:
+                source = self._visits.get(visit)
+                if source is not None:  # (news all the same: its listing is no trap)
+                    self.schedule.off_topic(source[0])
                 return
             self.counters.topic_unfound += 1
         else:
