@@ -100,12 +100,14 @@ class Colony:
 
     def heard_from_all(self, heard: set[str] | None = None) -> bool:
         """Whether the site has heard (``heard``: the foragers it heard, else read from its log)
-        the root, a forager of the node left, and one of the node that went down or four
+        the root, a forager of the node left, and one of the node that went down or three
         foragers in all (that node's jobs may die before their first request: its first jobs
-        start while the colony is young, and a loaded machine takes seconds to start one)."""
+        start while the colony is young, and a loaded machine takes seconds to start one — in
+        a clean-clone CI of c67ef40 the first four jobs of both nodes were 5–9 s old, none had
+        sent a request, when the faults ended them; the site heard the root and two later jobs)."""
         heard = self.senders() if heard is None else heard
         return ROOT in heard and bool(heard & self.node_foragers(self.guarded)) \
-            and (len(heard) >= 4 or bool(heard & self.node_foragers(self.plain)))
+            and (len(heard) >= 3 or bool(heard & self.node_foragers(self.plain)))
 
     def running(self, node) -> list[dict]:
         return jobs(node, "running")
