@@ -305,16 +305,14 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                       spare: bool = True) -> tuple[str | None, float]:
         """The schedule's next due listing under the budget (each host's, when known);
         ``spare``: the spare budget's visits too."""
+        # (a listing made barren at the last decision, or dropped since: released before this one)
         self._release(self.schedule.gone())
         budgets, spare_budget = self._budgets(now)
         if budgets is not None:  # (each host's listings under their own: no budget for all of them)
-            due = self.schedule.next_due(now, min_yield=self._visit_yield(), budgets=budgets, skip=busy,
-                                         spare=spare_budget if spare else None)
-        else:
-            due = self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now), self._visit_yield(),
-                                         skip=busy, spare=spare_budget if spare else None)
-        self._release(self.schedule.gone())  # (barren at this decision)
-        return due
+            return self.schedule.next_due(now, min_yield=self._visit_yield(), budgets=budgets, skip=busy,
+                                          spare=spare_budget if spare else None)
+        return self.schedule.next_due(now, self._visit_budget(now), self._scarce_rate(now), self._visit_yield(),
+                                      skip=busy, spare=spare_budget if spare else None)
 
     def _release(self, gone: Sequence[str]) -> None:
         """The listings ``gone`` were made barren or dropped (:meth:`HubSchedule.gone`): one that
