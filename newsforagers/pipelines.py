@@ -421,6 +421,8 @@ class ReinforcingAgentPipeline:
                    "topic: keeping documents with relevance >= %.3f (%s): %d of %d so far; "
                    "the query's first words now: %s", self._threshold(), self._threshold_reason(),
                    int(state.get("kept", 0)), int(state.get("judged", 0)), printable(words))
+        if state.get("mode"):  # (what the fit saw of the learned query's scores, taken or not)
+            logger.debug("topic: the learned query's mode, %s", printable(str(state["mode"])[:300]))
 
     def _document(self, adapter: ItemAdapter, url: str) -> StructuredDocument:
         """The send's page read as a structured document, here (in the crawl's thread)."""

@@ -40,9 +40,16 @@ than Φ(−1) (16 %) of each component on the wrong side of the crossing x,
 ``1 − Φ((x − μ₁)/σ₁) < Φ(−1)`` and ``Φ((x − μ₂)/σ₂) < Φ(−1)`` — the same test for two Gaussians
 of equal spread and weight, and one that D misses for a narrow low mode beside a broad high one
 (the documents that share one word of a short topic, all scored alike, beside the topic's) —
-and the high component holds at least one document's worth of weight; otherwise (no second
+and apart still with each mean moved toward the other to the one-sided 95 % bound of its
+estimate, ``μ₁ + 1.645 σ₁/√(w₁ n)`` and ``μ₂ − 1.645 σ₂/√(w₂ n)`` over n scores (a mode of a
+dozen documents has a mean known only to σ/√12: the first fits of a crawl found such modes by
+chance and gave them up as the pool grew), and the high component holds at least one
+document's worth of weight; otherwise (no second
 mode: nothing tells the topic's documents from the rest) the threshold is the floor. The
-threshold is never below the floor (``FORAGERS_TOPIC_MIN_RELEVANCE``).
+threshold is never below the floor (``FORAGERS_TOPIC_MIN_RELEVANCE``). The feedback documents
+themselves are scored by the query the other feedback documents make (leave-one-out, as the
+user's examples are below): a query made of ten documents scores those ten high by their own
+words, a mode of its own making.
 
 **A threshold from the user's examples** (when a topic file gives both positive and negative
 ones). Each example is scored by the query the others make (leave-one-out: an example in the
@@ -74,6 +81,9 @@ SEPARATED_D = 2.0
 #: count as separate: Φ(−1), which is D = 2 for two Gaussians of equal spread and weight,
 #: whose crossing is their midpoint, one σ from each.
 MISJUDGED = 0.5 * (1.0 + math.erf(-1.0 / math.sqrt(2.0)))
+#: Φ⁻¹(0.95): a mode's mean is taken at the one-sided 95 % bound of its estimate nearest the
+#: other mode (:meth:`Mixture.narrowed`) before the two count as apart.
+MEAN_BOUND_Z = 1.6448536269514722
 #: The words (stop words aside) of a topic's name that may be written as its initialism
 #: (:func:`initialism`): fewer, and the letters are a common token ("et", "cs"); more, and the
 #: topic is a list of words rather than a name.
@@ -252,6 +262,20 @@ class Mixture:
         weight)."""
         return self.separation > SEPARATED_D or max(self.misjudged(threshold)) < MISJUDGED
 
+    def narrowed(self, scores: int, z: float = MEAN_BOUND_Z) -> Mixture | None:
+        """The mixture with each mean moved toward the other by ``z`` standard errors of the
+        mean of its component's share of ``scores`` scores, ``μ₁ + z σ₁/√(w₁ n)`` and
+        ``μ₂ − z σ₂/√(w₂ n)``: the two modes as near as their means may be at that confidence
+        (a mode of ten documents has a mean known to σ/√10); None when the moved means meet."""
+        low_n, high_n = (1.0 - self.high_share) * scores, self.high_share * scores
+        if low_n <= 0.0 or high_n <= 0.0:
+            return None
+        low = self.low_mean + z * self.low_sd / math.sqrt(low_n)
+        high = self.high_mean - z * self.high_sd / math.sqrt(high_n)
+        if low >= high:
+            return None
+        return Mixture(low, self.low_sd, high, self.high_sd, self.high_share)
+
 
 def crossing(mixture: Mixture) -> float:
     """The score x between the two means where ``w₁ φ(x; μ₁, σ₁) = w₂ φ(x; μ₂, σ₂)``.
@@ -318,6 +342,8 @@ class Threshold:
     value: float
     reason: str
     mixture: Mixture | None = None
+    fitted: int = 0  # the scores the mixture was fitted to (the positive ones)
+    why: str = ""  # why the floor, when choose_threshold chose it
 
 
 def choose_threshold(scores: Sequence[float] | np.ndarray, floor: float, *,
@@ -327,19 +353,32 @@ def choose_threshold(scores: Sequence[float] | np.ndarray, floor: float, *,
     (documents sharing no term with the query: not retrieved, in the score-distribution
     models' terms) are left out. The floor
     when there are fewer than ``min_scores`` positive scores, when the crossing does not tell
-    the components apart or when the high component holds less than ``min_mode`` scores'
-    weight (a mode of one or two documents is no estimate of the topic's scores)."""
+    the components apart, when it does not with each mean at the 95 % bound of its estimate
+    nearest the other (:meth:`Mixture.narrowed`: a mode of a dozen scores may be one by
+    chance) or when the high component holds less than ``min_mode`` scores' weight (a mode of
+    one or two documents is no estimate of the topic's scores). ``why`` says which."""
     x = np.asarray(scores, dtype=np.float64)
     x = x[x > 0.0]  # a document sharing no term with the query is not retrieved: no evidence
     if x.size < max(min_scores, 4):
-        return Threshold(floor, "too_few")
+        return Threshold(floor, "too_few", why=f"{x.size} scores above 0, fewer than {max(min_scores, 4)}")
     mixture = fit_mixture(x)
-    if mixture is None or mixture.high_share * x.size < min_mode:
-        return Threshold(floor, "floor", mixture)
+    if mixture is None:
+        return Threshold(floor, "floor", fitted=x.size, why="no two components")
+
+    def floor_for(why: str) -> Threshold:
+        return Threshold(floor, "floor", mixture, x.size, why)
+
+    if mixture.high_share * x.size < min_mode:
+        return floor_for(f"a mode of fewer than {min_mode:g} documents")
     value = crossing(mixture)
-    if not mixture.apart(value) or value <= floor:
-        return Threshold(floor, "floor", mixture)
-    return Threshold(value, "mixture", mixture)
+    if not mixture.apart(value):
+        return floor_for("its modes overlap")
+    if value <= floor:
+        return floor_for("its crossing is not above the floor")
+    near = mixture.narrowed(x.size)
+    if near is None or not near.apart(crossing(near)):
+        return floor_for("its modes overlap at their means' 95 % bounds")
+    return Threshold(value, "mixture", mixture, x.size)
 
 
 def leave_one_out_scores(query: Mapping[str, float], positives: Sequence[Mapping[str, float]],
@@ -436,6 +475,9 @@ class LearningTopic:
         self.threshold = Threshold(self.floor, "too_few" if threshold == "mixture" else "fixed")
         self.judged = 0  # documents in the pool at the last fit
         self.kept = 0  # of them at or above the threshold then
+        # the last fit's threshold of the learned query's scores, taken or not (None: no feedback
+        # document then): what the fit saw, for the log
+        self.candidate: Threshold | None = None
         self._pool: deque[tuple[np.ndarray, np.ndarray]] = deque(maxlen=pool)
         self._vocabulary: dict[str, int] = {}
         self._terms: list[str] = []
@@ -568,18 +610,27 @@ class LearningTopic:
         # user's own words keep the floor (a mode of one word's counts is not the topic's)
         # (or the one the user's examples show, when there are both kinds)
         chosen = None
+        self.candidate = None
         if self.feedback:
             ranked = np.lexsort((np.arange(n), -base))[: self.documents]
             relevant = []
             # (a document the user's query does not accept at the floor is no evidence of the
             # topic: early in a crawl, before any of the topic's documents, none is)
-            for row in ranked[base[ranked] >= self.floor]:
+            rows = ranked[base[ranked] >= self.floor]
+            for row in rows:
                 start, end = x.indptr[row], x.indptr[row + 1]
                 relevant.append({self._terms[j]: float(w) for j, w in zip(x.indices[start:end], x.data[start:end])})
             if relevant:
                 expanded = self._expanded(relevant, examples)
                 learned = self._scores(x, norms, expanded)
+                # each feedback document scored by the query the others make (leave-one-out, as
+                # the examples are): a query made of ten documents scores those ten high, a mode
+                # of its own making
+                for k, row in enumerate(rows):
+                    others = self._expanded(relevant[:k] + relevant[k + 1:], examples)
+                    learned[row] = self._scores(x[row], norms[row:row + 1], others)[0]
                 separate = self._threshold_of(learned)
+                self.candidate = separate
                 # The learned query and its threshold are taken only when its scores show the
                 # topic as a mode of their own; else the user's query stays, at the floor: no
                 # evidence, no change (docs/algorithms.md, "Topic feedback").
@@ -610,10 +661,31 @@ class LearningTopic:
         return np.clip(np.asarray(x @ vector).ravel() / (norms * length), 0.0, 1.0)
 
     def state(self) -> dict:
-        """What was learned, as JSON-able values: the query, the threshold, the counts."""
-        return {"query": dict(self.query) if self.query is not None else None,
-                "threshold": self.threshold.value, "reason": self.threshold.reason,
-                "judged": self.judged, "kept": self.kept}
+        """What was learned, as JSON-able values: the query, the threshold, the counts; and
+        ``"mode"``, what the last fit's mixture of the learned query's scores was, taken or not
+        (the reason its threshold had, the high component's documents, each component's mean
+        and standard deviation, Ashman's D), when it fitted one (:meth:`describe_mode`)."""
+        state = {"query": dict(self.query) if self.query is not None else None,
+                 "threshold": self.threshold.value, "reason": self.threshold.reason,
+                 "judged": self.judged, "kept": self.kept}
+        mode = self.describe_mode()
+        if mode is not None:
+            state["mode"] = mode
+        return state
+
+    def describe_mode(self) -> str | None:
+        """The last fit's mixture of the learned query's scores in words, taken or not:
+        ``"not taken (its modes overlap at their means' 95 % bounds): 12 of the 39 documents
+        sharing a term with it at 0.221 ± 0.103 beside 0.034 ± 0.036, D 2.42"``; None
+        when the last fit had no feedback document or fitted no mixture."""
+        candidate = self.candidate
+        if candidate is None or candidate.mixture is None:
+            return None
+        m = candidate.mixture
+        taken = "taken" if candidate.reason == "mixture" else f"not taken ({candidate.why})"
+        return (f"{taken}: {m.high_share * candidate.fitted:.0f} of the {candidate.fitted} documents sharing a "
+                f"term with it at {m.high_mean:.3f} "
+                f"± {m.high_sd:.3f} beside {m.low_mean:.3f} ± {m.low_sd:.3f}, D {m.separation:.2f}")
 
     def load_state(self, state: Mapping) -> None:
         """Take what :meth:`state` gave (of this colony's topic, fitted elsewhere or earlier).

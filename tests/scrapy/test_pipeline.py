@@ -354,7 +354,7 @@ def test_the_colony_learns_one_threshold_and_stops_outputting_what_shares_one_wo
     assert process(agent, topical_send("http://early/", one_word)) is not None
     assert agent.received[-1]["on_topic"] is True
     outputs = []
-    with caplog.at_level("INFO", logger="newsforagers.pipelines"):
+    with caplog.at_level("DEBUG", logger="newsforagers.pipelines"):
         for i, text in enumerate(texts):
             outputs.append(process(agent, topical_send(f"http://wire/{i}", text)) is not None)
     stats = agent.crawler.stats
@@ -362,8 +362,14 @@ def test_the_colony_learns_one_threshold_and_stops_outputting_what_shares_one_wo
     assert stats.get_value("newsforagers/topic/fit_seconds") > 0  # (what the fits cost the reactor's thread)
     threshold = stats.get_value("newsforagers/topic/threshold")
     assert threshold > agent.topic.relevance(f"\n{one_word}")  # the one word no longer clears it
-    explained = [r.getMessage() for r in caplog.records if "keeping documents with relevance" in r.getMessage()]
+    explained = [r.getMessage() for r in caplog.records
+                 if r.levelname == "INFO" and "keeping documents with relevance" in r.getMessage()]
     assert len(explained) == 1, explained  # explained once (later fits at DEBUG)
+    # at DEBUG, each fit's mixture of the learned query's scores, taken or not, and why not
+    modes = [r.getMessage() for r in caplog.records if r.getMessage().startswith("topic: the learned query's mode, ")]
+    assert len(modes) >= stats.get_value("newsforagers/topic/fits") - 1, modes
+    assert re.fullmatch(r"topic: the learned query's mode, taken: \d+ of the \d+ documents sharing a term with it "
+                        r"at 0\.\d{3} ± 0\.\d{3} beside 0\.\d{3} ± 0\.\d{3}, D \d+\.\d\d", modes[-1]), modes
     first = re.search(r">= (0\.\d+) \((.+)\): (\d+) of (\d+) so far; the query's first words now", explained[0])
     assert first, explained
     # the second half of the wire, judged as learned, against the papers' cosine at the floor:
