@@ -557,6 +557,21 @@ class LearningTopic:
                               weight=self.weight, nonrelevant=negatives,
                               nonrelevant_weight=self.negative_weight)
 
+    def _left_out(self, relevant: list[dict[str, float]], examples) -> list[dict[str, float]]:
+        """For each feedback document k, :meth:`_expanded` of the others: the query the user's
+        positive examples and the feedback documents but k make (the sums over them taken once
+        and k's own subtracted, as :func:`leave_one_out_scores` does)."""
+        positives, negatives = examples
+        space = _Space(self._own_query(), [*positives, *relevant], negatives, terms=self.terms,
+                       weight=self.weight, nonrelevant_weight=self.negative_weight)
+        given = space.rows([*positives, *relevant])
+        away = space.rows(negatives).mean_without()
+        queries = []
+        for k in range(len(relevant)):
+            vector = space.expanded(given.mean_without(len(positives) + k), away)
+            queries.append({space.vocabulary[i]: float(vector[i]) for i in np.flatnonzero(vector)})
+        return queries
+
     def _examples_threshold(self, examples=None) -> Threshold:
         """:func:`example_threshold` over the user's examples (``examples``: their vectors,
         :meth:`_example_vectors`'s), each scored by the query the other examples make with the
@@ -626,8 +641,7 @@ class LearningTopic:
                 # each feedback document scored by the query the others make (leave-one-out, as
                 # the examples are): a query made of ten documents scores those ten high, a mode
                 # of its own making
-                for k, row in enumerate(rows):
-                    others = self._expanded(relevant[:k] + relevant[k + 1:], examples)
+                for row, others in zip(rows, self._left_out(relevant, examples)):
                     learned[row] = self._scores(x[row], norms[row:row + 1], others)[0]
                 separate = self._threshold_of(learned)
                 self.candidate = separate

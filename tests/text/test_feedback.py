@@ -465,6 +465,32 @@ def test_leave_one_out_scores_are_those_of_one_feedback_query_an_example(seed):
         assert outside[j] == pytest.approx(expected, abs=1e-12), j
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_queries_the_other_feedback_documents_make_are_those_of_feedback_query(seed):
+    """A fit's leave-one-out queries, the sums taken once, against the definition: for each
+    feedback document, feedback_query over the user's positive examples and the other feedback
+    documents, away from the negative ones (m = 3: ties among the expansion terms)."""
+    rng = np.random.default_rng(seed)
+    vocabulary = [f"t{i}" for i in range(12)]
+
+    def vector():
+        terms = rng.choice(vocabulary, int(rng.integers(1, 6)), replace=False)
+        return {str(t): float(rng.choice([1.0, 2.0, 3.5])) for t in terms}
+
+    topic = Topic("t0 t1", corpus=["t0 t1 t2", "t3 t4", "t5 t0"])
+    learning = LearningTopic(topic, floor=0.07, terms=3)
+    relevant = [vector() for _ in range(int(rng.integers(1, 6)))]
+    positives = [vector() for _ in range(seed % 3)]
+    negatives = [vector() for _ in range(seed % 2)]
+    queries = learning._left_out(relevant, (positives, negatives))
+    assert len(queries) == len(relevant)
+    for k, query in enumerate(queries):
+        expected = feedback_query(topic.query_weights(), [*positives, *relevant[:k], *relevant[k + 1:]], terms=3,
+                                  weight=0.5, nonrelevant=negatives, nonrelevant_weight=0.25)
+        assert query.keys() == expected.keys(), k
+        assert all(query[t] == pytest.approx(w, abs=1e-12) for t, w in expected.items()), k
+
+
 def test_the_initialism_of_a_name_of_three_to_five_words():
     assert initialism(["application", "programming", "interface"]) == "api"
     assert initialism(["Human", "centered", "design", "lab", "team"]) == "hcdlt"
