@@ -42,6 +42,10 @@ def test_the_learned_table_counts_a_topic_s_regional_editions(bench, tmp_path, c
         table = {line.split(" | ")[0].strip("| "): line.split(" | ") for line in out.splitlines()
                  if line.startswith("| ") and not line.startswith(("| topic", "|---"))}
         assert len(table) == 3 and re.search(r"^all \(3\): before P [\d.]+ R [\d.]+ F1", out, re.MULTILINE), out
+        assert re.search(r"the labels' precision at after's recall [\d.]+$", out, re.MULTILINE), out
+        for row in table.values():  # the labels' own precision at the learned recall: a share
+            after_recall, cap = float(row[8]), float(row[10])
+            assert 0 < cap <= 1 if after_recall else cap == 0, row
         rows[bool(flag)] = table
     from newsforagers.corpus import load_corpus
 
@@ -68,3 +72,20 @@ def test_the_bench_counts_a_synthetic_topic_s_regional_editions_as_the_script_do
     assert topic_documents(other, "content") == {"/a"}
     # one section the synthetic site does not name: the corpus is not the synthetic site's
     assert topic_documents([*synthetic, {"path": "/e", "sections": ["crime-wave"]}], "crime") == {"/a"}
+
+
+def test_the_labels_precision_at_a_recall_by_hand(bench):
+    import numpy as np
+
+    truth = np.array([True, False, True, True, False, False])
+    scores = np.array([0.9, 0.8, 0.7, 0.2, 0.5, 0.1])
+    # ranked: T(0.9) F(0.8) T(0.7) F(0.5) T(0.2) F(0.1)
+    assert bench.precision_at_recall(scores, truth, 1 / 3) == 1.0  # the first document
+    assert bench.precision_at_recall(scores, truth, 0.5) == pytest.approx(2 / 3)  # 2 of 3: 2 in the top 3
+    assert bench.precision_at_recall(scores, truth, 2 / 3) == pytest.approx(2 / 3)
+    assert bench.precision_at_recall(scores, truth, 1.0) == pytest.approx(3 / 5)
+    assert bench.precision_at_recall(scores, truth, 0.0) == 1.0  # at least one document of the truth's
+    # tied scores: the truth's document first (the ranking's best case)
+    tied = np.array([0.5, 0.5, 0.5, 0.1, 0.1, 0.1])
+    assert bench.precision_at_recall(tied, truth, 2 / 3) == 1.0
+    assert bench.precision_at_recall(tied, truth, 1.0) == pytest.approx(3 / 4)
