@@ -125,6 +125,8 @@ class ReinforcingAgentPipeline:
         self._topic_fitted_on = 0  # the store's documents the topic state in effect was fitted on
         self._topic_judged = 0
         self._topic_next_sync = 0
+        self._topic_fitting: asyncio.Future | None = None  # a fit on another thread, until done
+        self._closed = False
         self._workers: DocumentWorkers | None = None  # an agent's own, without a colony
         self._warned: set[str] = set()
 
@@ -169,6 +171,7 @@ class ReinforcingAgentPipeline:
             self.store.set_score(forager, self.rules.score_init)
 
     def close_spider(self, spider=None) -> None:
+        self._closed = True  # (a fit still on its way is not offered)
         if self._workers is not None:
             self._workers.close()
         if self._owns_store and self.store is not None:
@@ -349,6 +352,8 @@ class ReinforcingAgentPipeline:
         in the colony, not one an agent); any other does when that one has not for twice the
         growth (it retired, or its process ended)."""
         self._topic_next_sync = self._topic_judged + TOPIC_SYNC_EVERY
+        if self._topic_fitting is not None:
+            return  # a fit on its way (:meth:`_fit`): the state is looked at again once it is done
         stats = self.crawler.stats
         stored = self.store.get_value(self._topic_key)
         self._adopt(stored, opening)
@@ -361,14 +366,56 @@ class ReinforcingAgentPipeline:
         if count < due:
             return
         # (only the newest the pool keeps are read)
-        began = time.thread_time()
+        waited = time.perf_counter()
         start = max(self._topic_seen, count - self.learning.pool_size)
-        for record in self.store.documents_after(start):
-            self.learning.add(f"{record.title}\n{record.text or record.description}")
+        texts = [f"{record.title}\n{record.text or record.description}"
+                 for record in self.store.documents_after(start)]
         self._topic_seen = max(start, count)
+        try:
+            loop = None if opening else asyncio.get_running_loop()
+        except RuntimeError:  # outside a running loop (a test, a non-asyncio reactor): fitted here
+            loop = None
+        if loop is None:
+            self._fitted(self._fit(texts), stored, count)
+        else:
+            # fitted on a thread of the loop's executor: a fit takes 10-90 ms of CPU (more with a
+            # large pool), which on this thread would stall every forager of the process, and
+            # at a benchmark's speed 600 each of those ms is 0.6 simulated s of every request
+            # in flight; the crawl goes on judging with the state in effect until it is done
+            self._topic_fitting = loop.run_in_executor(None, self._fit, texts)
+            self._topic_fitting.add_done_callback(lambda done: self._fit_done(done, stored, count))
+        # the longest the thread that judges the sends (the reactor's) waited for a fit: the
+        # store's reads, and the fit itself when it is done here
+        stats.max_value("newsforagers/topic/fit_wait_max", round(time.perf_counter() - waited, 6))
+
+    def _fit(self, texts: list[str]) -> float:
+        """``texts`` read into the pool and the topic fitted again (:meth:`LearningTopic.refit`):
+        the CPU seconds it took. Only one fit at a time touches the pool; while it runs on
+        another thread, the crawl's thread only reads the query and threshold in effect, each
+        replaced whole at the fit's end."""
+        began = time.thread_time()
+        for text in texts:
+            self.learning.add(text)
         self.learning.refit()
-        # the CPU the fits took, on the thread that judges the sends (the reactor's)
-        stats.inc_value("newsforagers/topic/fit_seconds", round(time.thread_time() - began, 6))
+        return time.thread_time() - began
+
+    def _fit_done(self, done: asyncio.Future, stored, count: int) -> None:
+        self._topic_fitting = None
+        if self.store is None or self._closed:
+            return  # the agent closed meanwhile: the fit is not offered
+        if done.cancelled():
+            return
+        if done.exception() is not None:
+            self._trouble("topic/fit_failed", "the topic's fit failed (%r): the state in effect "
+                          "stays, fitted again when the documents grow", done.exception())
+            return
+        self._fitted(done.result(), stored, count)
+
+    def _fitted(self, seconds: float, stored, count: int) -> None:
+        """A fit done: its CPU in the stats, its state offered to the store (the first offer
+        for a state wins; the others take it)."""
+        stats = self.crawler.stats
+        stats.inc_value("newsforagers/topic/fit_seconds", round(seconds, 6))
         state = {**self.learning.state(), "documents": count, "by": self._agent_name()}
         if self.store.swap_value(self._topic_key, stored, state):
             self._topic_fitted_on = count

@@ -428,6 +428,10 @@ def example_threshold(positives: Sequence[float], negatives: Sequence[float], fl
     return Threshold(value, "examples") if value > floor else Threshold(floor, "floor")
 
 
+#: Scores of two modes, fitted once when a :class:`LearningTopic` is built (see there).
+_WARM_SCORES = (0.0, 0.01, 0.02, 0.5, 0.51, 0.52)
+
+
 class LearningTopic:
     """A :class:`~newsforagers.text.topic.Topic` whose query and threshold learn from the
     documents read (the module docstring's two rules), for the reinforcing agent.
@@ -491,6 +495,11 @@ class LearningTopic:
                 self.threshold = self._examples_threshold()
         # checked now: a bad setting should fail at start, not at the first fit
         feedback_query({"x": 1.0}, (), terms=terms, weight=weight, nonrelevant_weight=negative_weight)
+        if self.feedback or threshold == "mixture":
+            # scikit-learn's mixture imported and run once now, at the crawl's start: its import
+            # and first call took 0.2 s (up to 1 s cold) at the first fit, mid-crawl, on the
+            # thread that judges every forager's sends (docs/benchmarks.md, issue 32)
+            fit_mixture(_WARM_SCORES)
 
     def add(self, text: str) -> None:
         """One more document read (its title and text) into the pool."""

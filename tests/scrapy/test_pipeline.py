@@ -360,6 +360,7 @@ def test_the_colony_learns_one_threshold_and_stops_outputting_what_shares_one_wo
     stats = agent.crawler.stats
     assert stats.get_value("newsforagers/topic/fits") >= 1
     assert stats.get_value("newsforagers/topic/fit_seconds") > 0  # (what the fits cost the reactor's thread)
+    assert 0 < stats.get_value("newsforagers/topic/fit_wait_max") < 60  # (the longest the crawl waited for one)
     threshold = stats.get_value("newsforagers/topic/threshold")
     assert threshold > agent.topic.relevance(f"\n{one_word}")  # the one word no longer clears it
     explained = [r.getMessage() for r in caplog.records
@@ -392,6 +393,95 @@ def test_the_colony_learns_one_threshold_and_stops_outputting_what_shares_one_wo
     assert process(other, topical_send("http://late/oil", "opec barrels brent crude oil quota")) is not None
     assert other.crawler.stats.get_value("newsforagers/topic/fits") is None
     other.close_spider()
+
+
+def crawl_loop(agent, texts, close_after=None):
+    """``texts`` sent to ``agent`` on a running asyncio loop, as in a crawl (the loop's turn
+    between two sends), until the last fit is done; ``close_after``: the agent closed as soon
+    as that many fits were started, the loop then run until they are done."""
+    import asyncio
+
+    async def crawl():
+        started = 0
+        for i, text in enumerate(texts):
+            process(agent, topical_send(f"http://wire/{i}", text))
+            if agent._topic_fitting is not None:
+                started += 1
+                if close_after is not None and started >= close_after:
+                    fitting = agent._topic_fitting
+                    agent.close_spider()
+                    await fitting
+                    return
+            await asyncio.sleep(0)
+        while agent._topic_fitting is not None:
+            await asyncio.sleep(0.01)
+
+    asyncio.run(crawl())
+
+
+def test_in_a_crawl_the_topic_is_fitted_off_the_thread_that_judges_the_sends(tmp_path):
+    import threading
+
+    from tests.text.test_feedback import newswire
+
+    agent = newswire_agent(tmp_path, f"sqlite:///{tmp_path}/colony.db", FORAGERS_DOCUMENT_WORKERS=0)
+    texts, oil = newswire(seed=1, oil_words=8)
+    threads = []
+    refit = agent.learning.refit
+
+    def recorded_refit():
+        threads.append(threading.get_ident())
+        return refit()
+
+    agent.learning.refit = recorded_refit
+    crawl_loop(agent, texts)
+    assert threads and threading.get_ident() not in threads  # each fit on another thread
+    stats = agent.crawler.stats
+    assert stats.get_value("newsforagers/topic/fits") == len(threads)
+    assert stats.get_value("newsforagers/topic/fit_seconds") > 0
+    # what the last fit learned is in effect here and offered to the colony, as in place
+    state = agent.store.get_value(agent._topic_key)
+    assert state["documents"] == agent._topic_fitted_on >= 0.8 * len(texts)
+    assert state["threshold"] == agent.learning.threshold.value > 0.07 and "opec" in state["query"]
+    assert stats.get_value("newsforagers/topic/threshold") == round(state["threshold"], 6)
+    agent.close_spider()
+
+
+def test_a_fit_still_on_its_way_when_the_agent_closes_is_not_offered(tmp_path, caplog):
+    from newsforagers.store import open_store
+    from tests.text.test_feedback import newswire
+
+    agent = newswire_agent(tmp_path, f"sqlite:///{tmp_path}/colony.db", FORAGERS_DOCUMENT_WORKERS=0)
+    texts, _ = newswire(seed=1, oil_words=8)
+    with caplog.at_level("DEBUG"):
+        crawl_loop(agent, texts, close_after=1)
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]  # (its store closed meanwhile)
+    assert agent.crawler.stats.get_value("newsforagers/topic/fits") is None
+    assert agent._topic_fitting is None
+    store = open_store(f"sqlite:///{tmp_path}/colony.db")
+    assert store.get_value(agent._topic_key) is None and store.document_count() >= 20
+    store.close()
+
+
+def test_a_fit_that_fails_on_its_thread_is_counted_and_the_crawl_goes_on(tmp_path, caplog):
+    from tests.text.test_feedback import newswire
+
+    agent = newswire_agent(tmp_path, f"sqlite:///{tmp_path}/colony.db", FORAGERS_DOCUMENT_WORKERS=0)
+    texts, _ = newswire(seed=1, oil_words=8)
+
+    def broken_refit():
+        raise ValueError("a broken fit")
+
+    agent.learning.refit = broken_refit
+    with caplog.at_level("WARNING", logger="newsforagers.pipelines"):
+        crawl_loop(agent, texts)
+    stats = agent.crawler.stats
+    assert stats.get_value("newsforagers/topic/fit_failed") >= 2  # each growth tried again
+    assert stats.get_value("newsforagers/topic/fits") is None
+    assert stats.get_value("newsforagers/agent/sent") == len(texts)  # every send judged
+    [warning] = [r.getMessage() for r in caplog.records if "fit failed" in r.getMessage()]
+    assert "a broken fit" in warning and "logged once" in warning
+    agent.close_spider()
 
 
 def test_the_papers_cosine_and_a_fixed_threshold_learn_nothing(tmp_path):

@@ -568,3 +568,26 @@ def test_no_initialism_without_feedback_or_for_a_short_topic():
     assert LearningTopic(Topic("application programming interface", corpus=texts), floor=0.07,
                          feedback=False).initialism is None  # (the papers' cosine, as typed)
     assert LearningTopic(Topic("programming interface", corpus=texts), floor=0.07).initialism is None
+
+
+def test_a_learning_topic_loads_its_mixture_at_the_start_not_at_the_first_fit():
+    """The first fit used to import scikit-learn's mixture, mid-crawl on the reactor's thread
+    (0.2 s, 2 simulated minutes at a bench's speed 600): built now, it is loaded; a topic that
+    learns nothing (the papers' relevance) does not load it. In a fresh interpreter, since this
+    one has it already."""
+    import subprocess
+    import sys
+
+    program = """
+import sys
+from newsforagers.text.feedback import LearningTopic
+from newsforagers.text.topic import Topic
+assert "sklearn.mixture" not in sys.modules
+LearningTopic(Topic("crude oil"), floor=0.07, feedback=False, threshold="fixed")
+print("sklearn.mixture" in sys.modules)
+LearningTopic(Topic("crude oil"), floor=0.07)
+print("sklearn.mixture" in sys.modules)
+"""
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]
