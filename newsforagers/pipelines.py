@@ -401,10 +401,8 @@ class ReinforcingAgentPipeline:
 
     def _fit_done(self, done: asyncio.Future, stored, count: int) -> None:
         self._topic_fitting = None
-        if self.store is None or self._closed:
-            return  # the agent closed meanwhile: the fit is not offered
-        if done.cancelled():
-            return
+        if self._closed or done.cancelled():
+            return  # the agent closed meanwhile (its store too): the fit is not offered
         if done.exception() is not None:
             self._trouble("topic/fit_failed", "the topic's fit failed (%r): the state in effect "
                           "stays, fitted again when the documents grow", done.exception())
