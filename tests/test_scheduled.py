@@ -463,7 +463,7 @@ class _Forager:
         return lost
 
 
-def _driver(crawler_settings: dict | None = None, **settings):
+def _driver(crawler_settings: dict | None = None, forager=None, **settings):
     from scrapy import Request, Spider
     from scrapy.utils.test import get_crawler
 
@@ -474,7 +474,7 @@ def _driver(crawler_settings: dict | None = None, **settings):
     crawler = get_crawler(Spider, crawler_settings)
     spider = Spider("s")
     spider.make_fetch_request = lambda fetch, revisit=False: Request(fetch.url)
-    forager = _Forager(config)
+    forager = _Forager(config) if forager is None else forager
     clock = SiteClock(600.0)
     clock.observe(datetime.fromtimestamp(T0, UTC))
     driver = ScheduledDriver(crawler, spider, forager, 30.0, clock, MemoryStore())
@@ -951,6 +951,69 @@ def test_a_link_that_takes_the_place_of_a_listing_a_split_gave_away_copies_its_e
     assert entry is not None and entry.rate == sibling.entry(monday).rate > 0 and entry.paid == 5
     assert sibling.entry(monday).rate > 0  # the other forager's weblog is left as it is
     assert forager.counters.successors == 1
+
+
+def test_a_successor_another_forager_took_is_not_taken_twice_and_the_old_page_stops_paying():
+    """Two foragers hold Monday's archive's lineage: one met Tuesday's link first and took it
+    (it tells the colony, ``share_successor``); the other, meeting the same link on its own
+    visit of the home page, neither polls Tuesday's archive a second time nor goes on polling
+    Monday's at its old rate (the budget its demand held goes to the one polling the place)."""
+    monday, tuesday = HOME + "archive/2024/01/01/", HOME + "archive/2024/01/02/"
+    taker, story, front = _home_with_an_archive(monday, held=False)
+    sibling = schedule_from_config(taker.config, [monday])  # the holder of Monday's archive
+    sibling.begin(monday, at(0))
+    sibling.visited(monday, 5)
+    sibling.credit(monday, 5)
+    taker.colony_entry = sibling.entry
+    shared: dict[str, str] = {}
+    taker.share_successor = shared.__setitem__
+    taker.schedule.begin(HOME, at(10))
+    taker.on_page(Fetch(HOME, "listing", 99), at(10), text="c1", links=[story, tuesday, front],
+                  published=None, listed={story: dated(15, at(10))})
+    assert shared == {monday: tuesday} and tuesday in taker.schedule
+
+    holder, story, front = _home_with_an_archive(monday, held=True)
+    holder.schedule.credit(monday, 6)
+    assert holder.schedule.entry(monday).rate > 0
+    holder.colony_successor = shared.get
+    holder.schedule.begin(HOME, at(10))
+    holder.on_page(Fetch(HOME, "listing", 99), at(10), text="c1", links=[story, tuesday, front],
+                   published=None, listed={story: dated(15, at(10))})
+    assert tuesday not in holder.schedule and holder.counters.successors == 0
+    assert holder.schedule.entry(monday).rate == 0.0 and monday in holder.schedule  # its floor only
+    assert holder.counters.successors_elsewhere == 1
+
+
+def test_the_holder_of_a_listing_learns_from_the_store_that_another_took_its_successor():
+    """The holder of Monday's archive never meets Tuesday's link (Monday's archive does not
+    link it; another forager holds the home page): at its next visit of Monday's archive the
+    store tells it that the other took its place, and it stops polling it at Monday's rate —
+    unless that forager is gone (its lease ran out): then nobody polls the place for it."""
+    taker_mind = make()
+    taker_mind.name = "f2"
+    holder, _ = _driver(forager=make())
+    taker, _ = _driver(forager=taker_mind)
+    taker.store = holder.store
+    store, now = holder.store, time.time()
+    store.join(holder.name, now + 60, now)
+    monday, tuesday = HOME + "archive/2024/01/01/", HOME + "archive/2024/01/02/"
+    holder.mind.schedule = schedule_from_config(holder.mind.config, [monday])
+    holder.mind.schedule.begin(monday, at(0))
+    holder.mind.schedule.visited(monday, 5)
+    holder.mind.schedule.credit(monday, 5)
+    holder.page_read(Fetch(monday, "listing", 1))
+    taker.mind._succeed([monday], tuesday, 7)  # the home page showed Tuesday's where Monday's was
+    assert taker.mind.schedule.entry(tuesday).rate == holder.mind.schedule.entry(monday).rate > 0
+    holder.page_read(Fetch(monday, "listing", 2))
+    assert holder.mind.schedule.entry(monday).rate > 0  # the taker is no member: no one polls it
+    assert holder.mind.counters.successors_elsewhere == 0
+    store.join(taker.name, now + 60, now)
+    assert holder._colony_successor(monday) == tuesday
+    holder.page_read(Fetch(monday, "listing", 3))
+    assert holder.mind.schedule.entry(monday).rate == 0.0 and monday in holder.mind.schedule
+    assert holder.mind.counters.successors_elsewhere == 1
+    assert holder._colony_entry(monday).rate == 0.0  # what it shares now
+    assert store.get_url(monday) is None  # the URL's own record stays free to claim
 
 
 def test_listing_entries_and_the_site_s_clock_reach_another_forager_only_through_the_store():

@@ -44,6 +44,8 @@ logger = logging.getLogger(__name__)
 #: queued by any forager yet").
 LISTING_KEY = "listing:"
 LISTING_FIELD = "entry"
+# ... and the successor a forager took of the listing (the link that took its place), and who
+SUCCESSOR_FIELD, SUCCESSOR_BY_FIELD = "successor", "successor_by"
 #: Wall seconds between two shares of an unchanged listing demand.
 _SHARE_DEMAND_EVERY = 5.0
 #: ... and of a changed one whose hosts are the same (at 1,000 sites some host's demand moves
@@ -146,6 +148,8 @@ class ScheduledDriver(Driver):
         # while a cap holds, look again about when the host budget lets the next request go
         self._recheck = 1.0 / rate if rate > 0 else 0.05
         forager.colony_entry = self._colony_entry
+        forager.colony_successor = self._colony_successor
+        forager.share_successor = self._share_successor
         self._adopted_at = float("-inf")  # time.monotonic() of the last look at the hand-back list
 
     def next_step_request(self) -> Request | None:
@@ -379,11 +383,32 @@ class ScheduledDriver(Driver):
         listing a split gave away), or None."""
         return entry_from((self.store.get_url(LISTING_KEY + url) or {}).get(LISTING_FIELD))
 
+    def _colony_successor(self, url: str) -> str | None:
+        """The successor a live forager of the colony (or this one) took of the listing ``url``
+        (:meth:`_share_successor`), or None: one whose forager is gone is no one's to poll,
+        and may be taken again."""
+        record = self.store.get_url(LISTING_KEY + url) or {}
+        successor, by = record.get(SUCCESSOR_FIELD), record.get(SUCCESSOR_BY_FIELD)
+        if not isinstance(successor, str) or not successor or not isinstance(by, str):
+            return None
+        return successor if by == self.name or self.store.is_member(by, time.time()) else None
+
+    def _share_successor(self, old: str, new: str) -> None:
+        """This forager took ``new`` as the listing ``old`` was: the colony's other foragers
+        learn it from the store (the holder of ``old`` stops polling it; one meeting the same
+        link does not take it twice)."""
+        self.store.put_url(LISTING_KEY + old, {SUCCESSOR_FIELD: new, SUCCESSOR_BY_FIELD: self.name})
+
     def page_read(self, fetch: Any) -> None:
         """After a listing visit: share its weblog entry with the colony (the store's per-URL
-        record), so that a successor link another forager meets takes it over."""
+        record), so that a successor link another forager meets takes it over; and when
+        another forager has taken the successor of this listing (it met the link that took its
+        place), stop polling it (``ScheduledMind.succeeded_elsewhere``)."""
         if fetch.kind != "listing":
             return
+        successor = self._colony_successor(fetch.url)
+        if successor is not None:
+            self.mind.succeeded_elsewhere(fetch.url, successor)
         entry = self.mind.schedule.entry(fetch.url)
         if entry is not None:
             evicted = self.store.evicted_urls

@@ -449,6 +449,17 @@ class HubSchedule:
             mine.rate = 0.0
         return True
 
+    def succeeded_elsewhere(self, old: str) -> bool:
+        """``old``'s successor is in another weblog (another forager met the link that took its
+        place and took over its entry, :meth:`succeed`): ``old`` keeps its entry with a rate of
+        0, as after a succession of its own, so this weblog stops polling a page whose place
+        another now polls for it. True if its rate was above 0."""
+        entry = self._entries.get(old)
+        if entry is None or not entry.rate:
+            return False
+        entry.rate = 0.0
+        return True
+
     def remove(self, url: str) -> None:
         if self._entries.pop(url, None) is not None:
             self._went(url)

@@ -510,6 +510,20 @@ def test_a_successor_takes_the_old_entry_s_rate_and_the_old_one_keeps_its_floor(
     assert not s.succeed("/archive/2024/01/01/", "/archive/2024/01/02/")
 
 
+def test_a_listing_whose_successor_another_weblog_took_keeps_its_floor_at_rate_0():
+    s = schedule()
+    s.add("/archive/2024/01/01/")
+    visit(s, "/archive/2024/01/01/", 0.0, 8)
+    entry = s.entry("/archive/2024/01/01/")
+    paid, visits = entry.paid, entry.visits
+    assert entry.rate > 0 and s.succeeded_elsewhere("/archive/2024/01/01/")
+    assert entry.rate == 0.0 and not entry.barren and (entry.paid, entry.visits) == (paid, visits)
+    assert "/archive/2024/01/01/" in s  # its floor still visits it
+    # already at 0, or not in this weblog: no change
+    assert not s.succeeded_elsewhere("/archive/2024/01/01/")
+    assert not s.succeeded_elsewhere("/unknown/")
+
+
 def _archive_and_fronts() -> HubSchedule:
     # an archive showing every story (32 an hour credited to it) and four fronts whose stories
     # it shows first (0.02 an hour each credited to them); the budget decides (threshold 10)

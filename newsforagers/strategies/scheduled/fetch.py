@@ -39,6 +39,8 @@ class ScheduledCounters(ForagerCounters):
     old_listed: int = 0  # listed items dated beyond the novelty window: never fetched
     given_up: int = 0  # listings never read that failed FORAGERS_START_FAILURES times in a row
     successors: int = 0  # listings that took another's place on a listing (see _read_listing)
+    # listings whose successor another forager took: their rate 0 (ScheduledMind.succeeded_elsewhere)
+    successors_elsewhere: int = 0
     deferred: int = 0  # listing visits made before the old backlog or a seed's map waiting in the harvest queue
     tried_later: int = 0  # stories asked for again later after a transient failure (on_failed)
     feeds_added: int = 0  # feeds and sitemaps the site announced, added to the schedule (add_feeds)

@@ -75,6 +75,10 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         # the weblog entry another forager of the colony holds for a URL (None: none does);
         # the driver sets it
         self.colony_entry: Callable[[str], Entry | None] = lambda url: None
+        # the successor a forager of the colony took of a listing (None: none), and how this
+        # forager tells the colony it took one (see _succeed); the driver sets them
+        self.colony_successor: Callable[[str], str | None] = lambda url: None
+        self.share_successor: Callable[[str, str], None] = lambda old, new: None
         self.in_flight = 0
         # heap of (tier, key, order, fetch, value, published): see _push
         self._harvest = HostQueues()  # per host: (tier, key, order, fetch, value, published)
@@ -191,6 +195,18 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
     def hand_back(self) -> list[dict]:
         """A retiring forager's listings, as learnt, for the colony's others to adopt."""
         return self.schedule.hand_back()
+
+    def succeeded_elsewhere(self, url: str, successor: str) -> bool:
+        """Another forager of the colony took ``successor`` as the listing ``url`` was (it met
+        the link that took ``url``'s place, :meth:`_succeed`): unless this forager polls
+        ``successor`` itself, its entry for ``url`` keeps its floor with a rate of 0, as after
+        a succession of its own — the one that took the place polls it, with ``url``'s rate,
+        and the host budget this forager's demand for ``url`` held goes there. True when the
+        rate changed (counted in ``successors_elsewhere``)."""
+        if successor in self.schedule or not self.schedule.succeeded_elsewhere(url):
+            return False
+        self.counters.successors_elsewhere += 1
+        return True
 
     def adopt(self, entries: Iterable[Mapping]) -> int:
         """Take over listings a retiring forager handed back (:meth:`hand_back`). How many."""
@@ -787,12 +803,24 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         return gone
 
     def _succeed(self, old: list[str], url: str, visit: int) -> None:
+        # another forager of the colony took this successor already (it met the link first):
+        # this one's old entry, if it holds one, stops paying for the old page (that one polls
+        # its place), and the successor is not polled twice
+        taken = [u for u in old if self.colony_successor(u) == url]
+        if taken:
+            for u in taken:
+                self.succeeded_elsewhere(u, url)
+            self._seen.add(url)
+            return
         # the old entry, from this forager's weblog or else another forager's (a split gave it away)
         held = [(u, e) for u in old if (e := self.schedule.entry(u) or self.colony_entry(u)) is not None]
         if held:
             best, entry = max(held, key=lambda pair: pair[1].rate or 0.0)
             if not self.schedule.succeed(best, url, entry=entry):
                 return  # a family of barren pages, or a full weblog of paying ones
+            # the colony learns who polls the old page's place: its holder, if another
+            # forager, stops polling the old page at its next visit (succeeded_elsewhere)
+            self.share_successor(best, url)
         elif self.claim(url):
             self._push(Fetch(url, "candidate", visit), math.inf)
         else:
