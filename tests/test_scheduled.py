@@ -1010,7 +1010,15 @@ def test_the_holder_of_a_listing_learns_from_the_store_that_another_took_its_suc
     store.join(taker.name, now + 60, now)
     assert holder._colony_successor(monday) == tuesday
     holder.page_read(Fetch(monday, "listing", 3))
-    assert holder.mind.schedule.entry(monday).rate == 0.0 and monday in holder.mind.schedule
+    entry = holder.mind.schedule.entry(monday)
+    assert entry.rate == 0.0 and monday in holder.mind.schedule
+    assert holder.mind.schedule.spare_rate(entry, at(20)) == 0.0  # no spare visit either: its floor's only
+    assert holder.mind.counters.successors_elsewhere == 1
+    # a later visit resets what it saw; the store tells it again after it (counted once)
+    holder.mind.schedule.begin(monday, at(30))
+    holder.mind.schedule.visited(monday, 0, now=at(30))
+    holder.page_read(Fetch(monday, "listing", 4))
+    assert entry.covered and holder.mind.schedule.spare_rate(entry, at(40)) == 0.0
     assert holder.mind.counters.successors_elsewhere == 1
     assert holder._colony_entry(monday).rate == 0.0  # what it shares now
     assert store.get_url(monday) is None  # the URL's own record stays free to claim

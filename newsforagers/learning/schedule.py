@@ -452,10 +452,15 @@ class HubSchedule:
     def succeeded_elsewhere(self, old: str) -> bool:
         """``old``'s successor is in another weblog (another forager met the link that took its
         place and took over its entry, :meth:`succeed`): ``old`` keeps its entry with a rate of
-        0, as after a succession of its own, so this weblog stops polling a page whose place
-        another now polls for it. True if its rate was above 0."""
+        0, as after a succession of its own, and is ``covered`` until its next visit (another
+        forager reads its place first): its spare rate is its own, 0 (:meth:`spare_rate`), so
+        neither the threshold nor the spare budget polls it — its floor alone does (the
+        caller marks it again after each visit). True if its rate was above 0."""
         entry = self._entries.get(old)
-        if entry is None or not entry.rate:
+        if entry is None:
+            return False
+        entry.covered = True
+        if not entry.rate:
             return False
         entry.rate = 0.0
         return True

@@ -516,9 +516,11 @@ def test_a_listing_whose_successor_another_weblog_took_keeps_its_floor_at_rate_0
     visit(s, "/archive/2024/01/01/", 0.0, 8)
     entry = s.entry("/archive/2024/01/01/")
     paid, visits = entry.paid, entry.visits
-    assert entry.rate > 0 and s.succeeded_elsewhere("/archive/2024/01/01/")
+    assert entry.rate > 0 and s.spare_rate(entry, HOUR) > 0
+    assert s.succeeded_elsewhere("/archive/2024/01/01/")
     assert entry.rate == 0.0 and not entry.barren and (entry.paid, entry.visits) == (paid, visits)
-    assert "/archive/2024/01/01/" in s  # its floor still visits it
+    assert "/archive/2024/01/01/" in s  # its floor still visits it ...
+    assert s.spare_rate(entry, HOUR) == 0.0  # ... the spare budget does not (it paid: one story a floor)
     # already at 0, or not in this weblog: no change
     assert not s.succeeded_elsewhere("/archive/2024/01/01/")
     assert not s.succeeded_elsewhere("/unknown/")

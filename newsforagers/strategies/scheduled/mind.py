@@ -200,9 +200,10 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         """Another forager of the colony took ``successor`` as the listing ``url`` was (it met
         the link that took ``url``'s place, :meth:`_succeed`): unless this forager polls
         ``successor`` itself, its entry for ``url`` keeps its floor with a rate of 0, as after
-        a succession of its own — the one that took the place polls it, with ``url``'s rate,
-        and the host budget this forager's demand for ``url`` held goes there. True when the
-        rate changed (counted in ``successors_elsewhere``)."""
+        a succession of its own, and no spare visit (``HubSchedule.succeeded_elsewhere``) — the
+        one that took the place polls it, with ``url``'s rate, and the host budget this
+        forager's demand for ``url`` held goes there. The driver calls it after each visit of
+        ``url``. True when the rate changed (counted in ``successors_elsewhere``)."""
         if successor in self.schedule or not self.schedule.succeeded_elsewhere(url):
             return False
         self.counters.successors_elsewhere += 1
