@@ -50,7 +50,6 @@ send of such a document is out of the window, so forgetting changes no decision.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 import math
 import time
@@ -69,7 +68,7 @@ from newsforagers.pages.document import StructuredDocument, detect_language, str
 from newsforagers.pages.workers import DocumentTimeout, DocumentWorkers
 from newsforagers.store import DocumentRecord, open_store
 from newsforagers.terminal import printable
-from newsforagers.topics import build_topic, learning_topic, topic_text
+from newsforagers.topics import build_topic, learning_topic, topic_state_key, topic_text
 
 logger = logging.getLogger(__name__)
 
@@ -159,8 +158,7 @@ class ReinforcingAgentPipeline:
             # what was learned of the old one is not taken back
             text = topic_text(self.config.topic)
             self.learning = learning_topic(self.config, self.topic, text)
-            digest = hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:16]
-            self._topic_key = f"topic:{digest}"
+            self._topic_key = topic_state_key(text)
             self._sync_topic(opening=True)  # what the colony learned of this topic before (a resumed crawl)
             if not self._topic_fitted_on and self.learning.threshold.reason == "examples":
                 # nothing learned yet, and the user's examples set the threshold: said at once,

@@ -6,6 +6,7 @@ reinforcing agent learns on top of it (:class:`~newsforagers.text.feedback.Learn
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from newsforagers.config import ForagersConfig
@@ -54,6 +55,15 @@ def topic_text(value: str) -> str:
     except (OSError, UnicodeDecodeError) as exc:
         raise ForagersUsageError(f"topic: cannot read {path!r} ({exc}); give -a topic=\"words\" "
                                  "or -a topic=@PATH of a UTF-8 text file") from None
+
+
+def topic_state_key(text: str) -> str:
+    """The store key of the colony's topic state (what the reinforcing agent learned of the
+    topic, :class:`~newsforagers.text.feedback.LearningTopic`'s ``state``): of the topic's
+    ``text`` (:func:`topic_text`: a topic file's contents, not its path), so that a file edited
+    between two runs is another topic and what was learned of the old one is not taken back."""
+    digest = hashlib.sha256(text.strip().encode("utf-8")).hexdigest()[:16]
+    return f"topic:{digest}"
 
 
 def build_topic(config: ForagersConfig, encoder=None):

@@ -1696,3 +1696,27 @@ def test_a_listing_beside_one_that_shows_every_story_of_its_host_waits_a_window(
     # nor does exploration go there (what it found, the archive shows or would not be added)
     forager.config = dataclasses.replace(forager.config, explore_share=0.1)
     assert not forager._explore_due_on(forager._host(HOME)) and forager._explore_due_on("t")
+
+
+@pytest.mark.parametrize("topic", ["", "solar energy"])
+def test_in_the_topical_mode_news_goes_by_its_link_s_relevance_then_the_oldest_first(topic):
+    # The home page lists three stories published since the forager began: a (the oldest, its
+    # link off the topic), b (the likeliest on it), c (a word of it). Without a topic, the
+    # oldest first; with one, by the link's score, then the oldest — a burst's stories on the
+    # topic do not wait behind the others (docs/algorithms.md, "The topical mode's news order").
+    forager = make(FORAGERS_TOPIC=topic)
+    visit = forager.next_fetch(at(0))
+    listed = {HOME + "a/": dated(-1, at(0)), HOME + "b/": dated(-2, at(0)), HOME + "c/": dated(-3, at(0)),
+              HOME + "d/": dated(-3.5, at(0))}
+    scores = {HOME + "a/": 0.0, HOME + "b/": 0.42, HOME + "c/": 0.1}  # (d/: no context, 0)
+    forager.on_page(visit, at(4), text="c1 home", links=list(listed), published=None, listed=listed,
+                    scores=scores)
+    saved = forager.to_state()
+    order = [forager.next_fetch(at(4)).url for _ in range(4)]
+    expected = ["b/", "c/", "a/", "d/"] if topic else ["a/", "b/", "c/", "d/"]
+    assert order == [HOME + path for path in expected]
+    assert forager.counters.topic_links == (2 if topic else 0)
+    # the order is the forager's state: a crawl resumed from it keeps it
+    other = make(FORAGERS_TOPIC=topic)
+    other.restore(saved)
+    assert [other.next_fetch(at(4)).url for _ in range(4)] == order

@@ -6,6 +6,7 @@ the poll share of the host budget, the listing entries shared with the colony (s
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections import deque
 from dataclasses import asdict
@@ -32,6 +33,7 @@ from newsforagers.strategies.scheduled.budget import (
     stalled,
     typical_latency,
 )
+from newsforagers.topics import topic_state_key, topic_text
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -46,6 +48,9 @@ LISTING_KEY = "listing:"
 LISTING_FIELD = "entry"
 # ... and the successor a forager took of the listing (the link that took its place), and who
 SUCCESSOR_FIELD, SUCCESSOR_BY_FIELD = "successor", "successor_by"
+#: Wall seconds between two reads of the colony's topic query in the store (the reinforcing
+#: agent fits it again as the colony's documents grow by a tenth: many seconds apart).
+_QUERY_EVERY = 5.0
 #: Wall seconds between two shares of an unchanged listing demand.
 _SHARE_DEMAND_EVERY = 5.0
 #: ... and of a changed one whose hosts are the same (at 1,000 sites some host's demand moves
@@ -119,6 +124,11 @@ class ScheduledDriver(Driver):
         self._others: tuple[dict[str, float], dict[str, float]] | None = None
         self._others_at = float("-inf")
         self.in_flight_cap = forager.config.schedule_in_flight  # the least; see _cap()
+        # the topical mode: the colony's topic query as last read from the store (None: the
+        # topic's own words), when (time.monotonic()), and the store key of the topic's state
+        self._query: dict[str, float] | None = None
+        self._query_at = float("-inf")
+        self._topic_key: str | None = None
         self.concurrency = crawler.settings.getint("CONCURRENT_REQUESTS", 16)
         self._issued: dict[int, tuple[Any, float]] = {}  # id(fetch) -> (fetch, when, the stall clock)
         self._issued_hosts: dict[int, str] = {}  # id(fetch) -> its host
@@ -334,11 +344,49 @@ class ScheduledDriver(Driver):
     # -- the door: what the spider hands over ------------------------------------------------
 
     def page(self, fetch: Any, now: float, *, text: str, links: list[str], published: datetime | None,
-             listed: dict[str, datetime] | None = None) -> None:
+             listed: dict[str, datetime] | None = None, contexts: dict[str, str] | None = None) -> None:
         """The page of ``fetch`` arrived at simulated time ``now``: the mind reads it, and a
-        listing's entry is shared with the colony."""
-        self.mind.on_page(fetch, now, text=text, links=links, published=published, listed=listed)
+        listing's entry is shared with the colony. ``contexts``: in the topical mode, the
+        context of each link the page lists (:func:`~newsforagers.pages.links.link_contexts`),
+        scored by :meth:`link_scores` for the order of the news it shows."""
+        scores = self.link_scores(contexts) if contexts else None
+        self.mind.on_page(fetch, now, text=text, links=links, published=published, listed=listed,
+                          scores=scores)
         self.page_read(fetch)
+
+    def link_scores(self, contexts: dict[str, str]) -> dict[str, float]:
+        """In the topical mode, each link's relevance to the topic by its ``contexts`` (url ->
+        text; Pant & Srinivasan's link context): its cosine to the colony's topic query as the
+        reinforcing agent last fitted it (the store's topic state: a query moved by what the
+        colony read, docs/topics.md), else to the topic's own words (the papers' relevance,
+        before the first fit or with ``FORAGERS_TOPIC_FEEDBACK = "off"``). {} without a topic."""
+        topic = getattr(self.spider, "topic", None)
+        if topic is None or not contexts:
+            return {}
+        query = self._colony_query()
+        scores = {url: topic.relevance(text, query=query) for url, text in contexts.items() if text}
+        self.crawler.stats.inc_value("newsforagers/topic/links_scored", len(scores))
+        return scores
+
+    def _colony_query(self) -> dict[str, float] | None:
+        """The colony's topic query from the store, read again once a :data:`_QUERY_EVERY` at
+        most; None while there is none (or the state there is not of the right shape: the
+        agent counts and replaces it, see ``ForagersPipeline._adopt``)."""
+        now = time.monotonic()
+        if now - self._query_at < _QUERY_EVERY:
+            return self._query
+        self._query_at = now
+        if self._topic_key is None:
+            self._topic_key = topic_state_key(topic_text(self.mind.config.topic))
+        state = self.store.get_value(self._topic_key)
+        query = state.get("query") if isinstance(state, dict) else None
+        try:
+            self._query = {str(term): float(weight) for term, weight in query.items()
+                           if math.isfinite(float(weight)) and float(weight) > 0} or None \
+                if isinstance(query, dict) else None
+        except (TypeError, ValueError):
+            self._query = None
+        return self._query
 
     def not_modified(self, fetch: Any, now: float) -> None:
         """A conditional revisit answered 304: a visit that showed no new link."""

@@ -67,6 +67,9 @@ def test_a_topical_colony_outputs_the_topic_s_new_documents_with_their_relevance
     assert stats.get("newsforagers/topic/fits", 0) >= 1
     assert stats.get("newsforagers/agent/dropped/off_topic", 0) > len(items)
     assert stats["newsforagers/agent/on_topic"] == len(items)
+    # the stories the listings showed were scored by their links' contexts, and those on the
+    # topic's words queued first (docs/algorithms.md, "The topical mode's news order")
+    assert stats.get("newsforagers/topic/links_scored", 0) >= stats.get("newsforagers/topic_links", 0) > 0, stats
 
 
 def test_two_processes_on_redis_learn_one_topic_state(tmp_path, redis_server):

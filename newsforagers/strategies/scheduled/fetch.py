@@ -20,12 +20,16 @@ class Fetch:
     ``priority``: 1 for news (a story dated since the forager began, a teleport, a request
     resumed in flight), 0 otherwise; the spider puts it in the request's meta
     (``forager_budget_priority``, not Scrapy's ``Request.priority``, which redirects raise), by
-    which the colony's host budget lets news go before the listing visits of other foragers."""
+    which the colony's host budget lets news go before the listing visits of other foragers.
+    ``score``: in the topical mode, the relevance to the topic of the link's context on the
+    listing that showed it (the news waiting on a host goes in its order, then the oldest
+    first: ``ScheduledMind._push``); 0 otherwise."""
 
     url: str
     kind: str
     visit: int = 0
     priority: int = field(default=0, compare=False)
+    score: float = field(default=0.0, compare=False)
 
 
 @dataclass
@@ -49,6 +53,8 @@ class ScheduledCounters(ForagerCounters):
     off_topic: int = 0  # novel documents below the topic's relevance threshold: not credited
     # ... but credited while the forager had found none on the topic (see ScheduledMind.on_reward)
     topic_unfound: int = 0
+    # stories queued as news with a link on the topic (a positive score: ScheduledMind._push)
+    topic_links: int = 0
     past_links: int = 0  # links naming a day that ended beyond the novelty window: never fetched
     listed_credits: int = 0  # novel documents credited to a listing that showed them after another
     subsumed: int = 0  # listing visits while another listing of the host shows every story

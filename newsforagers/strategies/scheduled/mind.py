@@ -80,6 +80,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         self.colony_successor: Callable[[str], str | None] = lambda url: None
         self.share_successor: Callable[[str, str], None] = lambda old, new: None
         self.in_flight = 0
+        self._topical = bool(config.topic.strip())  # the topical mode: its news in its own order (_push)
         # heap of (tier, key, order, fetch, value, published): see _push
         self._harvest = HostQueues()  # per host: (tier, key, order, fetch, value, published)
         # (published, url) of the dated backlog in the harvest queue, the oldest first: when it
@@ -384,8 +385,12 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
     # -- the spider's side -------------------------------------------------------------------
 
     def on_page(self, fetch: Fetch, now: float, *, text: str, links: Sequence[str],
-                published: datetime | None, listed: Mapping[str, datetime] | None = None) -> None:
-        """The page of ``fetch`` arrived: harvest, schedule, explore (see the package docstring)."""
+                published: datetime | None, listed: Mapping[str, datetime] | None = None,
+                scores: Mapping[str, float] | None = None) -> None:
+        """The page of ``fetch`` arrived: harvest, schedule, explore (see the package docstring).
+        ``scores``: in the topical mode, the relevance to the topic of the context of each link
+        the page lists (the driver's, :meth:`ScheduledDriver.link_scores`; missing: 0) — the
+        order the news it shows waits in (:meth:`_push`)."""
         self.in_flight = max(0, self.in_flight - 1)
         self._moves += 1
         self._flying.pop(fetch.url, None)
@@ -403,7 +408,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                 # a dated page is an article, not a listing: it leaves the weblog
                 self.schedule.remove(fetch.url)
                 return
-            self._read_listing(fetch, links, state, now, listed)
+            self._read_listing(fetch, links, state, now, listed, scores)
             return
         if fetch.kind == "harvest":
             self.counters.harvested += 1
@@ -420,7 +425,7 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                 self.schedule.begin(fetch.url, now)
                 visit = next(self._visit_ids)
                 self._visits[visit] = (fetch.url, False)
-                self._read_listing(Fetch(fetch.url, "listing", visit), links, state, now, listed)
+                self._read_listing(Fetch(fetch.url, "listing", visit), links, state, now, listed, scores)
         if fetch.kind == "explore":
             self._explored(fetch, now, text, links, published, state, added)
 
@@ -565,7 +570,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
     # -- internals ---------------------------------------------------------------------------
 
     def _read_listing(self, fetch: Fetch, links: Sequence[str], state: np.ndarray | None,
-                      now: float, listed: Mapping[str, datetime] | None) -> None:
+                      now: float, listed: Mapping[str, datetime] | None,
+                      scores: Mapping[str, float] | None = None) -> None:
         new = [u for u in links if u not in self._seen and u not in self._articles]
         # a link naming a day that ended beyond the novelty window (yesterday's yesterday's
         # archive, an old story): nothing on it can be novel, and no story will join it
@@ -627,7 +633,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             self._seen.add(url)
             published = listed[url].timestamp() if url in listed else None
             # (a seed's map: today's page first of its links no listing dates, see _push)
-            self._push(Fetch(url, "harvest", fetch.visit), self._value(self._states.get(url), value),
+            score = float(scores.get(url, 0.0)) if scores else 0.0
+            self._push(Fetch(url, "harvest", fetch.visit, score=score if math.isfinite(score) else 0.0),
+                       self._value(self._states.get(url), value),
                        published, first=mapping and self.schedule.today_page(url, now))
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
         self._visits[fetch.visit] = (listing, all_new or (not listed and bool(new) and len(new) == len(links)))
@@ -881,13 +889,21 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         before it is done (:meth:`next_fetch`, :meth:`_backlog_urgent`). ``first``: first of
         what no listing dates, whatever its value — today's page in a seed's map
         (:meth:`HubSchedule.today_page`: it shows the whole day's news, which the sections
-        show in shares, one request each at the host's pace)."""
+        show in shares, one request each at the host's pace).
+
+        In the topical mode the news goes by its link's relevance to the topic first (the
+        fetch's ``score``: its context on the listing, Pant & Srinivasan's link context as a
+        focused crawler's best-first order), then the oldest first: when a host's news comes
+        faster than its budget fetches it (a burst), the stories a user asked for do not wait
+        behind the burst's others (docs/algorithms.md, "The topical mode's news order")."""
         if value == math.inf:
             tier, key = 0, 0.0
             fetch = replace(fetch, priority=NEWS_PRIORITY)
         elif published is not None and self._began is not None and published >= self._began:
-            tier, key = NEWS, published
+            tier, key = NEWS, (-fetch.score, published) if self._topical else published
             fetch = replace(fetch, priority=NEWS_PRIORITY)
+            if self._topical and fetch.score > 0:
+                self.counters.topic_links += 1
         elif published is None:
             tier, key = 2, -math.inf if first else -value
         else:
@@ -928,8 +944,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                  "counters": asdict(self.counters)}
         if path:
             queue = [[f.url, f.kind, f.visit, None] for f in self._flying.values()]
-            queue += [[e[3].url, e[3].kind, e[3].visit, e[4], e[5]] for e in sorted(self._harvest)]
-            queue += [[e[2].url, e[2].kind, e[2].visit, e[3], e[4]] for e in sorted(self._later)]
+            queue += [[e[3].url, e[3].kind, e[3].visit, e[4], e[5], e[3].score] for e in sorted(self._harvest)]
+            queue += [[e[2].url, e[2].kind, e[2].visit, e[3], e[4], e[2].score] for e in sorted(self._later)]
             state["harvest"] = queue
             state["articles"] = list(self._articles)
         return state
@@ -959,11 +975,13 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         for url in state.get("articles", []):
             self._articles.add(url)
             self._seen.add(url)
-        for url, _kind, visit, value, *published in state.get("harvest", []):
+        for url, _kind, visit, value, *rest in state.get("harvest", []):
             # what was in flight has no value saved: it goes first, as it nearly went (an
-            # exploration step comes back as a plain fetch: its path is gone)
-            self._push(Fetch(url, "harvest", int(visit)), math.inf if value is None else float(value),
-                       published[0] if published else None)
+            # exploration step comes back as a plain fetch: its path is gone); a story's score
+            # (the topical mode's order) was saved after its publication time
+            score = float(rest[1]) if len(rest) > 1 and rest[1] is not None else 0.0
+            self._push(Fetch(url, "harvest", int(visit), score=score if math.isfinite(score) else 0.0),
+                       math.inf if value is None else float(value), rest[0] if rest else None)
             self._seen.add(url)
 
 
