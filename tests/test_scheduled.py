@@ -4,6 +4,7 @@ items skipped, rewards credited to the listing, idling, exploration's share, per
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections import Counter
 from datetime import UTC, datetime, timedelta, timezone
@@ -1720,3 +1721,34 @@ def test_in_the_topical_mode_news_goes_by_its_link_s_relevance_then_the_oldest_f
     other = make(FORAGERS_TOPIC=topic)
     other.restore(saved)
     assert [other.next_fetch(at(4)).url for _ in range(4)] == order
+
+
+def test_the_driver_scores_link_contexts_with_the_colony_s_learned_query_else_the_topic_s_words(monkeypatch):
+    from newsforagers.text.topic import Topic
+    from newsforagers.topics import topic_state_key
+
+    monkeypatch.setattr("newsforagers.driver.scheduled._QUERY_EVERY", 0.0)  # the store read at each call
+    driver, _ = _driver(FORAGERS_TOPIC="solar energy")
+    # "solar", "wind" and "energy" in as many documents of the corpus: one idf, so "wind energy"
+    # is at 60° to the topic's words (cosine 1/2) and at 45° to a query of "wind" alone (1/√2)
+    driver.spider.topic = Topic("solar energy", corpus=["wind energy", "solar wind energy", "football", "solar"])
+    contexts = {"u1": "Solar energy", "u2": "football match", "u3": "wind energy", "u4": ""}
+    scores = driver.link_scores(contexts)
+    assert scores["u1"] == pytest.approx(1.0)  # worked out as the mind asks, once a link
+    assert driver.crawler.stats.get_value("newsforagers/topic/links_scored") == 1
+    own = dict(scores)
+    assert driver.crawler.stats.get_value("newsforagers/topic/links_scored") == 3
+    assert set(own) == {"u1", "u2", "u3"}  # (no context, no score: 0 to the mind)
+    assert (own["u1"], own["u3"], own["u2"]) == pytest.approx((1.0, 0.5, 0.0))
+    # the agent fitted the colony's query (the store's topic state): scored with it from then on
+    driver.store.swap_value(topic_state_key("solar energy"), None, {"query": {"wind": 2.0}, "threshold": 0.1})
+    learned = dict(driver.link_scores(contexts))
+    assert learned["u3"] == pytest.approx(1 / math.sqrt(2)) and learned["u1"] == learned["u2"] == 0
+    # a state of the wrong shape (written by hand, by another version): the topic's own words
+    driver.store.swap_value(topic_state_key("solar energy"), {"query": {"wind": 2.0}, "threshold": 0.1},
+                            {"query": {"wind": "much"}})
+    assert dict(driver.link_scores(contexts)) == own
+    assert driver.crawler.stats.get_value("newsforagers/topic/links_scored") == 9
+    # without a topic: nothing scored
+    plain, _ = _driver()
+    assert not plain.link_scores(contexts)

@@ -9,6 +9,7 @@ import logging
 import math
 import time
 from collections import deque
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
@@ -83,6 +84,25 @@ _STATS_EVERY = 1.0
 #: Scrapy takes); a host the budget holds longer is passed over until then (_BusyHosts). At
 #: least the forager's mean answer: a slot held that long is held no longer than an answer.
 READY_MARGIN = 0.02
+
+
+class _Scores(Mapping):
+    """url -> the score of its text, worked out when first asked (:meth:`ScheduledDriver.link_scores`)."""
+
+    def __init__(self, texts: dict[str, str], score: Callable[[str], float]):
+        self._texts, self._score = texts, score
+        self._scores: dict[str, float] = {}
+
+    def __getitem__(self, url: str) -> float:
+        if url not in self._scores:
+            self._scores[url] = self._score(self._texts[url])  # (KeyError: a link without a context)
+        return self._scores[url]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
 
 
 def size_downloader(settings: Any, host_rate: float, host_concurrency: int, in_flight: int,
@@ -354,19 +374,26 @@ class ScheduledDriver(Driver):
                           scores=scores)
         self.page_read(fetch)
 
-    def link_scores(self, contexts: dict[str, str]) -> dict[str, float]:
+    def link_scores(self, contexts: dict[str, str]) -> Mapping[str, float]:
         """In the topical mode, each link's relevance to the topic by its ``contexts`` (url ->
         text; Pant & Srinivasan's link context): its cosine to the colony's topic query as the
         reinforcing agent last fitted it (the store's topic state: a query moved by what the
         colony read, docs/topics.md), else to the topic's own words (the papers' relevance,
-        before the first fit or with ``FORAGERS_TOPIC_FEEDBACK = "off"``). {} without a topic."""
+        before the first fit or with ``FORAGERS_TOPIC_FEEDBACK = "off"``). Worked out as the
+        mind asks, once a link: it asks for the stories it queues, not the listing's others it
+        has met before (a day archive lists the whole day at every visit). Empty without a
+        topic."""
         topic = getattr(self.spider, "topic", None)
         if topic is None or not contexts:
             return {}
         query = self._colony_query()
-        scores = {url: topic.relevance(text, query=query) for url, text in contexts.items() if text}
-        self.crawler.stats.inc_value("newsforagers/topic/links_scored", len(scores))
-        return scores
+        stats = self.crawler.stats
+
+        def score(text: str) -> float:
+            stats.inc_value("newsforagers/topic/links_scored")
+            return topic.relevance(text, query=query)
+
+        return _Scores({url: text for url, text in contexts.items() if text}, score)
 
     def _colony_query(self) -> dict[str, float] | None:
         """The colony's topic query from the store, read again once a :data:`_QUERY_EVERY` at
