@@ -954,6 +954,47 @@ def test_a_link_that_takes_the_place_of_a_listing_a_split_gave_away_copies_its_e
     assert forager.counters.successors == 1
 
 
+def test_a_day_archive_s_next_day_link_after_midnight_takes_its_place():
+    """The forager polls Monday's archive (it pays) and not the home page: after midnight
+    Monday's archive links Tuesday's ("next day"); Tuesday's takes over its entry at once and
+    the colony learns it, as when a front page shows Tuesday's where Monday's was. Before
+    midnight, and for a day that is not today or not later, a link of the family is a candidate."""
+    monday, tuesday = HOME + "archive/2024/01/01/", HOME + "archive/2024/01/02/"
+    forager, story, front = _home_with_an_archive(monday, held=True)
+    forager.schedule.credit(monday, 6)
+    shared: dict[str, str] = {}
+    forager.share_successor = shared.__setitem__
+    old = HOME + "archive/2023/12/31/"
+    # the site's days begin at 00:00 UTC, as its stories' URLs show (ten minutes either side of midnight)
+    assert forager.schedule.observe_day(HOME + "2023/12/31/a/", at(-730))
+    assert forager.schedule.observe_day(HOME + "2024/01/01/b/", at(-710))
+    assert forager.schedule.site_days.known("s")
+    # an hour before midnight it links Sunday's archive (a day before): a candidate
+    forager.schedule.begin(monday, at(660))
+    forager.on_page(Fetch(monday, "listing", 50), at(660), text="c1", links=[story, old], published=None,
+                    listed={story: dated(15, at(660))})
+    assert forager.counters.next_days == 0 and old not in forager.schedule
+    rate = forager.schedule.entry(monday).rate
+    forager.schedule.begin(monday, at(725))  # 00:05 on Tuesday
+    late = HOME + "story-late/"
+    forager.on_page(Fetch(monday, "listing", 51), at(725), text="c1", links=[late, story, old, tuesday],
+                    published=None, listed={story: dated(15, at(660)), late: dated(10, at(725))})
+    assert forager.counters.next_days == 1 and forager.counters.successors == 1
+    entry = forager.schedule.entry(tuesday)
+    assert entry.rate == rate and entry.paid == 6
+    assert forager.schedule.entry(monday).rate == 0.0 and shared == {monday: tuesday}
+    # an old day's archive (visited as a candidate) linking its next day: not today's, no succession
+    forager.on_page(Fetch(old, "candidate", 52), at(726), text="c1", links=[late, HOME + "archive/2024/01/01/"],
+                    published=None, listed={late: dated(10, at(725))})
+    assert forager.counters.next_days == 1
+    # a site whose midnight is not known yet: its front page's change, not the archive's link
+    unknown, story, front = _home_with_an_archive(monday, held=True)
+    unknown.schedule.begin(monday, at(725))
+    unknown.on_page(Fetch(monday, "listing", 50), at(725), text="c1", links=[late, tuesday], published=None,
+                    listed={late: dated(10, at(725))})
+    assert unknown.counters.next_days == 0 and unknown.schedule.entry(tuesday) is None
+
+
 def test_a_successor_another_forager_took_is_not_taken_twice_and_the_old_page_stops_paying():
     """Two foragers hold Monday's archive's lineage: one met Tuesday's link first and took it
     (it tells the colony, ``share_successor``); the other, meeting the same link on its own
@@ -1709,7 +1750,7 @@ def test_in_the_topical_mode_news_goes_by_its_link_s_relevance_then_the_oldest_f
     visit = forager.next_fetch(at(0))
     listed = {HOME + "a/": dated(-1, at(0)), HOME + "b/": dated(-2, at(0)), HOME + "c/": dated(-3, at(0)),
               HOME + "d/": dated(-3.5, at(0))}
-    scores = {HOME + "a/": 0.0, HOME + "b/": 0.42, HOME + "c/": 0.1}  # (d/: no context, 0)
+    scores = {HOME + "a/": math.nan, HOME + "b/": 0.42, HOME + "c/": 0.1}  # (a/: not a number, d/: no context: 0)
     forager.on_page(visit, at(4), text="c1 home", links=list(listed), published=None, listed=listed,
                     scores=scores)
     saved = forager.to_state()
@@ -1721,9 +1762,21 @@ def test_in_the_topical_mode_news_goes_by_its_link_s_relevance_then_the_oldest_f
     other = make(FORAGERS_TOPIC=topic)
     other.restore(saved)
     assert [other.next_fetch(at(4)).url for _ in range(4)] == order
+    # a saved score that is not a number (written by hand): no relevance known, 0
+    for entry in saved["harvest"]:
+        if entry[0] == HOME + "b/":
+            entry[5] = "high"
+    spoiled = make(FORAGERS_TOPIC=topic)
+    spoiled.next_fetch(at(0))  # (begun as the first: the stories are its news, in their order)
+    spoiled.restore(saved)
+    expected = ["c/", "a/", "b/", "d/"] if topic else ["a/", "b/", "c/", "d/"]
+    assert [spoiled.next_fetch(at(4)).url for _ in range(4)] == [HOME + path for path in expected]
 
 
 def test_the_driver_scores_link_contexts_with_the_colony_s_learned_query_else_the_topic_s_words(monkeypatch):
+    from parsel import Selector
+
+    from newsforagers.pages.links import DeferredContexts
     from newsforagers.text.topic import Topic
     from newsforagers.topics import topic_state_key
 
@@ -1749,6 +1802,20 @@ def test_the_driver_scores_link_contexts_with_the_colony_s_learned_query_else_th
                             {"query": {"wind": "much"}})
     assert dict(driver.link_scores(contexts)) == own
     assert driver.crawler.stats.get_value("newsforagers/topic/links_scored") == 9
+    for wrong in ({"wind": float("inf")}, {"wind": -1.0}, {"wind": 0}, ["wind"]):
+        key = topic_state_key("solar energy")
+        assert driver.store.swap_value(key, driver.store.get_value(key), {"query": wrong, "threshold": 0.1})
+        assert driver.link_scores(contexts)["u3"] == pytest.approx(0.5)
+    # a listing's contexts as the spider hands them: its page walked at the first score asked
+    page = Selector(text='<ul><li><a href="/a">Solar</a> energy</li><li><a href="/b">Football</a></li>'
+                         '<li><a href="/c"><img src="x.png"></a></li></ul>')
+    deferred = DeferredContexts("https://site.test/", page.root,
+                                ["https://site.test/a", "https://site.test/c", "https://site.test/d"])
+    lazy = driver.link_scores(deferred)
+    assert not deferred.walked
+    assert lazy["https://site.test/a"] == pytest.approx(1.0) and deferred.walked
+    assert "https://site.test/c" not in lazy and lazy.get("https://site.test/d", 0.0) == 0.0
+    assert list(lazy) == ["https://site.test/a"]  # (a listed link only, with a context)
     # without a topic: nothing scored
     plain, _ = _driver()
     assert not plain.link_scores(contexts)

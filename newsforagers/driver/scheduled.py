@@ -6,7 +6,6 @@ the poll share of the host budget, the listing entries shared with the colony (s
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections import deque
 from collections.abc import Iterator, Mapping
@@ -34,6 +33,7 @@ from newsforagers.strategies.scheduled.budget import (
     stalled,
     typical_latency,
 )
+from newsforagers.text.feedback import stored_query
 from newsforagers.topics import topic_state_key, topic_text
 
 if TYPE_CHECKING:
@@ -87,22 +87,27 @@ READY_MARGIN = 0.02
 
 
 class _Scores(Mapping):
-    """url -> the score of its text, worked out when first asked (:meth:`ScheduledDriver.link_scores`)."""
+    """url -> the score of its text, worked out when first asked (:meth:`ScheduledDriver.link_scores`);
+    ``texts`` is read no sooner (a :class:`~newsforagers.pages.links.DeferredContexts` walks
+    its page then). A url whose text is missing or empty is missing."""
 
-    def __init__(self, texts: dict[str, str], score: Callable[[str], float]):
+    def __init__(self, texts: Mapping[str, str], score: Callable[[str], float]):
         self._texts, self._score = texts, score
         self._scores: dict[str, float] = {}
 
     def __getitem__(self, url: str) -> float:
         if url not in self._scores:
-            self._scores[url] = self._score(self._texts[url])  # (KeyError: a link without a context)
+            text = self._texts.get(url)
+            if not text:
+                raise KeyError(url)
+            self._scores[url] = self._score(text)
         return self._scores[url]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._texts)
+        return (url for url, text in self._texts.items() if text)
 
     def __len__(self) -> int:
-        return len(self._texts)
+        return sum(1 for _ in self)
 
 
 def size_downloader(settings: Any, host_rate: float, host_concurrency: int, in_flight: int,
@@ -364,36 +369,40 @@ class ScheduledDriver(Driver):
     # -- the door: what the spider hands over ------------------------------------------------
 
     def page(self, fetch: Any, now: float, *, text: str, links: list[str], published: datetime | None,
-             listed: dict[str, datetime] | None = None, contexts: dict[str, str] | None = None) -> None:
+             listed: dict[str, datetime] | None = None, contexts: Mapping[str, str] | None = None) -> None:
         """The page of ``fetch`` arrived at simulated time ``now``: the mind reads it, and a
         listing's entry is shared with the colony. ``contexts``: in the topical mode, the
         context of each link the page lists (:func:`~newsforagers.pages.links.link_contexts`),
-        scored by :meth:`link_scores` for the order of the news it shows."""
-        scores = self.link_scores(contexts) if contexts else None
+        scored by :meth:`link_scores` for the order of the news it shows (read no sooner than
+        the mind asks the first score: a :class:`~newsforagers.pages.links.DeferredContexts`
+        walks its page then)."""
+        scores = self.link_scores(contexts) if contexts is not None else None
         self.mind.on_page(fetch, now, text=text, links=links, published=published, listed=listed,
                           scores=scores)
         self.page_read(fetch)
 
-    def link_scores(self, contexts: dict[str, str]) -> Mapping[str, float]:
+    def link_scores(self, contexts: Mapping[str, str] | None) -> Mapping[str, float]:
         """In the topical mode, each link's relevance to the topic by its ``contexts`` (url ->
         text; Pant & Srinivasan's link context): its cosine to the colony's topic query as the
         reinforcing agent last fitted it (the store's topic state: a query moved by what the
         colony read, docs/topics.md), else to the topic's own words (the papers' relevance,
         before the first fit or with ``FORAGERS_TOPIC_FEEDBACK = "off"``). Worked out as the
         mind asks, once a link: it asks for the stories it queues, not the listing's others it
-        has met before (a day archive lists the whole day at every visit). Empty without a
-        topic."""
+        has met before (a day archive lists the whole day at every visit); the colony's query
+        is read at the first. Empty without a topic."""
         topic = getattr(self.spider, "topic", None)
-        if topic is None or not contexts:
+        if topic is None or contexts is None:
             return {}
-        query = self._colony_query()
         stats = self.crawler.stats
+        query: list[dict[str, float] | None] = []  # the page's links all by one query, read at the first
 
         def score(text: str) -> float:
+            if not query:
+                query.append(self._colony_query())
             stats.inc_value("newsforagers/topic/links_scored")
-            return topic.relevance(text, query=query)
+            return topic.relevance(text, query=query[0])
 
-        return _Scores({url: text for url, text in contexts.items() if text}, score)
+        return _Scores(contexts, score)
 
     def _colony_query(self) -> dict[str, float] | None:
         """The colony's topic query from the store, read again once a :data:`_QUERY_EVERY` at
@@ -406,12 +415,9 @@ class ScheduledDriver(Driver):
         if self._topic_key is None:
             self._topic_key = topic_state_key(topic_text(self.mind.config.topic))
         state = self.store.get_value(self._topic_key)
-        query = state.get("query") if isinstance(state, dict) else None
         try:
-            self._query = {str(term): float(weight) for term, weight in query.items()
-                           if math.isfinite(float(weight)) and float(weight) > 0} or None \
-                if isinstance(query, dict) else None
-        except (TypeError, ValueError):
+            self._query = stored_query(state.get("query")) if isinstance(state, dict) else None
+        except ValueError:
             self._query = None
         return self._query
 

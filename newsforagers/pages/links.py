@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin, urlsplit, urlunsplit
 
@@ -168,6 +168,39 @@ def link_contexts(base: str, root: Any, max_links: int = 0,
     walk = _ContextWalk(base, max_links, window)
     walk.run(root)
     return walk.contexts()
+
+
+class DeferredContexts(Mapping):
+    """The link contexts (:func:`link_contexts`) of some of a page's links, ``urls``, worked
+    out on the first read of any of them, not before: a caller that may need none (a
+    listing visited again shows no story it has not queued) pays no walk for it. A url of
+    ``urls`` without any context, or not among them, is missing. The page's ``root`` is
+    held until then."""
+
+    def __init__(self, base: str, root: Any, urls: Collection[str], max_links: int = 0):
+        self._base, self._root, self._urls, self._max_links = base, root, urls, max_links
+        self._contexts: dict[str, str] | None = None
+
+    @property
+    def walked(self) -> bool:
+        """Whether the page has been walked (a context read, or the mapping's size)."""
+        return self._contexts is not None
+
+    def _walk(self) -> dict[str, str]:
+        if self._contexts is None:
+            contexts = link_contexts(self._base, self._root, self._max_links)
+            self._contexts = {url: contexts[url] for url in self._urls if contexts.get(url)}
+            self._root = None
+        return self._contexts
+
+    def __getitem__(self, url: str) -> str:
+        return self._walk()[url]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._walk())
+
+    def __len__(self) -> int:
+        return len(self._walk())
 
 
 class _ContextWalk:
@@ -416,5 +449,5 @@ def _absolute_link(base: str, href: str) -> str | None:
         return None
 
 
-__all__ = ["FEED_TYPES", "LINK_CONTEXT_WINDOW", "base_url", "feed_links", "link_contexts",
+__all__ = ["FEED_TYPES", "LINK_CONTEXT_WINDOW", "DeferredContexts", "base_url", "feed_links", "link_contexts",
            "read_links", "resolve_link"]

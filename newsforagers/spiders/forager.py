@@ -52,7 +52,7 @@ from newsforagers.logs import one_startup_banner, set_library_log_level
 from newsforagers.pages import NotAFeed, NotHTML, charset_trouble, read_response
 from newsforagers.pages.document import detect_language
 from newsforagers.pages.feeds import is_feed, read_feed, robots_sitemaps
-from newsforagers.pages.links import base_url, link_contexts
+from newsforagers.pages.links import DeferredContexts, base_url
 from newsforagers.scrapy_access import ANSWERED_META, FORAGER_META
 from newsforagers.spiders.arguments import ROLES, fingerprint, parse_seeds
 from newsforagers.spiders.broker import NOT_MODIFIED, UrlBroker
@@ -476,18 +476,20 @@ class ForagerSpider(scrapy.Spider):
                 and driver.should_send(fetch.url, page.published, now):
             yield self._send_item(fetch.url, page, now, fetch.visit, response.text)
 
-    def _listed_contexts(self, response, page) -> dict[str, str] | None:
+    def _listed_contexts(self, response, page) -> DeferredContexts | None:
         """In the topical mode, the context of each story an HTML page lists (its anchor text
         and the words around it, :func:`~newsforagers.pages.links.link_contexts`): the forager
         fetches the news most likely on the topic first (``ScheduledDriver.link_scores``).
-        None otherwise: without a topic, for an article, for a feed (no tree to read)."""
+        Read from the page only when the forager asks the first of them (a story it has not
+        queued before), not on every visit of the listing. None otherwise: without a topic,
+        for an article, for a feed (no tree to read)."""
         if self.topic is None or not page.listed or page.date_source in FEED_SOURCES:
             return None
         root = getattr(getattr(response, "selector", None), "root", None)  # (parsed once: read_response's)
         if root is None:
             return None
-        contexts = link_contexts(base_url(response.url, root), root, self.config.max_links)
-        return {url: contexts[url] for url, _ in page.listed if contexts.get(url)}
+        return DeferredContexts(base_url(response.url, root), root, [url for url, _ in page.listed],
+                                self.config.max_links)
 
     def _add_feeds(self, feeds, updated=None) -> None:
         """Hand the feeds and sitemaps a page or robots.txt announces to the scheduled forager,

@@ -73,7 +73,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["LearningTopic", "Mixture", "Threshold", "choose_threshold", "crossing", "example_threshold",
-           "feedback_query", "fit_mixture", "initialism", "leave_one_out_scores", "unit"]
+           "feedback_query", "fit_mixture", "initialism", "leave_one_out_scores", "stored_query", "unit"]
 
 #: Ashman's D above which two Gaussians count as separate modes (Ashman et al. 1994).
 SEPARATED_D = 2.0
@@ -110,6 +110,30 @@ def unit(vector: Mapping[str, float]) -> dict[str, float]:
     if norm == 0.0:
         return {}
     return {term: float(w) / norm for term, w in vector.items() if w}
+
+
+def stored_query(query: object) -> dict[str, float] | None:
+    """A topic query as saved with the colony's topic state (:meth:`LearningTopic.state`):
+    term -> weight, the terms of weight zero left out; None for None (no query yet).
+    ``ValueError`` for anything else: not a mapping, a weight not a finite number >= 0, or no
+    term left."""
+    if query is None:
+        return None
+    if not isinstance(query, Mapping):
+        raise ValueError(f"a query that is not term -> weight: {type(query).__name__}")
+    parsed = {}
+    for term, weight in query.items():
+        try:
+            weight = float(weight)
+        except (TypeError, ValueError):
+            raise ValueError(f"the weight of {str(term)!r} is not a number: {weight!r}") from None
+        if not math.isfinite(weight) or weight < 0:
+            raise ValueError(f"the weight of {str(term)!r} is {weight}")
+        if weight > 0:
+            parsed[str(term)] = weight
+    if not parsed:
+        raise ValueError("a query without a term")
+    return parsed
 
 
 def _check(terms: int, weight: float, nonrelevant_weight: float) -> None:
@@ -714,11 +738,7 @@ class LearningTopic:
         """Take what :meth:`state` gave (of this colony's topic, fitted elsewhere or earlier).
         ``ValueError`` for a state of the wrong shape; nothing changes then."""
         try:
-            query = state["query"]
-            if query is not None:
-                query = {str(term): float(w) for term, w in dict(query).items() if float(w) > 0}
-                if not query:
-                    raise ValueError("a query without a term")
+            query = stored_query(state["query"])
             value = float(state["threshold"])
             reason = str(state.get("reason", "mixture"))
             judged, kept = int(state.get("judged", 0)), int(state.get("kept", 0))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from parsel import Selector
 
-from newsforagers.pages.links import LINK_CONTEXT_WINDOW, base_url, link_contexts, read_links
+from newsforagers.pages.links import LINK_CONTEXT_WINDOW, DeferredContexts, base_url, link_contexts, read_links
 from tests.pages.html import URL, anchors, page
 
 
@@ -152,3 +152,19 @@ def test_a_deep_page_does_not_recurse():
     # deeper than Python's recursion limit (lxml's own limit is near 2,000 with huge_tree)
     html = page("<div>" * 1_500 + "Deep <a href='/deep'>link</a> text" + "</div>" * 1_500)
     assert _contexts(html) == {"https://news.example.org/deep": "Deep link text"}
+
+
+def test_deferred_contexts_walk_the_page_at_the_first_read_only_for_the_links_asked():
+    html = page("<ul><li><a href='/a'>Storm</a> hits coast</li><li><a href='/b'><img src='b.png'></a></li>"
+                "<li><a href='/c'>Floods</a></li></ul>")
+    root = Selector(text=html).root
+    urls = [f"https://news.example.org/{name}" for name in "abd"]
+    deferred = DeferredContexts(base_url(URL, root), root, urls)
+    assert not deferred.walked
+    assert deferred["https://news.example.org/a"] == "Storm hits coast" and deferred.walked
+    # /b has no words, /c was not asked for, /d is not on the page
+    assert dict(deferred) == {"https://news.example.org/a": "Storm hits coast"}
+    assert deferred.get("https://news.example.org/c") is None and len(deferred) == 1
+    # sized first: walked as well
+    sized = DeferredContexts(base_url(URL, root), root, urls)
+    assert len(sized) == 1 and sized.walked

@@ -18,6 +18,7 @@ from newsforagers.text.feedback import (
     feedback_query,
     initialism,
     leave_one_out_scores,
+    stored_query,
     unit,
 )
 from newsforagers.text.topic import Topic
@@ -317,6 +318,19 @@ def test_the_state_goes_to_the_store_and_back():
         with pytest.raises(ValueError):
             other.load_state(bad)
     assert other.query == pytest.approx(learning.query)  # unchanged by the refusals
+
+
+def test_a_stored_query_is_read_back_or_refused():
+    assert stored_query(None) is None
+    assert stored_query({"oil": 2, "opec": "0.5", "crude": 0.0}) == {"oil": 2.0, "opec": 0.5}  # (a zero: no term)
+    for bad in ({}, {"oil": 0}, {"oil": float("inf")}, {"oil": float("nan")}, {"oil": -1.0}, {"oil": "much"},
+                {"oil": None}, ["oil"], "oil"):
+        with pytest.raises(ValueError):
+            stored_query(bad)
+    learning = LearningTopic(Topic("crude oil"), floor=0.07)
+    with pytest.raises(ValueError):
+        learning.load_state({"query": {"oil": float("inf")}, "threshold": 0.1})
+    assert learning.query is None
 
 
 def test_the_pool_is_bounded_and_compacted():

@@ -43,6 +43,7 @@ class ScheduledCounters(ForagerCounters):
     old_listed: int = 0  # listed items dated beyond the novelty window: never fetched
     given_up: int = 0  # listings never read that failed FORAGERS_START_FAILURES times in a row
     successors: int = 0  # listings that took another's place on a listing (see _read_listing)
+    next_days: int = 0  # links to today's archive met on an earlier day's (ScheduledMind._next_day)
     # listings whose successor another forager took: their rate 0 (ScheduledMind.succeeded_elsewhere)
     successors_elsewhere: int = 0
     deferred: int = 0  # listing visits made before the old backlog or a seed's map waiting in the harvest queue

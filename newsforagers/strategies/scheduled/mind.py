@@ -612,7 +612,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
         # old one was: it takes over the old one's entry in the weblog (its rate: due as the
         # old one would have been; copied from the forager of the colony that holds it), or,
         # when no forager holds the old one, it is read at once, first in line (as a
-        # candidate, it would wait behind every newer one).
+        # candidate, it would wait behind every newer one). So is a day archive's link to a
+        # later day of its own family that is today (its "next day" link after midnight):
+        # today's archive took its place.
         replaced = self._replaced(fetch.url, links, listed) if listed else {}
         for url in navigation:
             if mapping or (all_new and continues(fetch.url, url)):
@@ -621,6 +623,9 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
                     self._map_links.add(url)
             elif shape(url) in replaced and url not in self.schedule:
                 self._succeed(replaced[shape(url)], url, fetch.visit)
+            elif url not in self.schedule and self._next_day(fetch.url, url, now):
+                self.counters.next_days += 1
+                self._succeed([fetch.url], url, fetch.visit)
             else:
                 self._candidate(url, fetch.visit)
         value = self._value(state)
@@ -633,8 +638,8 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             self._seen.add(url)
             published = listed[url].timestamp() if url in listed else None
             # (a seed's map: today's page first of its links no listing dates, see _push)
-            score = float(scores.get(url, 0.0)) if scores else 0.0
-            self._push(Fetch(url, "harvest", fetch.visit, score=score if math.isfinite(score) else 0.0),
+            score = _finite(scores.get(url, 0.0)) if scores is not None else 0.0
+            self._push(Fetch(url, "harvest", fetch.visit, score=score),
                        self._value(self._states.get(url), value),
                        published, first=mapping and self.schedule.today_page(url, now))
         listing, _ = self._visits.get(fetch.visit, (fetch.url, False))
@@ -811,6 +816,22 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             gone.setdefault(shape(url), []).append(url)
         return gone
 
+    def _next_day(self, listing: str, url: str, now: float) -> bool:
+        """Whether ``url``, a link on the listing ``listing``, is a later day's page of the
+        same family (``/archive/N/N/N/``) than the day ``listing`` names, and that day is today
+        where the site is (:meth:`HubSchedule.today_page`, the site's midnight known from its
+        stories' URLs: a calendar may link tomorrow before it begins, and midnight in some
+        time zone is no sign): a day archive's "next day" link once the site's midnight has
+        passed. The forager polling yesterday's archive then meets today's there, not only on
+        a front page it may poll rarely at night (on digital.gov, a forager holding
+        yesterday's archive polled it every 2.4 simulated minutes for 85 minutes past
+        midnight while today's news waited, its "next day" link on every visit)."""
+        if shape(url) != shape(listing) or not self.schedule.site_days.known(self._host(url)) \
+                or not self.schedule.today_page(url, now):
+            return False
+        day, own = self.schedule.day_end(url), self.schedule.day_end(listing)
+        return day is not None and own is not None and day > own
+
     def _succeed(self, old: list[str], url: str, visit: int) -> None:
         # another forager of the colony took this successor already (it met the link first):
         # this one's old entry, if it holds one, stops paying for the old page (that one polls
@@ -979,10 +1000,19 @@ class ScheduledMind(Mind, BudgetRules, Exploration):
             # what was in flight has no value saved: it goes first, as it nearly went (an
             # exploration step comes back as a plain fetch: its path is gone); a story's score
             # (the topical mode's order) was saved after its publication time
-            score = float(rest[1]) if len(rest) > 1 and rest[1] is not None else 0.0
-            self._push(Fetch(url, "harvest", int(visit), score=score if math.isfinite(score) else 0.0),
+            self._push(Fetch(url, "harvest", int(visit), score=_finite(rest[1]) if len(rest) > 1 else 0.0),
                        math.inf if value is None else float(value), rest[0] if rest else None)
             self._seen.add(url)
+
+
+def _finite(score: object) -> float:
+    """A story's score (:attr:`Fetch.score`) as a finite number; 0 (no relevance known) for
+    anything else."""
+    try:
+        value = float(score)
+    except (TypeError, ValueError):
+        return 0.0
+    return value if math.isfinite(value) else 0.0
 
 
 def continues(listing: str, url: str) -> bool:
