@@ -388,19 +388,16 @@ class ScheduledDriver(Driver):
         colony read, docs/topics.md), else to the topic's own words (the papers' relevance,
         before the first fit or with ``FORAGERS_TOPIC_FEEDBACK = "off"``). Worked out as the
         mind asks, once a link: it asks for the stories it queues, not the listing's others it
-        has met before (a day archive lists the whole day at every visit); the colony's query
-        is read at the first. Empty without a topic."""
+        has met before (a day archive lists the whole day at every visit). Empty without a
+        topic."""
         topic = getattr(self.spider, "topic", None)
         if topic is None or contexts is None:
             return {}
         stats = self.crawler.stats
-        query: list[dict[str, float] | None] = []  # the page's links all by one query, read at the first
 
         def score(text: str) -> float:
-            if not query:
-                query.append(self._colony_query())
             stats.inc_value("newsforagers/topic/links_scored")
-            return topic.relevance(text, query=query[0])
+            return topic.relevance(text, query=self._colony_query())  # (paced: read again once in 5 s)
 
         return _Scores(contexts, score)
 
