@@ -159,8 +159,8 @@ def learned(articles, texts: list[str], sections: list[str], synth_words: bool, 
     at = FORAGERS_TOPIC_MIN_RELEVANCE
     extra = f" with {judged} + {judged} examples P | R | F1 | their threshold |" if judged else ""
     print("| topic | share | learnable (F1) | name in its documents | before P | R | F1 | after P | R | F1 | "
-          "the labels' P at that R | last threshold | reason | query learned |" + extra)
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"
+          "the labels' P at that R | last threshold | reason | query learned | forms taken |" + extra)
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|"
           + ("---:|---:|---:|---|" if judged else ""))
     rows = []
     for section in sections:
@@ -186,7 +186,8 @@ def learned(articles, texts: list[str], sections: list[str], synth_words: bool, 
         line = (f"| {section} | {truth.mean():.3f} | {ceiling[section]:.2f} | {covered:.2f} | "
                 + " | ".join(f"{v:.3f}" for v in (*before, *after, cap))
                 + f" | {state['threshold']:.3f} | {state['reason']} | "
-                + f"{'yes' if state['query'] else 'no'} |")
+                + f"{'yes' if state['query'] else 'no'} | "
+                + f"{', '.join(sorted(state.get('forms', {}))) or '-'} |")
         if judged:
             relevance, thresholds, state = read_as_a_crawl(topic, documents, positives, negatives)
             with_examples = scores(relevance[mask], truth[mask], thresholds[mask])

@@ -464,6 +464,9 @@ class ReinforcingAgentPipeline:
                    "topic: keeping documents with relevance >= %.3f (%s): %d of %d so far; "
                    "the query's first words now: %s", self._threshold(), self._threshold_reason(),
                    int(state.get("kept", 0)), int(state.get("judged", 0)), printable(words))
+        if state.get("forms"):  # (a name's words in the other forms the documents use)
+            logger.log(logging.INFO if first else logging.DEBUG, "topic: counted as the name's words: %s",
+                       printable(", ".join(f"{form} ({word})" for form, word in sorted(state["forms"].items()))[:300]))
         if state.get("mode"):  # (what the fit saw of the learned query's scores, taken or not)
             logger.debug("topic: the learned query's mode, %s", printable(str(state["mode"])[:300]))
 

@@ -24,6 +24,12 @@ words: :func:`initialism` gives the letters, and a fit takes them into the user'
 the documents read show the name written so (:meth:`LearningTopic._uses_initialism`), weighted
 as the words they stand for together.
 
+**A name's words in their other forms** (:func:`word_forms`, Harman's S stemmer): a form the
+documents read use with the word (:data:`FORM_EVIDENCE`, :data:`FORM_LIFT`) counts as the word.
+**One word of a long name**: while the name's words are judged at the floor, a document holding
+fewer than :data:`QUORUM` of the words of a name of :data:`QUORUM_NAME` or more scores 0 (a
+coordination level; :meth:`LearningTopic._below_quorum`).
+
 **A threshold from the scores** (a two-component Gaussian mixture of the relevance scores, as
 score-distribution models do for retrieval: Manmatha, Rath & Feng, SIGIR 2001; Arampatzis et
 al., SIGIR 2009). The positive scores of the documents read (those sharing a term with the
@@ -66,14 +72,15 @@ of them, or never): the user's own judgment in place of the bare floor.
 from __future__ import annotations
 
 import math
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = ["LearningTopic", "Mixture", "Threshold", "choose_threshold", "crossing", "example_threshold",
-           "feedback_query", "fit_mixture", "initialism", "leave_one_out_scores", "stored_query", "unit"]
+           "feedback_query", "fit_mixture", "initialism", "leave_one_out_scores", "s_stem", "stored_query",
+           "unit", "word_forms"]
 
 #: Ashman's D above which two Gaussians count as separate modes (Ashman et al. 1994).
 SEPARATED_D = 2.0
@@ -92,6 +99,45 @@ INITIALISM_WORDS = (3, 5)
 #: initialism is taken (one or two could be chance; in a 100-s crawl of digital.gov 4 of the 6
 #: posts read that named "application programming interface" wrote "API").
 INITIALISM_EVIDENCE = 3
+#: A name's word in another form (:func:`word_forms`: "challenge" of "challenges") counts as the
+#: word once at least this many documents read hold both (as for the initialism) ...
+FORM_EVIDENCE = 3
+#: ... and the form is at least this many times as common among the documents holding the word
+#: as among the others: a form of the word goes with it. Measured over the digital.gov posts
+#: (docs/benchmarks.md, *A name's words in their other forms*): the forms of its tags' words
+#: 2.3-97 ("users" beside "user" 2.7, "prizes" beside "prize" 98), the S rule's false friends
+#: below 2 ("new" beside "news" 1.3, "good" beside "goods" 1.8).
+FORM_LIFT = 2.0
+#: A document shares at least :data:`QUORUM` of the words of a name of at least
+#: :data:`QUORUM_NAME` words to be judged by them at the floor ...
+QUORUM_NAME = 3
+#: ... (a coordination level: one shared word of three or more is no evidence of the name).
+QUORUM = 2
+
+
+def s_stem(term: str) -> str:
+    """Harman's "S" stemmer (D. Harman, "How effective is suffixing?", *JASIS* 42(1), 1991): the
+    first rule that applies of "-ies" → "-y" (not "-eies", "-aies"), "-es" → "-e" (not "-aes",
+    "-ees", "-oes"), "-s" → "" (not "-us", "-ss"); else the term."""
+    if term.endswith("ies") and not term.endswith(("eies", "aies")):
+        return term[:-3] + "y"
+    if term.endswith("es") and not term.endswith(("aes", "ees", "oes")):
+        return term[:-1]
+    if term.endswith("s") and not term.endswith(("us", "ss")):
+        return term[:-1]
+    return term
+
+
+def word_forms(term: str) -> list[str]:
+    """The other forms of ``term`` that :func:`s_stem` takes where it takes ``term``: its
+    singular and plural ("challenges" → ``["challenge"]``, "policy" → ``["policies",
+    "policys"]``), sorted; the S rule's false friends ("news" → ``["new"]``) are left to the
+    documents' evidence (:data:`FORM_LIFT`)."""
+    stem = s_stem(term)
+    candidates = {stem, term + "s", term + "es"}
+    if term.endswith("y"):
+        candidates.add(term[:-1] + "ies")
+    return sorted(c for c in candidates if c != term and s_stem(c) == stem)
 
 
 def initialism(terms: Sequence[str]) -> str | None:
@@ -513,6 +559,12 @@ class LearningTopic:
         # documents read write the name so (the last fit's finding, :meth:`_own_query`)
         self.initialism = initialism(list(topic.terms)) if feedback else None
         self.initialism_used = False
+        # the name's words in their other forms the documents read use (form -> the name's word,
+        # the last fit's finding, :meth:`_forms_of`), counted as the word
+        self.forms: dict[str, str] = {}
+        # a name of QUORUM_NAME words or more is judged at the floor only in documents holding
+        # QUORUM of them (:meth:`_below_quorum`)
+        self._quorum = self.feedback and len(topic.terms) >= QUORUM_NAME
         if self.feedback and (self.positives or self.negatives):
             self.query = self._expanded([])
             if threshold == "mixture":
@@ -546,14 +598,65 @@ class LearningTopic:
         return self._pool.maxlen
 
     def relevance(self, text: str) -> float:
-        """The cosine of ``text`` to the query as last fitted, in [0, 1]."""
-        return self.topic.relevance(text, query=self.query)
+        """The cosine of ``text`` to the query as last fitted, in [0, 1], a form of a name's
+        word the documents use counted as the word (:attr:`forms`); 0 for a document holding
+        fewer than :data:`QUORUM` of the words of a name of :data:`QUORUM_NAME` or more while it
+        is judged by them at the floor (:meth:`_below_quorum`)."""
+        terms, forms = self.topic.analyze(text), self.forms
+        counts = Counter(forms.get(term, term) for term in terms) if forms else Counter(terms)
+        if self._below_quorum(counts):
+            return 0.0
+        return self.topic.relevance_of(counts, self.query)
+
+    def _below_quorum(self, counts: Mapping[str, int]) -> bool:
+        """Whether a document of term counts ``counts`` (forms counted as their words) holds too
+        few of the name's words to be judged by them: fewer than :data:`QUORUM` of a name of at
+        least :data:`QUORUM_NAME` words (the initialism, when taken, standing for them all),
+        while the threshold is the floor for want of a mode of the topic's (with a learned
+        query, a threshold of its scores or of the user's examples, the quorum stands aside)."""
+        if not self._quorum or self.threshold.reason not in ("floor", "too_few"):
+            return False
+        if self.initialism_used and self.initialism in counts:
+            return False
+        return sum(1 for word in self.topic.terms if word in counts) < QUORUM
 
     def _example_vectors(self) -> tuple[list[dict[str, float]], list[dict[str, float]]]:
         """The user's positive and negative examples as tf·idf vectors, with the topic's idf as
-        it is now (online idf changes as documents are read)."""
-        return ([self.topic.weights(text) for text in self.positives],
-                [self.topic.weights(text) for text in self.negatives])
+        it is now (online idf changes as documents are read), a name's word's forms counted as
+        the word."""
+        def vector(text: str) -> dict[str, float]:
+            forms = self.forms
+            return self.topic.weights_of(Counter(forms.get(t, t) for t in self.topic.analyze(text)))
+
+        return [vector(text) for text in self.positives], [vector(text) for text in self.negatives]
+
+    def _forms_of(self, counts) -> dict[str, str]:
+        """The name's words' other forms (:func:`word_forms`) the documents read use as the
+        word: held with it by at least :data:`FORM_EVIDENCE` documents, and at least
+        :data:`FORM_LIFT` times as common among those holding the word as among the others
+        (``P(form | word) ≥ 2 P(form | no word)``: "challenge" beside "challenges", not "new"
+        beside "news"). ``counts``: the pool's term counts (a row a document, a column a term),
+        each term as read."""
+        found: dict[str, str] = {}
+        n = counts.shape[0]
+        for word in self.topic.terms:
+            column = self._vocabulary.get(word)
+            if column is None:
+                continue
+            holding = np.asarray((counts[:, column] > 0).todense()).ravel()
+            with_word = int(holding.sum())
+            for form in word_forms(word):
+                other = self._vocabulary.get(form)
+                if other is None or form in self.topic.terms or form in found:
+                    continue
+                held = np.asarray((counts[:, other] > 0).todense()).ravel()
+                both = int((held & holding).sum())
+                if both < FORM_EVIDENCE:
+                    continue
+                # P(form | word) >= FORM_LIFT · P(form | no word), without a division
+                if both * (n - with_word) >= FORM_LIFT * int((held & ~holding).sum()) * with_word:
+                    found[form] = word
+        return found
 
     def _own_query(self) -> dict[str, float]:
         """The topic's own tf·idf vector, with its name's initialism when the documents read
@@ -640,6 +743,13 @@ class LearningTopic:
         indptr = np.cumsum([0, *(len(ids) for ids, _ in self._pool)])
         counts = csr_matrix((np.concatenate([c for _, c in self._pool]),
                              np.concatenate([ids for ids, _ in self._pool]), indptr), shape=(n, width))
+        forms = self._forms_of(counts) if self.feedback else {}
+        if forms:  # each form's counts added to its word's column (each fit afresh)
+            columns = np.arange(width)
+            for form, word in forms.items():
+                columns[self._vocabulary[form]] = self._vocabulary[word]
+            counts = csr_matrix(counts @ csr_matrix((np.ones(width), (np.arange(width), columns)),
+                                                    shape=(width, width)))
         x = csr_matrix(counts.multiply(self.topic.idfs(self._terms)[np.newaxis, :]))
         norms = np.sqrt(np.asarray(x.multiply(x).sum(axis=1)).ravel())
         norms[norms == 0.0] = np.inf  # a document without a term scores 0
@@ -653,6 +763,8 @@ class LearningTopic:
         else:  # (None: the topic's own words, as typed)
             own = self._own_query() if self.initialism_used else None
         base = self._scores(x, norms, own if own is not None else self.topic.query_weights())
+        if self._quorum:  # (the user's words judge only the documents holding enough of them)
+            base[self._short_of_quorum(counts)] = 0.0
         query, scores = own, base
         # with feedback, a learned threshold comes only with the learned query (below); the
         # user's own words keep the floor (a mode of one word's counts is not the topic's)
@@ -688,10 +800,23 @@ class LearningTopic:
         elif chosen is None:  # (computed only when the learned query's threshold is not taken)
             chosen = self._threshold_of(base) if not self.feedback else self._examples_threshold(examples)
         self.query = query
+        self.forms = forms
         self.threshold = chosen
         self.judged = n
         self.kept = int((scores >= self.threshold.value).sum())
         return self.threshold
+
+    def _short_of_quorum(self, counts) -> np.ndarray:
+        """The rows of ``counts`` (forms counted as their words) :meth:`_below_quorum` holds too
+        few of the name's words, whatever the threshold."""
+        name = [self._vocabulary[word] for word in self.topic.terms if word in self._vocabulary]
+        if not name:
+            return np.ones(counts.shape[0], dtype=bool)
+        held = np.asarray((counts[:, name] > 0).sum(axis=1)).ravel()
+        short = held < QUORUM
+        if self.initialism_used:
+            short &= counts[:, self._vocabulary[self.initialism]].toarray().ravel() == 0
+        return short
 
     def _threshold_of(self, scores: np.ndarray) -> Threshold:
         # a mode of the topic is trusted once it holds as many documents as the feedback takes
@@ -715,6 +840,8 @@ class LearningTopic:
         state = {"query": dict(self.query) if self.query is not None else None,
                  "threshold": self.threshold.value, "reason": self.threshold.reason,
                  "judged": self.judged, "kept": self.kept}
+        if self.forms:
+            state["forms"] = dict(self.forms)
         mode = self.describe_mode()
         if mode is not None:
             state["mode"] = mode
@@ -742,11 +869,26 @@ class LearningTopic:
             value = float(state["threshold"])
             reason = str(state.get("reason", "mixture"))
             judged, kept = int(state.get("judged", 0)), int(state.get("kept", 0))
+            forms = self._stored_forms(state.get("forms"))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ValueError(f"a topic state of the wrong shape: {exc}") from None
         if not 0.0 <= value <= 1.0 or not math.isfinite(value):
             raise ValueError(f"a topic state with a threshold of {value}")
         self.query = query
+        self.forms = forms
+        self.initialism_used = self.initialism is not None and query is not None and self.initialism in query
         if self.mode == "mixture":
             self.threshold = Threshold(max(self.floor, value), reason)
         self.judged, self.kept = judged, kept
+
+    def _stored_forms(self, forms: object) -> dict[str, str]:
+        """:meth:`state`'s ``"forms"`` read back: {} for none; ``ValueError`` unless each is
+        one of :func:`word_forms` of a word of this topic's name."""
+        if forms is None:
+            return {}
+        if not isinstance(forms, Mapping):
+            raise ValueError(f"forms that are not form -> word: {type(forms).__name__}")
+        for form, word in forms.items():
+            if word not in self.topic.terms or form not in word_forms(str(word)):
+                raise ValueError(f"{str(form)!r} is no form of a word of the topic's name ({str(word)!r})")
+        return {str(form): str(word) for form, word in forms.items()} if self.feedback else {}

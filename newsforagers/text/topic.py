@@ -39,7 +39,7 @@ import heapq
 import logging
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from operator import itemgetter
 
 import numpy as np
@@ -269,7 +269,11 @@ class Topic:
         raises ``TypeError``. ``query`` (term to its weight, already tf·idf: a query moved by
         feedback, :class:`LearningTopic`) replaces the topic's own vector.
         """
-        counts = Counter(self._analyze(_check_text(text, "text")))
+        return self.relevance_of(Counter(self._analyze(_check_text(text, "text"))), query)
+
+    def relevance_of(self, counts: Mapping[str, int], query: dict[str, float] | None = None) -> float:
+        """:meth:`relevance` of a text already read into its terms' counts (``counts``: term to
+        ``tf``; :class:`LearningTopic` counts a word's other forms as the word's)."""
         if not counts:
             return 0.0
         page = self._weights(counts)
@@ -293,7 +297,10 @@ class Topic:
 
     def weights(self, text: str) -> dict[str, float]:
         """``text``'s tf·idf vector as a mapping, term to ``tf · idf`` (empty without a term)."""
-        counts = Counter(self._analyze(_check_text(text, "text")))
+        return self.weights_of(Counter(self._analyze(_check_text(text, "text"))))
+
+    def weights_of(self, counts: Mapping[str, int]) -> dict[str, float]:
+        """:meth:`weights` of a text already read into its terms' counts."""
         return dict(zip(counts, self._weights(counts).tolist())) if counts else {}
 
     def query_weights(self) -> dict[str, float]:

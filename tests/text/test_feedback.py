@@ -18,8 +18,10 @@ from newsforagers.text.feedback import (
     feedback_query,
     initialism,
     leave_one_out_scores,
+    s_stem,
     stored_query,
     unit,
+    word_forms,
 )
 from newsforagers.text.topic import Topic
 
@@ -605,3 +607,116 @@ print("sklearn.mixture" in sys.modules)
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_harman_s_stemmer_and_a_word_s_other_forms():
+    # Harman (1991): the first rule that applies of -ies -> -y, -es -> -e, -s -> ''
+    cases = {"policies": "policy", "stories": "story", "movies": "movy", "plaies": "plaie",
+             "challenges": "challenge", "shoes": "shoe", "canoes": "canoe", "competitions": "competition",
+             "bus": "bus", "glass": "glass", "news": "new", "prize": "prize", "data": "data"}
+    for term, stem in cases.items():
+        assert s_stem(term) == stem, term
+    assert word_forms("challenges") == ["challenge"]
+    assert word_forms("competition") == ["competitions"]
+    assert word_forms("prize") == ["prizes"]
+    assert word_forms("policy") == ["policies", "policys"]
+    assert word_forms("news") == ["new"]  # (a false friend: left to the documents' evidence)
+    assert word_forms("glass") == [] and word_forms("bus") == []
+
+
+def _forms_texts(both: int = 4, rng_seed: int = 5) -> list[str]:
+    # ``both`` texts write "competitions" and "competition", 6 "competition" alone, all of them
+    # "prize"; 40 others neither; each with 20 random words of 2,000
+    rng = np.random.default_rng(rng_seed)
+    vocabulary = [f"w{i:04d}x" for i in range(2000)]
+
+    def noise() -> str:
+        return " ".join(rng.choice(vocabulary, 20))
+
+    texts = [f"prize competitions competition {noise()}" for _ in range(both)]
+    texts += [f"prize competition {noise()}" for _ in range(6)]
+    return texts + [noise() for _ in range(40)]
+
+
+def _learned(topic_text: str, texts: list[str], **kwargs) -> LearningTopic:
+    # (weight 0: the feedback documents do not move the query, whichever threshold is taken)
+    learning = LearningTopic(Topic(topic_text, corpus=texts), floor=0.07, min_documents=20, weight=0.0, **kwargs)
+    for text in texts:
+        learning.add(text)
+    learning.refit()
+    return learning
+
+
+def test_a_name_s_word_in_its_other_form_counts_as_the_word():
+    texts = _forms_texts()
+    learning = LearningTopic(Topic("prize competitions", corpus=texts), floor=0.07, min_documents=20, weight=0.0)
+    # before a fit: "competition" is another term; the cosine by hand (50 texts: "prize" in 10,
+    # "competitions" in 4, "competition" in 10)
+    idf_prize, idf_plural, idf_singular = math.log(51 / 11) + 1, math.log(51 / 5) + 1, math.log(51 / 11) + 1
+    before = idf_prize ** 2 / (math.hypot(idf_prize, idf_plural) * math.hypot(idf_prize, idf_singular))
+    assert learning.relevance("prize competition") == pytest.approx(before)
+    for text in texts:
+        learning.add(text)
+    learning.refit()
+    # the 4 texts holding "competitions" all hold "competition", the other 46 hold it 6 times:
+    # P(form | word) = 1 >= 2 · 6/46
+    assert learning.forms == {"competition": "competitions"}
+    # counted as the word, with the word's idf: the text is the name's own vector
+    assert learning.relevance("prize competition") == pytest.approx(1.0)
+    # both forms: tf 2 of the word
+    both = (idf_prize ** 2 + 2 * idf_plural ** 2) / (math.hypot(idf_prize, idf_plural)
+                                                     * math.hypot(idf_prize, 2 * idf_plural))
+    assert learning.relevance("prize competition competitions") == pytest.approx(both)
+    state = learning.state()
+    assert state["forms"] == {"competition": "competitions"}
+    other = LearningTopic(Topic("prize competitions", corpus=texts), floor=0.07)
+    other.load_state(state)
+    assert other.forms == learning.forms
+    assert other.relevance("prize competition") == pytest.approx(1.0)
+    for bad in ({"competitio": "competitions"}, {"competition": "prizes"}, {"new": "competitions"}, ["competition"]):
+        with pytest.raises(ValueError):
+            other.load_state({**state, "forms": bad})
+    assert other.forms == learning.forms  # unchanged by the refusals
+
+
+def test_a_form_needs_three_documents_and_to_go_with_the_word():
+    assert _learned("prize competitions", _forms_texts(both=3)).forms == {"competition": "competitions"}
+    assert _learned("prize competitions", _forms_texts(both=2)).forms == {}  # two: could be chance
+    # "new" beside "news": in 6 of the 10 texts holding "news" and 19 of the 40 others, 0.6
+    # against 0.475 (lift 1.26 < 2): a word of its own
+    rng = np.random.default_rng(2)
+    vocabulary = [f"w{i:04d}x" for i in range(2000)]
+    texts = [f"news {'new ' if i < 6 else ''}" + " ".join(rng.choice(vocabulary, 20)) for i in range(10)]
+    texts += [f"{'new ' if i < 19 else ''}" + " ".join(rng.choice(vocabulary, 20)) for i in range(40)]
+    learning = _learned("news", texts)
+    assert learning.forms == {}
+    assert learning.relevance("new w0001x") == 0.0
+    # without feedback (the papers' cosine, as typed): no form, whatever the documents
+    assert _learned("prize competitions", _forms_texts(), feedback=False).forms == {}
+
+
+def test_one_word_of_a_name_of_three_is_no_evidence_of_it_at_the_floor():
+    texts = _forms_texts()
+    topic = Topic("challenges prize competitions", corpus=texts)
+    learning = LearningTopic(topic, floor=0.07, min_documents=20)
+    one, two = "challenges of big data w0001x", "challenges prize w0001x"
+    assert topic.relevance(one) > 0.07  # the papers' cosine keeps it for its one word
+    assert learning.relevance(one) == 0.0  # below the quorum: not retrieved
+    assert learning.relevance(two) == pytest.approx(topic.relevance(two)) and learning.relevance(two) > 0
+    # a form counts as its word: "competition" with "prize" is two of the name's words
+    for text in texts:
+        learning.add(text)
+    learning.refit()
+    assert learning.forms == {"competition": "competitions"}
+    assert learning.relevance("prize competition w0001x") > 0.07
+    # the documents at the floor counted as the quorum judges them: the 10 naming two words
+    assert learning.threshold.reason == "floor" and learning.kept == 10
+    # two words of a name of two: each may stand for it
+    assert LearningTopic(Topic("prize competitions", corpus=texts), floor=0.07).relevance("prize w0001x") > 0
+    # the papers' cosine (feedback off): as typed
+    papers = LearningTopic(topic, floor=0.07, feedback=False, threshold="fixed")
+    assert papers.relevance(one) == pytest.approx(topic.relevance(one))
+    # with a learned query and its own threshold (a mode of the topic's), the quorum stands aside
+    learning.load_state({"query": {"challenges": 1.0, "data": 0.5}, "threshold": 0.1, "reason": "mixture",
+                         "documents": 60})
+    assert learning.relevance(one) > 0.1
