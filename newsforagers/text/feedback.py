@@ -602,11 +602,15 @@ class LearningTopic:
         word the documents use counted as the word (:attr:`forms`); 0 for a document holding
         fewer than :data:`QUORUM` of the words of a name of :data:`QUORUM_NAME` or more while it
         is judged by them at the floor (:meth:`_below_quorum`)."""
-        terms, forms = self.topic.analyze(text), self.forms
-        counts = Counter(forms.get(term, term) for term in terms) if forms else Counter(terms)
+        counts = self._counts(text)
         if self._below_quorum(counts):
             return 0.0
         return self.topic.relevance_of(counts, self.query)
+
+    def _counts(self, text: str) -> Counter:
+        """``text``'s term counts as the topic reads them, each form taken counted as its word."""
+        terms, forms = self.topic.analyze(text), self.forms
+        return Counter(forms.get(term, term) for term in terms) if forms else Counter(terms)
 
     def _below_quorum(self, counts: Mapping[str, int]) -> bool:
         """Whether a document of term counts ``counts`` (forms counted as their words) holds too
@@ -624,11 +628,8 @@ class LearningTopic:
         """The user's positive and negative examples as tf·idf vectors, with the topic's idf as
         it is now (online idf changes as documents are read), a name's word's forms counted as
         the word."""
-        def vector(text: str) -> dict[str, float]:
-            forms = self.forms
-            return self.topic.weights_of(Counter(forms.get(t, t) for t in self.topic.analyze(text)))
-
-        return [vector(text) for text in self.positives], [vector(text) for text in self.negatives]
+        return ([self.topic.weights_of(self._counts(text)) for text in self.positives],
+                [self.topic.weights_of(self._counts(text)) for text in self.negatives])
 
     def _forms_of(self, counts) -> dict[str, str]:
         """The name's words' other forms (:func:`word_forms`) the documents read use as the
